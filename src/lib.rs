@@ -4,4 +4,7 @@
 //!
 //! - [`model`]: the shared vocabulary (`CrawlUri`, `ExchangeInfo`, `ParsedPage`, `Link`); no I/O.
 
+pub mod frontier;
 pub mod model;
+pub mod spec;
+pub mod store;

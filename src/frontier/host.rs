@@ -1,0 +1,138 @@
+//! One host's queue state in memory: counters, leases, robots status and its politeness clock.
+
+use super::politeness::{SlotId, WaitReason};
+use crate::model::CrawlUri;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+/// Where the host's robots.txt stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RobotsStatus {
+    /// Not fetched yet (or failed; retried after a pause).
+    Unknown,
+    /// Being fetched.
+    Fetching,
+    /// Rules known until this time.
+    Valid(Instant),
+}
+
+/// Per-host counters that survive restarts (stored under `h`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct HostRecord {
+    /// Pages fetched and archived.
+    pub fetched: u64,
+    /// Fetches that failed or were retried.
+    pub errors: u64,
+}
+
+/// A host's queue state.
+#[derive(Debug)]
+pub struct Host {
+    /// `scheme://host[:port]`, to build robots.txt URLs.
+    pub origin: String,
+    /// Queued URLs, including leased and not-yet-committed ones.
+    pub queued: u64,
+    /// Fetches in flight (robots.txt included).
+    pub inflight: u32,
+    /// Queue keys handed out: `true` while in flight, `false` once completed but not committed.
+    pub leased: HashMap<Vec<u8>, bool>,
+    /// URLs read ahead from the store (`balance_per_queue` at a time).
+    pub buffer: VecDeque<(Vec<u8>, u64, CrawlUri)>,
+    /// No fetch before this.
+    pub next_allowed: Option<Instant>,
+    /// Why it waits.
+    pub wait: WaitReason,
+    /// On the ready heap.
+    pub in_heap: bool,
+    /// Has queued URLs that are not committed yet; woken at the next commit.
+    pub stalled: bool,
+    /// robots.txt status.
+    pub robots: RobotsStatus,
+    /// Consecutive robots.txt failures.
+    pub robots_failures: u32,
+    /// robots.txt Crawl-delay.
+    pub crawl_delay: Option<Duration>,
+    /// Resolved address, once known.
+    pub ip: Option<IpAddr>,
+    /// Durable counters.
+    pub record: HostRecord,
+}
+
+impl Host {
+    /// A host with nothing queued yet.
+    pub fn new(origin: String) -> Host {
+        Host {
+            origin,
+            queued: 0,
+            inflight: 0,
+            leased: HashMap::new(),
+            buffer: VecDeque::new(),
+            next_allowed: None,
+            wait: WaitReason::Ready,
+            in_heap: false,
+            stalled: false,
+            robots: RobotsStatus::Unknown,
+            robots_failures: 0,
+            crawl_delay: None,
+            ip: None,
+            record: HostRecord::default(),
+        }
+    }
+
+    /// Queued URLs not in flight.
+    pub fn available(&self) -> u64 {
+        let leased_urls = self.leased.values().filter(|&&inflight| inflight).count() as u64;
+        self.queued.saturating_sub(leased_urls)
+    }
+
+    /// The politeness slot this host uses.
+    pub fn slot_id(&self, name: &str) -> SlotId {
+        match self.ip {
+            Some(ip) => SlotId::Ip(ip),
+            None => SlotId::Host(name.to_string()),
+        }
+    }
+
+    /// A snapshot for statistics and the API.
+    pub fn view(&self, name: &str) -> HostView {
+        let now = Instant::now();
+        HostView {
+            host: name.to_string(),
+            queued: self.queued,
+            inflight: self.inflight,
+            fetched: self.record.fetched,
+            errors: self.record.errors,
+            wait: self.wait,
+            wait_ms: self
+                .next_allowed
+                .map_or(0, |t| t.saturating_duration_since(now).as_millis() as u64),
+            crawl_delay_ms: self.crawl_delay.map(|d| d.as_millis() as u64),
+            ip: self.ip,
+        }
+    }
+}
+
+/// What the API shows of a host queue.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostView {
+    /// Host key.
+    pub host: String,
+    /// Queued URLs.
+    pub queued: u64,
+    /// Fetches in flight.
+    pub inflight: u32,
+    /// Pages fetched.
+    pub fetched: u64,
+    /// Errors.
+    pub errors: u64,
+    /// Why it waits.
+    pub wait: WaitReason,
+    /// Milliseconds until it may be fetched from again.
+    pub wait_ms: u64,
+    /// robots.txt Crawl-delay in force.
+    pub crawl_delay_ms: Option<u64>,
+    /// Resolved address.
+    pub ip: Option<IpAddr>,
+}

@@ -1,0 +1,187 @@
+//! Per-host and per-IP politeness: when may the next fetch from a host start, and why not yet.
+//!
+//! A host may start a fetch when its own pause has elapsed, it has fewer fetches in flight than
+//! `max_parallel_per_host`, and the politeness slot it shares with every host on the same IP
+//! address has elapsed too and has room. The pause after a fetch is
+//! `clamp(delay_factor × fetch duration, min_delay, max_delay)`, or the robots.txt Crawl-delay if
+//! larger, or a server's Retry-After if larger still.
+
+use serde::Serialize;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+/// Why a host is waiting; shown by the API and the cockpit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitReason {
+    /// Not waiting.
+    Ready,
+    /// The adaptive pause after the last fetch.
+    AdaptiveDelay,
+    /// robots.txt Crawl-delay.
+    CrawlDelay,
+    /// The server asked for a pause (`Retry-After` on 429/503).
+    RetryAfter,
+    /// Backing off after errors.
+    ErrorBackoff,
+    /// `max_pages_per_host` reached.
+    BudgetExhausted,
+    /// As many fetches in flight as allowed.
+    Busy,
+}
+
+/// The knobs of the politeness policy.
+#[derive(Debug, Clone)]
+pub struct PolitenessConfig {
+    /// Lower bound of the adaptive pause.
+    pub min_delay: Duration,
+    /// Upper bound of the adaptive pause.
+    pub max_delay: Duration,
+    /// Pause = factor × last fetch duration.
+    pub delay_factor: f64,
+    /// Fetches in flight per host.
+    pub max_parallel_per_host: u32,
+    /// Fetches in flight per IP address.
+    pub max_parallel_per_ip: u32,
+    /// Upper bound of an honoured Retry-After.
+    pub max_retry_after: Duration,
+}
+
+/// The slot shared by all hosts on one IP address (or one host, before its IP is known).
+#[derive(Debug, Default, Clone)]
+pub struct Slot {
+    /// Fetches in flight.
+    pub inflight: u32,
+    /// No fetch starts before this.
+    pub next_allowed: Option<Instant>,
+}
+
+/// How a fetch ended, for the politeness policy.
+#[derive(Debug, Clone, Copy)]
+pub struct FetchTiming {
+    /// How long the exchange took.
+    pub duration: Duration,
+    /// A server-requested pause (429/503 `Retry-After`).
+    pub retry_after: Option<Duration>,
+    /// An error backoff (network errors, 5xx).
+    pub backoff: Option<Duration>,
+}
+
+/// Computes the pause after a fetch and its reason.
+pub fn pause_after(
+    cfg: &PolitenessConfig,
+    crawl_delay: Option<Duration>,
+    t: &FetchTiming,
+) -> (Duration, WaitReason) {
+    let adaptive = t
+        .duration
+        .mul_f64(cfg.delay_factor)
+        .clamp(cfg.min_delay, cfg.max_delay);
+    let mut best = (adaptive, WaitReason::AdaptiveDelay);
+    if let Some(cd) = crawl_delay {
+        if cd > best.0 {
+            best = (cd, WaitReason::CrawlDelay);
+        }
+    }
+    if let Some(b) = t.backoff {
+        if b > best.0 {
+            best = (b, WaitReason::ErrorBackoff);
+        }
+    }
+    if let Some(ra) = t.retry_after {
+        let ra = ra.min(cfg.max_retry_after);
+        if ra > best.0 {
+            best = (ra, WaitReason::RetryAfter);
+        }
+    }
+    best
+}
+
+/// The politeness slots by IP address, plus per-host slots for hosts whose IP is not known yet.
+#[derive(Debug, Default)]
+pub struct Slots {
+    by_ip: HashMap<IpAddr, Slot>,
+    by_host: HashMap<String, Slot>,
+}
+
+/// Which slot a host uses.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum SlotId {
+    /// Shared by every host on this address.
+    Ip(IpAddr),
+    /// The host alone (IP not known yet).
+    Host(String),
+}
+
+impl Slots {
+    /// The slot, created on first use.
+    pub fn get_mut(&mut self, id: &SlotId) -> &mut Slot {
+        match id {
+            SlotId::Ip(ip) => self.by_ip.entry(*ip).or_default(),
+            SlotId::Host(h) => self.by_host.entry(h.clone()).or_default(),
+        }
+    }
+
+    /// The slot, if it exists.
+    pub fn get(&self, id: &SlotId) -> Option<&Slot> {
+        match id {
+            SlotId::Ip(ip) => self.by_ip.get(ip),
+            SlotId::Host(h) => self.by_host.get(h),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> PolitenessConfig {
+        PolitenessConfig {
+            min_delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(2),
+            delay_factor: 5.0,
+            max_parallel_per_host: 1,
+            max_parallel_per_ip: 1,
+            max_retry_after: Duration::from_secs(10),
+        }
+    }
+
+    fn timing(ms: u64) -> FetchTiming {
+        FetchTiming {
+            duration: Duration::from_millis(ms),
+            retry_after: None,
+            backoff: None,
+        }
+    }
+
+    #[test]
+    fn adaptive_pause_is_clamped() {
+        let c = cfg();
+        assert_eq!(
+            pause_after(&c, None, &timing(1)).0,
+            Duration::from_millis(100)
+        );
+        assert_eq!(
+            pause_after(&c, None, &timing(60)).0,
+            Duration::from_millis(300)
+        );
+        assert_eq!(
+            pause_after(&c, None, &timing(5000)).0,
+            Duration::from_secs(2)
+        );
+    }
+
+    #[test]
+    fn crawl_delay_and_retry_after_win_when_larger() {
+        let c = cfg();
+        let (d, why) = pause_after(&c, Some(Duration::from_secs(1)), &timing(10));
+        assert_eq!((d, why), (Duration::from_secs(1), WaitReason::CrawlDelay));
+        let t = FetchTiming {
+            retry_after: Some(Duration::from_secs(3600)),
+            ..timing(10)
+        };
+        let (d, why) = pause_after(&c, Some(Duration::from_secs(1)), &t);
+        assert_eq!((d, why), (Duration::from_secs(10), WaitReason::RetryAfter));
+    }
+}

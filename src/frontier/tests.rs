@@ -1,0 +1,188 @@
+//! Frontier behaviour: ordering, leases, politeness and durability across reopen.
+
+use super::*;
+
+fn cfg(delay_ms: u64, robots: bool) -> FrontierConfig {
+    FrontierConfig {
+        politeness: PolitenessConfig {
+            min_delay: Duration::from_millis(delay_ms),
+            max_delay: Duration::from_millis(delay_ms.max(1) * 10),
+            delay_factor: 0.0,
+            max_parallel_per_host: 1,
+            max_parallel_per_ip: 1,
+            max_retry_after: Duration::from_secs(60),
+        },
+        balance_per_queue: 1,
+        max_pages_per_host: 1000,
+        respect_robots: robots,
+    }
+}
+
+fn uri(url: &str, priority: f32) -> CrawlUri {
+    CrawlUri {
+        priority,
+        ..CrawlUri::seed(url)
+    }
+}
+
+fn url_lease(l: Option<Lease>) -> UrlLease {
+    match l {
+        Some(Lease::Url(u)) => u,
+        other => panic!("expected a URL lease, got {other:?}"),
+    }
+}
+
+const FAST: Option<FetchTiming> = Some(FetchTiming {
+    duration: Duration::ZERO,
+    retry_after: None,
+    backoff: None,
+});
+
+#[test]
+fn pops_by_priority_then_discovery_order_after_commit() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
+    assert_eq!(
+        f.offer(1, "a", "http://a", uri("http://a/1", 0.5)),
+        Offer::Added
+    );
+    f.offer(2, "a", "http://a", uri("http://a/2", 0.9));
+    f.offer(3, "a", "http://a", uri("http://a/3", 0.5));
+    assert_eq!(
+        f.offer(1, "a", "http://a", uri("http://a/1", 0.5)),
+        Offer::Known(UrlState::Queued)
+    );
+    assert!(
+        f.next(Instant::now()).is_none(),
+        "nothing poppable before commit"
+    );
+    f.commit().unwrap();
+    let mut order = vec![];
+    for _ in 0..3 {
+        let l = url_lease(f.next(Instant::now()));
+        order.push(l.uri.url.clone());
+        f.complete(&l, Completion::Done, FAST, Instant::now());
+    }
+    assert_eq!(order, ["http://a/2", "http://a/1", "http://a/3"]);
+    assert_eq!(f.queued(), 0);
+    assert_eq!(f.state(2), Some(UrlState::Done));
+}
+
+#[test]
+fn robots_comes_first_and_hosts_wait_their_delay() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(200, true)).unwrap();
+    f.offer(1, "a", "http://a", uri("http://a/1", 1.0));
+    f.offer(2, "a", "http://a", uri("http://a/2", 1.0));
+    f.commit().unwrap();
+    let t0 = Instant::now();
+    match f.next(t0) {
+        Some(Lease::Robots { host, origin }) => {
+            assert_eq!((host.as_str(), origin.as_str()), ("a", "http://a"))
+        }
+        other => panic!("expected robots first, got {other:?}"),
+    }
+    assert!(f.next(t0).is_none(), "one fetch per host at a time");
+    f.robots_done("a", t0 + Duration::from_secs(3600), None, FAST, t0);
+    assert!(
+        f.next(t0 + Duration::from_millis(100)).is_none(),
+        "min delay not elapsed"
+    );
+    let l = url_lease(f.next(t0 + Duration::from_millis(200)));
+    assert_eq!(l.uri.url, "http://a/1");
+    assert_eq!(f.next_wake(), None, "host is busy, not on the heap");
+    f.complete(&l, Completion::Done, FAST, t0 + Duration::from_millis(250));
+    assert_eq!(f.next_wake(), Some(t0 + Duration::from_millis(250)));
+    assert!(f.next(t0 + Duration::from_millis(300)).is_none());
+    assert!(f.next(t0 + Duration::from_millis(450)).is_some());
+}
+
+#[test]
+fn hosts_on_one_ip_share_a_slot() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(100, false)).unwrap();
+    f.offer(1, "a", "http://a", uri("http://a/1", 1.0));
+    f.offer(2, "b", "http://b", uri("http://b/1", 1.0));
+    f.commit().unwrap();
+    let ip: IpAddr = "10.0.0.1".parse().unwrap();
+    f.set_ip("a", ip);
+    f.set_ip("b", ip);
+    let t0 = Instant::now();
+    let first = url_lease(f.next(t0));
+    assert!(f.next(t0).is_none(), "the other host shares the busy IP");
+    f.complete(&first, Completion::Done, FAST, t0);
+    assert!(
+        f.next(t0 + Duration::from_millis(50)).is_none(),
+        "the shared pause applies"
+    );
+    assert!(f.next(t0 + Duration::from_millis(150)).is_some());
+}
+
+#[test]
+fn uncommitted_completions_are_redone_after_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f = Frontier::open(Store::open(dir.path()).unwrap(), cfg(0, false)).unwrap();
+        f.offer(1, "a", "http://a", uri("http://a/1", 1.0));
+        f.offer(2, "a", "http://a", uri("http://a/2", 0.5));
+        f.commit().unwrap();
+        let l = url_lease(f.next(Instant::now()));
+        f.complete(&l, Completion::Done, FAST, Instant::now());
+        f.commit().unwrap();
+        let l = url_lease(f.next(Instant::now()));
+        assert_eq!(l.uri.url, "http://a/2");
+        f.complete(&l, Completion::Done, FAST, Instant::now());
+        f.offer(3, "a", "http://a", uri("http://a/3", 0.5));
+        // dropped without commit: a crash
+    }
+    let mut f = Frontier::open(Store::open(dir.path()).unwrap(), cfg(0, false)).unwrap();
+    assert_eq!(f.state(1), Some(UrlState::Done));
+    assert_eq!(f.state(2), Some(UrlState::Queued));
+    assert_eq!(f.state(3), None);
+    assert_eq!(f.queued(), 1);
+    let l = url_lease(f.next(Instant::now()));
+    assert_eq!(l.uri.url, "http://a/2");
+}
+
+#[test]
+fn retry_keeps_the_url_queued_and_counts_attempts() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
+    f.offer(1, "a", "http://a", uri("http://a/1", 1.0));
+    f.commit().unwrap();
+    let l = url_lease(f.next(Instant::now()));
+    f.complete(&l, Completion::Retry, FAST, Instant::now());
+    assert!(
+        f.next(Instant::now()).is_none(),
+        "retried entry waits for the commit"
+    );
+    f.commit().unwrap();
+    let again = url_lease(f.next(Instant::now()));
+    assert_eq!(again.uri.retries, 1);
+    assert_eq!(again.key, l.key);
+}
+
+#[test]
+fn per_host_budget_stops_a_host() {
+    let mut c = cfg(0, false);
+    c.max_pages_per_host = 1;
+    let mut f = Frontier::open(Store::temporary().unwrap(), c).unwrap();
+    f.offer(1, "a", "http://a", uri("http://a/1", 1.0));
+    f.offer(2, "a", "http://a", uri("http://a/2", 1.0));
+    f.commit().unwrap();
+    let l = url_lease(f.next(Instant::now()));
+    f.complete(&l, Completion::Done, FAST, Instant::now());
+    f.commit().unwrap();
+    assert!(f.next(Instant::now()).is_none());
+    assert_eq!(f.host_view("a").unwrap().wait, WaitReason::BudgetExhausted);
+}
+
+#[test]
+fn drain_marks_every_queued_url() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
+    f.offer(1, "a", "http://a", uri("http://a/1", 1.0));
+    f.offer(2, "a", "http://a", uri("http://a/2", 1.0));
+    f.commit().unwrap();
+    let drained = f.drain_host("a", UrlState::RobotsBlocked).unwrap();
+    assert_eq!(drained.len(), 2);
+    assert_eq!(f.queued(), 0);
+    assert_eq!(f.state(1), Some(UrlState::RobotsBlocked));
+    f.commit().unwrap();
+    assert!(f.next(Instant::now()).is_none());
+}

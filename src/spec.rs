@@ -1,0 +1,458 @@
+//! The crawl specification: the JSON an operator writes, parsed, then validated into typed values.
+//!
+//! Two stages, as in ripgrep's flags: [`RawSpec`] mirrors the JSON exactly (unknown keys are an
+//! error, every key has a documented default) and is what gets stored and served back; [`Spec`]
+//! is the validated form the crawler runs on (URLs parsed, regexes compiled, durations typed).
+//! Every error names the JSON path of the field it concerns. Keys and defaults are documented
+//! in `docs/crawl-spec.md`; keep the two in step.
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+use url::Url;
+
+/// A spec that could not be read or is not valid.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// The JSON is malformed or a field has the wrong type or is unknown.
+    #[error("{path}: {message}")]
+    Json {
+        /// JSON path of the field, `.` for the document itself.
+        path: String,
+        /// What serde said, with line and column.
+        message: String,
+    },
+    /// A field has a value outside what the crawler accepts.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// JSON path of the field.
+        path: String,
+        /// Why the value is refused.
+        message: String,
+    },
+}
+
+fn invalid(path: impl Into<String>, message: impl Into<String>) -> SpecError {
+    SpecError::Invalid {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// The crawl specification exactly as written (defaults filled in).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    /// The crawl's id: names its folder under the data directory.
+    pub name: String,
+    /// Where the crawl starts; absolute http(s) URLs.
+    pub seeds: Vec<String>,
+    /// What may be crawled.
+    #[serde(default)]
+    pub scope: RawScope,
+    /// How gently hosts are treated.
+    #[serde(default)]
+    pub politeness: RawPoliteness,
+    /// Budgets and caps.
+    #[serde(default)]
+    pub limits: RawLimits,
+    /// WARC output.
+    #[serde(default)]
+    pub warc: RawWarc,
+    /// Network safety.
+    #[serde(default)]
+    pub network: RawNetwork,
+    /// Frontier ordering.
+    #[serde(default)]
+    pub frontier: RawFrontier,
+}
+
+/// `scope`: which URLs belong to the crawl.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawScope {
+    /// Regexes; a URL matching any is in scope. Empty: the seeds' registered domains.
+    pub allow: Vec<String>,
+    /// Regexes; a URL matching any is out of scope, whatever `allow` says.
+    pub deny: Vec<String>,
+    /// Maximum navigation (`L`) hops from a seed.
+    pub max_depth: u32,
+    /// Fetch page requisites of in-scope pages even when they are off scope (one hop).
+    pub embeds: bool,
+    /// Use `Sitemap:` lines of robots.txt and `/sitemap.xml` of seed hosts as URL sources.
+    pub sitemaps: bool,
+    /// Reject URLs whose path repeats one segment more than this many times (trap guard).
+    pub max_path_repeats: u32,
+}
+
+impl Default for RawScope {
+    fn default() -> Self {
+        RawScope {
+            allow: vec![],
+            deny: vec![],
+            max_depth: 20,
+            embeds: true,
+            sitemaps: true,
+            max_path_repeats: 3,
+        }
+    }
+}
+
+/// `politeness`: how hosts are treated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawPoliteness {
+    /// Sent on every request and matched against robots.txt (product token before `/`).
+    pub user_agent: String,
+    /// Obey robots.txt (RFC 9309).
+    pub respect_robots: bool,
+    /// Lower bound of the pause between two fetches from one host.
+    pub min_delay_ms: u64,
+    /// The pause is this factor times the duration of the last fetch from the host.
+    pub delay_factor: f64,
+    /// Upper bound of the adaptive pause.
+    pub max_delay_ms: u64,
+    /// Concurrent fetches per host.
+    pub max_parallel_per_host: u32,
+    /// Concurrent fetches per IP address; defaults to `max_parallel_per_host`.
+    pub max_parallel_per_ip: Option<u32>,
+    /// Upper bound on a server's `Retry-After`.
+    pub max_retry_after_ms: u64,
+    /// How long a robots.txt stays valid.
+    pub robots_ttl_s: u64,
+}
+
+impl Default for RawPoliteness {
+    fn default() -> Self {
+        RawPoliteness {
+            user_agent: concat!(
+                "magpie/",
+                env!("CARGO_PKG_VERSION"),
+                " (+https://example.org/bot)"
+            )
+            .into(),
+            respect_robots: true,
+            min_delay_ms: 1000,
+            delay_factor: 5.0,
+            max_delay_ms: 30_000,
+            max_parallel_per_host: 1,
+            max_parallel_per_ip: None,
+            max_retry_after_ms: 600_000,
+            robots_ttl_s: 86_400,
+        }
+    }
+}
+
+/// `limits`: budgets and caps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawLimits {
+    /// Stop after this many fetched pages (robots.txt not counted).
+    pub max_pages: u64,
+    /// Body bytes kept per response; the rest is cut (`WARC-Truncated: length`).
+    pub max_bytes_per_page: u64,
+    /// Whole-exchange timeout.
+    pub timeout_ms: u64,
+    /// Connect timeout.
+    pub connect_timeout_ms: u64,
+    /// Pages per host.
+    pub max_pages_per_host: u64,
+    /// Longer URLs are rejected.
+    pub max_url_length: usize,
+    /// Retries for network errors and 5xx.
+    pub max_retries: u8,
+    /// Base of the exponential backoff between retries.
+    pub retry_delay_ms: u64,
+    /// Fetches in flight over the whole crawl.
+    pub max_concurrency: usize,
+    /// Links kept per page.
+    pub max_links_per_page: usize,
+}
+
+impl Default for RawLimits {
+    fn default() -> Self {
+        RawLimits {
+            max_pages: 10_000,
+            max_bytes_per_page: 20 * 1024 * 1024,
+            timeout_ms: 30_000,
+            connect_timeout_ms: 10_000,
+            max_pages_per_host: 100_000,
+            max_url_length: 2048,
+            max_retries: 2,
+            retry_delay_ms: 5_000,
+            max_concurrency: 64,
+            max_links_per_page: 5_000,
+        }
+    }
+}
+
+/// `warc`: the archive files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawWarc {
+    /// File name prefix.
+    pub prefix: String,
+    /// Rotate files at about this size.
+    pub max_file_bytes: u64,
+    /// Write `revisit` records for payloads already archived in this crawl.
+    pub dedup: bool,
+    /// gzip level, 0-9.
+    pub gzip_level: u32,
+}
+
+impl Default for RawWarc {
+    fn default() -> Self {
+        RawWarc {
+            prefix: "MAGPIE".into(),
+            max_file_bytes: 1_000_000_000,
+            dedup: true,
+            gzip_level: 6,
+        }
+    }
+}
+
+/// `network`: safety of the network the crawler may reach.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawNetwork {
+    /// Allow private, loopback and link-local addresses (off: such hosts are refused).
+    pub allow_private: bool,
+}
+
+/// `frontier`: ordering of queued URLs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawFrontier {
+    /// URLs taken from one host queue per turn (`bl` of ARCOMEM, Heritrix's balance per queue).
+    pub balance_per_queue: u32,
+}
+
+impl Default for RawFrontier {
+    fn default() -> Self {
+        RawFrontier {
+            balance_per_queue: 1,
+        }
+    }
+}
+
+/// The validated specification the crawler runs on.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// The spec as written, with defaults; stored with the crawl.
+    pub raw: RawSpec,
+    /// Parsed seeds.
+    pub seeds: Vec<Url>,
+    /// Compiled `scope.allow`.
+    pub allow: Vec<Regex>,
+    /// Compiled `scope.deny`.
+    pub deny: Vec<Regex>,
+    /// `politeness.min_delay_ms`.
+    pub min_delay: Duration,
+    /// `politeness.max_delay_ms`.
+    pub max_delay: Duration,
+    /// `politeness.max_parallel_per_ip`, defaulted.
+    pub max_parallel_per_ip: u32,
+}
+
+impl Spec {
+    /// Parses and validates spec JSON; errors carry the JSON path of the bad field.
+    pub fn from_json(text: &str) -> Result<Spec, SpecError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let raw: RawSpec = serde_path_to_error::deserialize(de).map_err(|e| SpecError::Json {
+            path: e.path().to_string(),
+            message: e.inner().to_string(),
+        })?;
+        Spec::validate(raw)
+    }
+
+    /// Validates a raw spec into typed values.
+    pub fn validate(raw: RawSpec) -> Result<Spec, SpecError> {
+        validate_name(&raw.name)?;
+        if raw.seeds.is_empty() {
+            return Err(invalid("seeds", "at least one seed is required"));
+        }
+        let mut seeds = Vec::with_capacity(raw.seeds.len());
+        for (i, s) in raw.seeds.iter().enumerate() {
+            seeds.push(
+                parse_seed(s, raw.limits.max_url_length)
+                    .map_err(|m| invalid(format!("seeds[{i}]"), m))?,
+            );
+        }
+        let allow = compile_all(&raw.scope.allow, "scope.allow")?;
+        let deny = compile_all(&raw.scope.deny, "scope.deny")?;
+        let p = &raw.politeness;
+        if p.user_agent.trim().is_empty() || p.user_agent.contains(['\r', '\n']) {
+            return Err(invalid(
+                "politeness.user_agent",
+                "must be a non-empty single line",
+            ));
+        }
+        if !(p.delay_factor.is_finite() && p.delay_factor >= 0.0) {
+            return Err(invalid(
+                "politeness.delay_factor",
+                "must be a finite number >= 0",
+            ));
+        }
+        if p.min_delay_ms > p.max_delay_ms {
+            return Err(invalid(
+                "politeness.min_delay_ms",
+                "must not exceed politeness.max_delay_ms",
+            ));
+        }
+        if p.max_parallel_per_host == 0 {
+            return Err(invalid(
+                "politeness.max_parallel_per_host",
+                "must be at least 1",
+            ));
+        }
+        let max_parallel_per_ip = p.max_parallel_per_ip.unwrap_or(p.max_parallel_per_host);
+        if max_parallel_per_ip == 0 {
+            return Err(invalid(
+                "politeness.max_parallel_per_ip",
+                "must be at least 1",
+            ));
+        }
+        let l = &raw.limits;
+        for (v, path) in [
+            (l.max_pages, "limits.max_pages"),
+            (l.max_bytes_per_page, "limits.max_bytes_per_page"),
+            (l.timeout_ms, "limits.timeout_ms"),
+            (l.connect_timeout_ms, "limits.connect_timeout_ms"),
+            (l.max_pages_per_host, "limits.max_pages_per_host"),
+            (l.max_concurrency as u64, "limits.max_concurrency"),
+        ] {
+            if v == 0 {
+                return Err(invalid(path, "must be at least 1"));
+            }
+        }
+        if l.max_url_length < 16 {
+            return Err(invalid("limits.max_url_length", "must be at least 16"));
+        }
+        let w = &raw.warc;
+        if w.prefix.is_empty()
+            || !w
+                .prefix
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return Err(invalid(
+                "warc.prefix",
+                "use letters, digits, '-', '_' or '.'",
+            ));
+        }
+        if w.gzip_level > 9 {
+            return Err(invalid("warc.gzip_level", "must be 0 to 9"));
+        }
+        if w.max_file_bytes < 1024 {
+            return Err(invalid("warc.max_file_bytes", "must be at least 1024"));
+        }
+        if raw.frontier.balance_per_queue == 0 {
+            return Err(invalid("frontier.balance_per_queue", "must be at least 1"));
+        }
+        Ok(Spec {
+            seeds,
+            allow,
+            deny,
+            min_delay: Duration::from_millis(p.min_delay_ms),
+            max_delay: Duration::from_millis(p.max_delay_ms),
+            max_parallel_per_ip,
+            raw,
+        })
+    }
+
+    /// The crawl's name, which is also its id and folder name.
+    pub fn name(&self) -> &str {
+        &self.raw.name
+    }
+}
+
+fn validate_name(name: &str) -> Result<(), SpecError> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            "name",
+            "use 1-64 letters, digits, '-', '_' or '.', not starting with '.'",
+        ))
+    }
+}
+
+fn parse_seed(s: &str, max_len: usize) -> Result<Url, String> {
+    let url = Url::parse(s.trim()).map_err(|e| format!("not a URL ({e}): {s}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(format!("not an http(s) URL: {s}"));
+    }
+    if url.as_str().len() > max_len {
+        return Err(format!("longer than limits.max_url_length ({max_len})"));
+    }
+    Ok(url)
+}
+
+fn compile_all(patterns: &[String], path: &str) -> Result<Vec<Regex>, SpecError> {
+    patterns
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Regex::new(p).map_err(|e| invalid(format!("{path}[{i}]"), e.to_string())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(json: &str) -> String {
+        Spec::from_json(json).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn minimal_spec_gets_documented_defaults() {
+        let s = Spec::from_json(r#"{"name":"t","seeds":["http://example.org/"]}"#).unwrap();
+        assert_eq!(s.raw.limits.max_pages, 10_000);
+        assert_eq!(s.raw.politeness.min_delay_ms, 1000);
+        assert_eq!(s.max_parallel_per_ip, 1);
+        assert!(s.raw.scope.embeds && s.raw.scope.sitemaps && s.raw.warc.dedup);
+        assert!(!s.raw.network.allow_private);
+    }
+
+    #[test]
+    fn errors_name_the_json_path() {
+        assert!(
+            err(r#"{"name":"t","seeds":["ftp://x/"]}"#).starts_with("seeds[0]: not an http(s) URL")
+        );
+        assert!(
+            err(r#"{"name":"t","seeds":["http://x/"],"scope":{"deny":["("]}}"#)
+                .starts_with("scope.deny[0]:")
+        );
+        assert!(
+            err(r#"{"name":"t","seeds":["http://x/"],"limits":{"max_pages":"many"}}"#)
+                .starts_with("limits.max_pages:")
+        );
+        assert!(
+            err(r#"{"name":"t","seeds":["http://x/"],"scope":{"bogus":1}}"#)
+                .contains("unknown field `bogus`")
+        );
+        assert!(err(r#"{"name":"../x","seeds":["http://x/"]}"#).starts_with("name:"));
+        assert!(err(r#"{"name":"t","seeds":[]}"#).starts_with("seeds:"));
+        assert!(
+            err(r#"{"name":"t","seeds":["http://x/"],"warc":{"gzip_level":12}}"#)
+                .starts_with("warc.gzip_level")
+        );
+        assert!(err("{\"name\":").contains("line 1"));
+    }
+
+    #[test]
+    fn raw_spec_round_trips() {
+        let s = Spec::from_json(
+            r#"{"name":"t","seeds":["http://example.org/"],"scope":{"max_depth":3}}"#,
+        )
+        .unwrap();
+        let again = Spec::from_json(&serde_json::to_string(&s.raw).unwrap()).unwrap();
+        assert_eq!(again.raw, s.raw);
+    }
+}

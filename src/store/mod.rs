@@ -1,0 +1,221 @@
+//! The crawl's durable state: the only module that talks to sled.
+//!
+//! One sled tree holds everything, with a one-byte prefix per kind of key (the frontier
+//! defines them). Writes are staged in a [`WriteSet`] and applied with [`Store::commit`] as
+//! one atomic sled batch followed by a flush, so after a crash the state is exactly that of
+//! the last commit. Background flushing is off: nothing reaches disk between commits in a way
+//! recovery could observe half-applied. Reads see committed data only; callers keep their own
+//! overlay of what they staged.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A store error; names the path or operation.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// sled could not open the database (it is locked by another process, or damaged).
+    #[error("cannot open crawl state at {path}: {source}")]
+    Open {
+        /// The state folder.
+        path: String,
+        /// sled's reason.
+        source: sled::Error,
+    },
+    /// A read or write failed.
+    #[error("crawl state {op} failed: {source}")]
+    Io {
+        /// What was being done.
+        op: &'static str,
+        /// sled's reason.
+        source: sled::Error,
+    },
+}
+
+/// Staged writes, applied atomically by [`Store::commit`]. Later writes to a key win.
+#[derive(Debug, Default)]
+pub struct WriteSet {
+    ops: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
+}
+
+impl WriteSet {
+    /// Stages `key = value`.
+    pub fn put(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        self.ops.insert(key, Some(value));
+    }
+
+    /// Stages the removal of `key`.
+    pub fn delete(&mut self, key: Vec<u8>) {
+        self.ops.insert(key, None);
+    }
+
+    /// What is staged for `key`: `Some(None)` for a staged delete, `None` if nothing is staged.
+    pub fn staged(&self, key: &[u8]) -> Option<Option<&[u8]>> {
+        self.ops.get(key).map(|v| v.as_deref())
+    }
+
+    /// Number of staged operations.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Nothing staged.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}
+
+/// The crawl state database.
+#[derive(Clone)]
+pub struct Store {
+    db: sled::Db,
+}
+
+impl Store {
+    /// Opens (or creates) the state in `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let db = sled::Config::new()
+            .path(path)
+            .flush_every_ms(None)
+            .cache_capacity(64 * 1024 * 1024)
+            .open()
+            .map_err(|source| StoreError::Open {
+                path: path.display().to_string(),
+                source,
+            })?;
+        Ok(Store { db })
+    }
+
+    /// A throw-away store for tests and simulations; deleted on drop.
+    pub fn temporary() -> Result<Store, StoreError> {
+        let db = sled::Config::new()
+            .temporary(true)
+            .flush_every_ms(None)
+            .open()
+            .map_err(|source| StoreError::Open {
+                path: "(temporary)".into(),
+                source,
+            })?;
+        Ok(Store { db })
+    }
+
+    /// Reads a committed value.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.db
+            .get(key)
+            .map(|v| v.map(|v| v.to_vec()))
+            .map_err(|source| StoreError::Io { op: "get", source })
+    }
+
+    /// Committed entries whose key starts with `prefix`, in key order, at most `limit`,
+    /// skipping those `skip` rejects.
+    pub fn scan(
+        &self,
+        prefix: &[u8],
+        limit: usize,
+        mut skip: impl FnMut(&[u8]) -> bool,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+        let mut out = Vec::new();
+        for item in self.db.scan_prefix(prefix) {
+            if out.len() >= limit {
+                break;
+            }
+            let (k, v) = item.map_err(|source| StoreError::Io { op: "scan", source })?;
+            if !skip(&k) {
+                out.push((k.to_vec(), v.to_vec()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Visits every committed entry under `prefix` (used once at start-up to rebuild memory).
+    pub fn for_each(
+        &self,
+        prefix: &[u8],
+        mut f: impl FnMut(&[u8], &[u8]),
+    ) -> Result<(), StoreError> {
+        for item in self.db.scan_prefix(prefix) {
+            let (k, v) = item.map_err(|source| StoreError::Io { op: "scan", source })?;
+            f(&k, &v);
+        }
+        Ok(())
+    }
+
+    /// Applies the staged writes atomically and makes them durable.
+    pub fn commit(&self, ws: WriteSet) -> Result<(), StoreError> {
+        if !ws.ops.is_empty() {
+            let mut batch = sled::Batch::default();
+            for (k, v) in ws.ops {
+                match v {
+                    Some(v) => batch.insert(k, v),
+                    None => batch.remove(k),
+                }
+            }
+            self.db
+                .apply_batch(batch)
+                .map_err(|source| StoreError::Io {
+                    op: "commit",
+                    source,
+                })?;
+        }
+        self.db.flush().map_err(|source| StoreError::Io {
+            op: "flush",
+            source,
+        })?;
+        Ok(())
+    }
+
+    /// Bytes the database occupies on disk.
+    pub fn size_on_disk(&self) -> u64 {
+        self.db.size_on_disk().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staged_writes_are_invisible_until_commit_then_durable() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            let mut ws = WriteSet::default();
+            ws.put(b"qa".to_vec(), b"1".to_vec());
+            ws.put(b"qb".to_vec(), b"2".to_vec());
+            ws.delete(b"qb".to_vec());
+            assert_eq!(ws.staged(b"qb"), Some(None));
+            assert_eq!(store.get(b"qa").unwrap(), None);
+            store.commit(ws).unwrap();
+            assert_eq!(store.get(b"qa").unwrap().as_deref(), Some(&b"1"[..]));
+            assert_eq!(store.get(b"qb").unwrap(), None);
+        }
+        let store = Store::open(dir.path()).unwrap();
+        let rows = store.scan(b"q", 10, |_| false).unwrap();
+        assert_eq!(rows, vec![(b"qa".to_vec(), b"1".to_vec())]);
+    }
+
+    #[test]
+    fn scan_honours_limit_and_skip() {
+        let store = Store::temporary().unwrap();
+        let mut ws = WriteSet::default();
+        for i in 0..10u8 {
+            ws.put(vec![b'q', i], vec![i]);
+        }
+        ws.put(b"s1".to_vec(), vec![]);
+        store.commit(ws).unwrap();
+        let rows = store.scan(b"q", 3, |k| k[1] % 2 == 0).unwrap();
+        let keys: Vec<u8> = rows.iter().map(|(k, _)| k[1]).collect();
+        assert_eq!(keys, vec![1, 3, 5]);
+        let mut n = 0;
+        store.for_each(b"q", |_, _| n += 1).unwrap();
+        assert_eq!(n, 10);
+    }
+
+    #[test]
+    fn a_second_open_of_the_same_folder_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = Store::open(dir.path()).unwrap();
+        let err = Store::open(dir.path()).err().expect("locked");
+        assert!(err.to_string().contains("cannot open crawl state"));
+    }
+}
