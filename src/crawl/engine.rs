@@ -1,0 +1,523 @@
+//! The crawl engine: one task that owns the frontier and the WARC writer and drives workers.
+//!
+//! The loop: lease ready URLs from the frontier and start a worker per lease (fetch on tokio,
+//! then the processor chain on a blocking thread); take finished work back, append its records
+//! to the WARC file, queue its outlinks, and tell the frontier how the fetch went. Every
+//! `COMMIT_EVERY` the WARC file is flushed and its checkpoint committed to the store together
+//! with the frontier, so the store and the archive agree after any crash.
+
+use super::pipeline::{self, PipelineCtx, Processed};
+use super::stats::{Stats, Totals};
+use crate::archive::{self, Checkpoint, RecordCommon, WarcWriter};
+use crate::fetch::{robots::Robots, FetchError, Fetcher};
+use crate::frontier::keys::{self, UrlState};
+use crate::frontier::politeness::FetchTiming;
+use crate::frontier::{Completion, Frontier, Lease, Offer, UrlLease};
+use crate::model::CrawlUri;
+use crate::spec::Spec;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
+
+/// How often staged work is made durable.
+const COMMIT_EVERY: Duration = Duration::from_millis(200);
+/// ... or after this many finished fetches, whichever comes first.
+const COMMIT_AFTER: usize = 512;
+
+/// Why the engine stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// Nothing left to fetch.
+    Finished,
+    /// `limits.max_pages` reached.
+    MaxPages,
+    /// Asked to stop (Ctrl-C, API).
+    Interrupted,
+}
+
+impl StopReason {
+    /// The name used in summaries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Finished => "finished",
+            StopReason::MaxPages => "max-pages",
+            StopReason::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// The first capture of a payload, for revisit records.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Original {
+    id: String,
+    uri: String,
+    date: String,
+}
+
+/// Work coming back from a worker.
+enum Done {
+    Page(UrlLease, Result<Processed, FetchFailure>, Duration),
+    Robots(String, String, Result<Processed, FetchFailure>, Duration),
+}
+
+/// Why a worker produced no records.
+#[derive(Debug)]
+enum FetchFailure {
+    Fetch(FetchError),
+    Archive(String),
+}
+
+/// The engine's parts; built by `crawl::run`.
+pub struct Engine {
+    pub(super) spec: Arc<Spec>,
+    pub(super) frontier: Frontier,
+    pub(super) writer: WarcWriter,
+    pub(super) fetcher: Fetcher,
+    pub(super) ctx: Arc<PipelineCtx>,
+    pub(super) stats: Arc<Stats>,
+    pub(super) robots: HashMap<String, Robots>,
+    digests: HashMap<String, Original>,
+    inflight: usize,
+    since_commit: usize,
+    tx: mpsc::UnboundedSender<Done>,
+    rx: mpsc::UnboundedReceiver<Done>,
+}
+
+impl Engine {
+    /// Assembles an engine; restores statistics and dedup memory from the store.
+    pub(super) fn new(
+        spec: Arc<Spec>,
+        frontier: Frontier,
+        writer: WarcWriter,
+        fetcher: Fetcher,
+        ctx: Arc<PipelineCtx>,
+        stats: Arc<Stats>,
+    ) -> Result<Engine, super::CrawlError> {
+        if let Some(v) = frontier.read(&keys::meta_key("totals"))? {
+            if let Ok(t) = serde_json::from_slice::<Totals>(&v) {
+                stats.restore(&t);
+            }
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        Ok(Engine {
+            spec,
+            frontier,
+            writer,
+            fetcher,
+            ctx,
+            stats,
+            robots: HashMap::new(),
+            digests: HashMap::new(),
+            inflight: 0,
+            since_commit: 0,
+            tx,
+            rx,
+        })
+    }
+
+    /// Runs until the frontier is empty, a limit is hit, or `stop` turns true.
+    pub(super) async fn run(mut self, mut stop: watch::Receiver<bool>) -> Result<(StopReason, Vec<String>), super::CrawlError> {
+        let mut reason = StopReason::Finished;
+        let mut stopping = false;
+        let mut last_commit = Instant::now();
+        loop {
+            if !stopping {
+                if self.stats.pages.load(Relaxed) + self.inflight as u64 >= self.spec.raw.limits.max_pages {
+                    reason = StopReason::MaxPages;
+                    stopping = true;
+                } else {
+                    self.dispatch();
+                }
+            }
+            self.publish();
+            if self.inflight == 0 {
+                if stopping {
+                    break;
+                }
+                if self.frontier.next_wake().is_none() {
+                    self.commit()?;
+                    last_commit = Instant::now();
+                    if self.frontier.next_wake().is_none() {
+                        break;
+                    }
+                    continue;
+                }
+            }
+            let wake = self.frontier.next_wake().unwrap_or(last_commit + COMMIT_EVERY);
+            let deadline = wake.min(last_commit + COMMIT_EVERY);
+            tokio::select! {
+                Some(done) = self.rx.recv() => self.finish(done)?,
+                _ = tokio::time::sleep_until(deadline.into()) => {}
+                _ = stop.changed(), if !stopping => {
+                    if *stop.borrow() {
+                        stopping = true;
+                        reason = StopReason::Interrupted;
+                    }
+                }
+            }
+            if last_commit.elapsed() >= COMMIT_EVERY || self.since_commit >= COMMIT_AFTER {
+                self.commit()?;
+                last_commit = Instant::now();
+            }
+        }
+        self.commit()?;
+        let files = self.writer.files();
+        self.writer.close()?;
+        self.publish();
+        Ok((reason, files))
+    }
+
+    fn publish(&self) {
+        self.stats.queued.store(self.frontier.queued(), Relaxed);
+        self.stats.hosts.store(self.frontier.host_count() as u64, Relaxed);
+        self.stats.inflight.store(self.inflight as u64, Relaxed);
+    }
+
+    /// Starts workers for every lease that is ready, up to the concurrency limit.
+    fn dispatch(&mut self) {
+        let max = self.spec.raw.limits.max_concurrency;
+        let max_pages = self.spec.raw.limits.max_pages;
+        while self.inflight < max && self.stats.pages.load(Relaxed) + (self.inflight as u64) < max_pages {
+            let Some(lease) = self.frontier.next(Instant::now()) else { break };
+            match lease {
+                Lease::Robots { host, origin } => self.spawn_robots(host, origin),
+                Lease::Url(l) => {
+                    let allowed = self.robots.get(&l.host).is_none_or(|r| r.allowed(&l.uri.url));
+                    if allowed {
+                        self.spawn_page(l);
+                    } else {
+                        self.stats.robots_blocked.fetch_add(1, Relaxed);
+                        self.frontier.complete(&l, Completion::RobotsBlocked, None, Instant::now());
+                    }
+                }
+            }
+        }
+    }
+
+    fn spawn_page(&mut self, lease: UrlLease) {
+        self.inflight += 1;
+        let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
+        let warcinfo = self.writer.warcinfo_id().to_string();
+        tokio::spawn(async move {
+            let t0 = Instant::now();
+            let result = match url::Url::parse(&lease.uri.url) {
+                Err(e) => Err(FetchFailure::Archive(format!("bad queued URL {}: {e}", lease.uri.url))),
+                Ok(url) => match fetcher.fetch(&url).await {
+                    Err(e) => Err(FetchFailure::Fetch(e)),
+                    Ok(fetched) => {
+                        let uri = lease.uri.clone();
+                        tokio::task::spawn_blocking(move || pipeline::process_page(&ctx, &uri, &fetched, &warcinfo))
+                            .await
+                            .map_err(|e| FetchFailure::Archive(e.to_string()))
+                            .and_then(|r| r.map_err(|e| FetchFailure::Archive(e.to_string())))
+                    }
+                },
+            };
+            let _ = tx.send(Done::Page(lease, result, t0.elapsed()));
+        });
+    }
+
+    fn spawn_robots(&mut self, host: String, origin: String) {
+        self.inflight += 1;
+        let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
+        let warcinfo = self.writer.warcinfo_id().to_string();
+        tokio::spawn(async move {
+            let t0 = Instant::now();
+            let result = match url::Url::parse(&format!("{origin}/robots.txt")) {
+                Err(e) => Err(FetchFailure::Archive(format!("bad origin {origin}: {e}"))),
+                Ok(url) => match fetcher.fetch(&url).await {
+                    Err(e) => Err(FetchFailure::Fetch(e)),
+                    Ok(fetched) => tokio::task::spawn_blocking(move || pipeline::process_robots(&ctx, &fetched, &warcinfo))
+                        .await
+                        .map_err(|e| FetchFailure::Archive(e.to_string()))
+                        .and_then(|r| r.map_err(|e| FetchFailure::Archive(e.to_string()))),
+                },
+            };
+            let _ = tx.send(Done::Robots(host, origin, result, t0.elapsed()));
+        });
+    }
+
+    /// Takes a worker's result back: archive, queue outlinks, tell the frontier.
+    fn finish(&mut self, done: Done) -> Result<(), super::CrawlError> {
+        self.inflight -= 1;
+        self.since_commit += 1;
+        let now = Instant::now();
+        match done {
+            Done::Page(lease, Ok(p), took) => self.finish_page(lease, p, took, now)?,
+            Done::Page(lease, Err(e), took) => self.fail_page(lease, e, took, now),
+            Done::Robots(host, origin, result, took) => self.finish_robots(host, origin, result, took, now)?,
+        }
+        Ok(())
+    }
+
+    fn finish_page(&mut self, lease: UrlLease, p: Processed, took: Duration, now: Instant) -> Result<(), super::CrawlError> {
+        let info = &p.records.info;
+        self.frontier.set_ip(&lease.host, info.ip);
+        let status = info.status;
+        let retry_after = retry_after(info.header("retry-after"));
+        let limits = &self.spec.raw.limits;
+        if (status >= 500 || status == 429) && lease.uri.retries < limits.max_retries {
+            self.stats.retries.fetch_add(1, Relaxed);
+            self.stats.error(&format!("http-{status}"));
+            let timing = FetchTiming {
+                duration: took,
+                retry_after,
+                backoff: Some(backoff(limits.retry_delay_ms, lease.uri.retries)),
+            };
+            self.frontier.complete(&lease, Completion::Retry, Some(timing), now);
+            return Ok(());
+        }
+        for note in &p.notes {
+            self.stats.error(note);
+        }
+        self.archive(&p)?;
+        self.stats.pages.fetch_add(1, Relaxed);
+        self.stats.status(status);
+        self.offer_all(&p);
+        let timing = FetchTiming {
+            duration: took,
+            retry_after,
+            backoff: None,
+        };
+        self.frontier.complete(&lease, Completion::Done, Some(timing), now);
+        Ok(())
+    }
+
+    fn fail_page(&mut self, lease: UrlLease, e: FetchFailure, took: Duration, now: Instant) {
+        let limits = &self.spec.raw.limits;
+        let (kind, retryable) = match &e {
+            FetchFailure::Fetch(f) => (f.kind(), f.retryable()),
+            FetchFailure::Archive(_) => ("archive", false),
+        };
+        tracing::debug!(url = %lease.uri.url, error = ?e, "fetch failed");
+        self.stats.error(kind);
+        let timing = FetchTiming {
+            duration: took,
+            retry_after: None,
+            backoff: Some(backoff(limits.retry_delay_ms, lease.uri.retries)),
+        };
+        if retryable && lease.uri.retries < limits.max_retries {
+            self.stats.retries.fetch_add(1, Relaxed);
+            self.frontier.complete(&lease, Completion::Retry, Some(timing), now);
+        } else {
+            self.frontier.complete(&lease, Completion::Failed, Some(timing), now);
+        }
+    }
+
+    fn finish_robots(
+        &mut self,
+        host: String,
+        origin: String,
+        result: Result<Processed, FetchFailure>,
+        took: Duration,
+        now: Instant,
+    ) -> Result<(), super::CrawlError> {
+        let limits = &self.spec.raw.limits;
+        let retry_in = backoff(limits.retry_delay_ms, self.frontier.robots_failures(&host).min(8) as u8);
+        let robots = match result {
+            Ok(p) => {
+                self.frontier.set_ip(&host, p.records.info.ip);
+                self.archive(&p)?;
+                self.stats.robots_fetches.fetch_add(1, Relaxed);
+                self.stats.status(p.records.info.status);
+                p.robots
+            }
+            Err(e) => {
+                self.stats.error(match &e {
+                    FetchFailure::Fetch(f) => f.kind(),
+                    FetchFailure::Archive(_) => "archive",
+                });
+                None
+            }
+        };
+        match robots {
+            Some(r) if !r.is_temporary_failure() => {
+                let ttl = Duration::from_secs(self.spec.raw.politeness.robots_ttl_s);
+                let timing = FetchTiming {
+                    duration: took,
+                    retry_after: None,
+                    backoff: None,
+                };
+                self.frontier.robots_done(&host, now + ttl, r.crawl_delay(), Some(timing), now);
+                let first_time = !self.robots.contains_key(&host);
+                if first_time && self.spec.raw.scope.sitemaps {
+                    self.offer_sitemaps(&host, &origin, &r);
+                }
+                self.robots.insert(host, r);
+            }
+            _ => {
+                self.frontier.robots_failed(&host, retry_in, now);
+                if self.frontier.robots_failures(&host) > limits.max_retries as u32 {
+                    let dropped = self.frontier.drain_host(&host, UrlState::Failed)?;
+                    for _ in &dropped {
+                        self.stats.error("robots-unavailable");
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sitemaps named in robots.txt, or `/sitemap.xml` of a seed host that names none.
+    fn offer_sitemaps(&mut self, host: &str, origin: &str, robots: &Robots) {
+        let mut urls: Vec<String> = robots.sitemaps().to_vec();
+        let seed_host = self.spec.seeds.iter().any(|s| crate::uri::host_key(s) == host);
+        if urls.is_empty() && seed_host {
+            urls.push(format!("{origin}/sitemap.xml"));
+        }
+        for raw in urls {
+            let Ok(url) = url::Url::parse(&raw) else { continue };
+            let hops = crate::model::Hop::Sitemap.code().to_string();
+            if let Err(r) = self.ctx.scope.decide(&url, &hops, true) {
+                self.stats.reject(r.as_str());
+                continue;
+            }
+            let uri = CrawlUri {
+                url: raw,
+                hops,
+                via: Some(format!("{origin}/robots.txt")),
+                priority: 1.0,
+                source: "crawl".into(),
+                discovered: 1,
+                retries: 0,
+            };
+            let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
+            let origin = url.origin().ascii_serialization();
+            if self.frontier.offer(fp, &crate::uri::host_key(&url), &origin, uri) == Offer::Added {
+                self.stats.discovered.fetch_add(1, Relaxed);
+            }
+        }
+    }
+
+    fn offer_all(&mut self, p: &Processed) {
+        for r in &p.rejected {
+            self.stats.reject(r.as_str());
+        }
+        for o in &p.outlinks {
+            if self.frontier.offer(o.fp, &o.host, &o.origin, o.uri.clone()) == Offer::Added {
+                self.stats.discovered.fetch_add(1, Relaxed);
+            }
+        }
+    }
+
+    /// Appends an exchange's records; a payload archived before becomes a revisit.
+    fn archive(&mut self, p: &Processed) -> Result<(), super::CrawlError> {
+        let r = &p.records;
+        let info = &r.info;
+        self.stats.bytes_received.fetch_add(r.response_len, Relaxed);
+        let before = self.writer.bytes_written();
+        let dedup = self.spec.raw.warc.dedup && (200..300).contains(&info.status) && info.truncated.is_none();
+        let original = if dedup { self.lookup_digest(&info.payload_digest)? } else { None };
+        match original {
+            Some(o) => {
+                let common = RecordCommon {
+                    record_id: &r.record_id,
+                    date: &r.date,
+                    target_uri: &info.url,
+                    warcinfo_id: self.writer.warcinfo_id(),
+                    ip: Some(info.ip),
+                };
+                let revisit = archive::revisit_record(
+                    &common,
+                    &info.payload_digest,
+                    &o.id,
+                    &o.uri,
+                    &o.date,
+                    &r.http_head,
+                    self.spec.raw.warc.gzip_level,
+                )?;
+                self.writer.append(&revisit)?;
+                self.stats.revisits.fetch_add(1, Relaxed);
+            }
+            None => {
+                self.writer.append(&r.response)?;
+                if dedup {
+                    let o = Original {
+                        id: r.record_id.clone(),
+                        uri: info.url.clone(),
+                        date: r.date.clone(),
+                    };
+                    let v = serde_json::to_vec(&o).unwrap_or_default();
+                    self.frontier.stage(keys::digest_key(&info.payload_digest), v);
+                    self.digests.insert(info.payload_digest.clone(), o);
+                }
+            }
+        }
+        self.writer.append(&r.request_and_metadata)?;
+        let written = self.writer.bytes_written().saturating_sub(before);
+        self.stats.warc_bytes.fetch_add(written, Relaxed);
+        Ok(())
+    }
+
+    fn lookup_digest(&mut self, digest: &str) -> Result<Option<Original>, super::CrawlError> {
+        if let Some(o) = self.digests.get(digest) {
+            return Ok(Some(o.clone()));
+        }
+        let found = self
+            .frontier
+            .read(&keys::digest_key(digest))?
+            .and_then(|v| serde_json::from_slice::<Original>(&v).ok());
+        if let Some(o) = &found {
+            self.digests.insert(digest.to_string(), o.clone());
+        }
+        Ok(found)
+    }
+
+    /// Flushes the WARC file, then commits its checkpoint with the frontier and the counters.
+    fn commit(&mut self) -> Result<(), super::CrawlError> {
+        self.writer.flush()?;
+        if let Some(cp) = self.writer.checkpoint() {
+            self.frontier.stage(keys::meta_key("checkpoint"), serde_json::to_vec(&cp).unwrap_or_default());
+        }
+        let totals = serde_json::to_vec(&self.stats.totals()).unwrap_or_default();
+        self.frontier.stage(keys::meta_key("totals"), totals);
+        self.frontier.commit()?;
+        self.since_commit = 0;
+        Ok(())
+    }
+}
+
+/// The WARC checkpoint committed last, if any.
+pub(super) fn stored_checkpoint(frontier: &Frontier) -> Result<Option<Checkpoint>, super::CrawlError> {
+    Ok(frontier
+        .read(&keys::meta_key("checkpoint"))?
+        .and_then(|v| serde_json::from_slice(&v).ok()))
+}
+
+/// Exponential backoff: `base × 2^attempt`, at most an hour.
+fn backoff(base_ms: u64, attempt: u8) -> Duration {
+    Duration::from_millis(base_ms.saturating_mul(1u64 << attempt.min(16))).min(Duration::from_secs(3600))
+}
+
+/// `Retry-After` as seconds or an HTTP date.
+fn retry_after(value: Option<&str>) -> Option<Duration> {
+    let v = value?.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = httpdate::parse_http_date(v).ok()?;
+    Some(when.duration_since(std::time::SystemTime::now()).unwrap_or(Duration::ZERO))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        assert_eq!(retry_after(Some(" 7 ")), Some(Duration::from_secs(7)));
+        assert_eq!(retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), Some(Duration::ZERO));
+        assert_eq!(retry_after(Some("soon")), None);
+        assert_eq!(retry_after(None), None);
+    }
+
+    #[test]
+    fn backoff_doubles_and_is_bounded() {
+        assert_eq!(backoff(100, 0), Duration::from_millis(100));
+        assert_eq!(backoff(100, 3), Duration::from_millis(800));
+        assert_eq!(backoff(u64::MAX, 40), Duration::from_secs(3600));
+    }
+}

@@ -1,0 +1,203 @@
+//! Running a crawl: opens (or resumes) the crawl's folder, recovers the archive, wires the stages
+//! and drives the engine until it stops.
+//!
+//! Resume is implicit: running the same spec against the same data folder continues from the
+//! last commit. Before the engine starts, the WARC file named in the last checkpoint is cut back
+//! to that checkpoint (records past it belong to fetches the store does not know were done, and
+//! they will be fetched again) and sealed.
+
+pub mod engine;
+pub mod layout;
+pub mod pipeline;
+pub mod progress;
+pub mod records;
+pub mod stats;
+
+use crate::archive::{self, ArchiveError, WarcWriter, WriterConfig};
+use crate::fetch::{FetchConfig, FetchError, Fetcher};
+use crate::frontier::politeness::PolitenessConfig;
+use crate::frontier::{Frontier, FrontierConfig, FrontierError, Offer};
+use crate::model::CrawlUri;
+use crate::parse::ParseLimits;
+use crate::scope::Scope;
+use crate::spec::Spec;
+use crate::store::{Store, StoreError};
+use crate::uri;
+use engine::Engine;
+use layout::Layout;
+use stats::{Stats, Summary};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Why a crawl could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// The data folder cannot be used.
+    #[error("data folder {path}: {source}")]
+    DataDir {
+        /// The folder.
+        path: String,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The frontier failed.
+    #[error(transparent)]
+    Frontier(#[from] FrontierError),
+    /// Writing the archive failed.
+    #[error(transparent)]
+    Archive(#[from] ArchiveError),
+    /// The fetcher could not be built.
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+}
+
+/// How to run a crawl.
+#[derive(Debug, Clone)]
+pub struct CrawlOptions {
+    /// The data folder; the crawl lives in `data/<name>/`.
+    pub data: PathBuf,
+    /// Move an existing crawl of the same name aside and start over.
+    pub fresh: bool,
+    /// Name written into WARC file names and warcinfo (the crawling machine).
+    pub hostname: String,
+}
+
+/// Runs (or resumes) a crawl until it finishes, hits a limit, or `stop` turns true.
+/// `stats` is updated live, for progress bars and the API.
+pub async fn run(
+    spec: Spec,
+    opts: CrawlOptions,
+    stats: Arc<Stats>,
+    stop: watch::Receiver<bool>,
+) -> Result<Summary, CrawlError> {
+    let layout = Layout::new(&opts.data, spec.name());
+    let io_err = |path: PathBuf| move |source| CrawlError::DataDir {
+        path: path.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(&opts.data).map_err(io_err(opts.data.clone()))?;
+    if opts.fresh {
+        if let Some(to) = layout.move_aside().map_err(io_err(layout.root.clone()))? {
+            tracing::info!("moved the previous crawl aside to {}", to.display());
+        }
+    }
+    let resuming = layout.exists();
+    layout.create().map_err(io_err(layout.root.clone()))?;
+    let spec_json = serde_json::to_string_pretty(&spec.raw).unwrap_or_default();
+    std::fs::write(layout.spec(), spec_json).map_err(io_err(layout.spec()))?;
+    let spec = Arc::new(spec);
+
+    let store = Store::open(&layout.state())?;
+    let mut frontier = Frontier::open(store, frontier_config(&spec))?;
+    let checkpoint = engine::stored_checkpoint(&frontier)?;
+    let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
+    tracing::info!(?report, resuming, "archive recovered");
+    let writer = WarcWriter::create(writer_config(&spec, &layout, &opts))?;
+    let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
+
+    // Seeds are offered on every run: known ones are ignored, seeds added to the spec are queued.
+    for seed in &spec.seeds {
+        let fp = uri::fingerprint(&uri::canonical(seed));
+        let origin = seed.origin().ascii_serialization();
+        if frontier.offer(fp, &uri::host_key(seed), &origin, CrawlUri::seed(seed.as_str())) == Offer::Added {
+            stats.discovered.fetch_add(1, Relaxed);
+        }
+    }
+    frontier.commit()?;
+    let ctx = Arc::new(pipeline_ctx(&spec));
+    let engine = Engine::new(spec.clone(), frontier, writer, fetcher, ctx, stats.clone())?;
+    let (reason, files) = engine.run(stop).await?;
+    Ok(stats.summary(spec.name(), reason.as_str(), files))
+}
+
+fn frontier_config(spec: &Spec) -> FrontierConfig {
+    let p = &spec.raw.politeness;
+    FrontierConfig {
+        politeness: PolitenessConfig {
+            min_delay: spec.min_delay,
+            max_delay: spec.max_delay,
+            delay_factor: p.delay_factor,
+            max_parallel_per_host: p.max_parallel_per_host,
+            max_parallel_per_ip: spec.max_parallel_per_ip,
+            max_retry_after: Duration::from_millis(p.max_retry_after_ms),
+        },
+        balance_per_queue: spec.raw.frontier.balance_per_queue,
+        max_pages_per_host: spec.raw.limits.max_pages_per_host,
+        respect_robots: p.respect_robots,
+    }
+}
+
+fn writer_config(spec: &Spec, layout: &Layout, opts: &CrawlOptions) -> WriterConfig {
+    let p = &spec.raw.politeness;
+    let info_fields = vec![
+        ("software".to_string(), concat!("magpie/", env!("CARGO_PKG_VERSION")).to_string()),
+        ("format".into(), "WARC File Format 1.1".into()),
+        (
+            "conformsTo".into(),
+            "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/".into(),
+        ),
+        ("isPartOf".into(), spec.name().to_string()),
+        ("hostname".into(), opts.hostname.clone()),
+        ("http-header-user-agent".into(), p.user_agent.clone()),
+        ("robots".into(), if p.respect_robots { "obey" } else { "ignore" }.into()),
+    ];
+    WriterConfig {
+        dir: layout.warc(),
+        prefix: spec.raw.warc.prefix.clone(),
+        max_file_bytes: spec.raw.warc.max_file_bytes,
+        gzip_level: spec.raw.warc.gzip_level,
+        hostname: opts.hostname.clone(),
+        info_fields,
+    }
+}
+
+fn fetch_config(spec: &Spec, layout: &Layout) -> FetchConfig {
+    let l = &spec.raw.limits;
+    FetchConfig {
+        user_agent: spec.raw.politeness.user_agent.clone(),
+        connect_timeout: Duration::from_millis(l.connect_timeout_ms.min(l.timeout_ms)),
+        first_byte_timeout: Duration::from_millis(l.timeout_ms),
+        total_timeout: Duration::from_millis(l.timeout_ms),
+        max_body_bytes: l.max_bytes_per_page,
+        allow_private: spec.raw.network.allow_private,
+        spool_dir: layout.spool(),
+        spool_mem_bytes: 2 * 1024 * 1024,
+        dns_ttl: Duration::from_secs(300),
+    }
+}
+
+fn pipeline_ctx(spec: &Spec) -> pipeline::PipelineCtx {
+    let l = &spec.raw.limits;
+    pipeline::PipelineCtx {
+        scope: Scope::new(spec),
+        parse_limits: ParseLimits {
+            max_html_bytes: 5 * 1024 * 1024,
+            max_links: l.max_links_per_page,
+            max_url_len: l.max_url_length,
+        },
+        max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
+        gzip_level: spec.raw.warc.gzip_level,
+        user_agent: spec.raw.politeness.user_agent.clone(),
+    }
+}
+
+/// This machine's host name, for WARC file names (letters, digits and `-` only).
+pub fn machine_name() -> String {
+    let raw = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+    let clean: String = raw
+        .trim()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' })
+        .collect();
+    if clean.is_empty() {
+        "localhost".into()
+    } else {
+        clean
+    }
+}

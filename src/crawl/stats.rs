@@ -1,0 +1,235 @@
+//! Live crawl statistics (lock-free counters shared with the progress bar and the API) and the
+//! end-of-crawl summary.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Counters updated by the engine while the crawl runs.
+#[derive(Debug)]
+pub struct Stats {
+    /// When this run started.
+    pub started: Instant,
+    /// Pages fetched and archived (robots.txt not counted), over every run of the crawl.
+    pub pages: AtomicU64,
+    /// `pages` when this run started.
+    pub pages_at_start: AtomicU64,
+    /// robots.txt fetches.
+    pub robots_fetches: AtomicU64,
+    /// Responses by status class: index 1 = 1xx ... 5 = 5xx, 0 = other.
+    pub status: [AtomicU64; 6],
+    /// Response bytes received (headers and body, as on the wire).
+    pub bytes_received: AtomicU64,
+    /// Compressed bytes written to WARC files.
+    pub warc_bytes: AtomicU64,
+    /// Revisit records written instead of duplicate payloads.
+    pub revisits: AtomicU64,
+    /// URLs waiting in the frontier.
+    pub queued: AtomicU64,
+    /// Distinct URLs ever queued.
+    pub discovered: AtomicU64,
+    /// Links refused by scope, all reasons.
+    pub out_of_scope: AtomicU64,
+    /// URLs refused by robots.txt.
+    pub robots_blocked: AtomicU64,
+    /// Fetch attempts put back for a retry.
+    pub retries: AtomicU64,
+    /// Hosts known.
+    pub hosts: AtomicU64,
+    /// Fetches in flight.
+    pub inflight: AtomicU64,
+    /// Errors by kind (`dns`, `connect`, `timeout`, `http-5xx`, ...).
+    pub errors: Mutex<BTreeMap<String, u64>>,
+    /// Scope rejections by reason.
+    pub rejected: Mutex<BTreeMap<String, u64>>,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            started: Instant::now(),
+            pages: AtomicU64::new(0),
+            pages_at_start: AtomicU64::new(0),
+            robots_fetches: AtomicU64::new(0),
+            status: Default::default(),
+            bytes_received: AtomicU64::new(0),
+            warc_bytes: AtomicU64::new(0),
+            revisits: AtomicU64::new(0),
+            queued: AtomicU64::new(0),
+            discovered: AtomicU64::new(0),
+            out_of_scope: AtomicU64::new(0),
+            robots_blocked: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
+            hosts: AtomicU64::new(0),
+            inflight: AtomicU64::new(0),
+            errors: Mutex::new(BTreeMap::new()),
+            rejected: Mutex::new(BTreeMap::new()),
+        }
+    }
+}
+
+/// Counters that carry over when a crawl resumes (stored with every commit).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Totals {
+    /// Pages fetched.
+    pub pages: u64,
+    /// robots.txt fetches.
+    pub robots_fetches: u64,
+    /// Responses by status class.
+    pub status: [u64; 6],
+    /// Response bytes received.
+    pub bytes_received: u64,
+    /// WARC bytes written.
+    pub warc_bytes: u64,
+    /// Revisit records.
+    pub revisits: u64,
+    /// Distinct URLs queued.
+    pub discovered: u64,
+    /// Scope rejections.
+    pub out_of_scope: u64,
+    /// robots.txt refusals.
+    pub robots_blocked: u64,
+    /// Retries.
+    pub retries: u64,
+    /// Errors by kind.
+    pub errors: BTreeMap<String, u64>,
+    /// Scope rejections by reason.
+    pub rejected: BTreeMap<String, u64>,
+}
+
+impl Stats {
+    /// Counts one error of `kind`.
+    pub fn error(&self, kind: &str) {
+        *self.errors.lock().unwrap_or_else(|e| e.into_inner()).entry(kind.to_string()).or_insert(0) += 1;
+    }
+
+    /// Counts one scope rejection.
+    pub fn reject(&self, reason: &str) {
+        self.out_of_scope.fetch_add(1, Relaxed);
+        *self.rejected.lock().unwrap_or_else(|e| e.into_inner()).entry(reason.to_string()).or_insert(0) += 1;
+    }
+
+    /// Counts a response by its status class.
+    pub fn status(&self, code: u16) {
+        let class = match code {
+            100..=599 => (code / 100) as usize,
+            _ => 0,
+        };
+        self.status[class].fetch_add(1, Relaxed);
+    }
+
+    /// Restores counters of earlier runs of the same crawl.
+    pub fn restore(&self, t: &Totals) {
+        self.pages.store(t.pages, Relaxed);
+        self.pages_at_start.store(t.pages, Relaxed);
+        self.robots_fetches.store(t.robots_fetches, Relaxed);
+        for (a, v) in self.status.iter().zip(t.status) {
+            a.store(v, Relaxed);
+        }
+        self.bytes_received.store(t.bytes_received, Relaxed);
+        self.warc_bytes.store(t.warc_bytes, Relaxed);
+        self.revisits.store(t.revisits, Relaxed);
+        self.discovered.store(t.discovered, Relaxed);
+        self.out_of_scope.store(t.out_of_scope, Relaxed);
+        self.robots_blocked.store(t.robots_blocked, Relaxed);
+        self.retries.store(t.retries, Relaxed);
+        *self.errors.lock().unwrap_or_else(|e| e.into_inner()) = t.errors.clone();
+        *self.rejected.lock().unwrap_or_else(|e| e.into_inner()) = t.rejected.clone();
+    }
+
+    /// The carried-over counters, for storing.
+    pub fn totals(&self) -> Totals {
+        Totals {
+            pages: self.pages.load(Relaxed),
+            robots_fetches: self.robots_fetches.load(Relaxed),
+            status: std::array::from_fn(|i| self.status[i].load(Relaxed)),
+            bytes_received: self.bytes_received.load(Relaxed),
+            warc_bytes: self.warc_bytes.load(Relaxed),
+            revisits: self.revisits.load(Relaxed),
+            discovered: self.discovered.load(Relaxed),
+            out_of_scope: self.out_of_scope.load(Relaxed),
+            robots_blocked: self.robots_blocked.load(Relaxed),
+            retries: self.retries.load(Relaxed),
+            errors: self.errors.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            rejected: self.rejected.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        }
+    }
+
+    /// The summary printed at the end (and served live by the API).
+    pub fn summary(&self, crawl: &str, stop_reason: &str, warc_files: Vec<String>) -> Summary {
+        let t = self.totals();
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let labels = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"];
+        Summary {
+            crawl: crawl.to_string(),
+            stop_reason: stop_reason.to_string(),
+            pages_fetched: t.pages,
+            robots_fetches: t.robots_fetches,
+            responses_by_status: labels.iter().zip(t.status).map(|(l, n)| (l.to_string(), n)).collect(),
+            bytes_received: t.bytes_received,
+            warc_bytes: t.warc_bytes,
+            warc_files,
+            revisits: t.revisits,
+            urls_discovered: t.discovered,
+            urls_queued: self.queued.load(Relaxed),
+            urls_out_of_scope: t.out_of_scope,
+            out_of_scope_by_reason: t.rejected,
+            robots_blocked: t.robots_blocked,
+            retries: t.retries,
+            errors_by_kind: t.errors,
+            hosts: self.hosts.load(Relaxed),
+            elapsed_seconds: elapsed,
+            pages_per_second: if elapsed > 0.0 {
+                (t.pages - self.pages_at_start.load(Relaxed)) as f64 / elapsed
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// The end-of-crawl summary (`magpie crawl --json`); counters cover every run of the crawl,
+/// times and rates cover this run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Summary {
+    /// Crawl name.
+    pub crawl: String,
+    /// `finished` (frontier empty), `max-pages`, or `interrupted`.
+    pub stop_reason: String,
+    /// Pages fetched and archived.
+    pub pages_fetched: u64,
+    /// robots.txt fetches.
+    pub robots_fetches: u64,
+    /// Responses by status class.
+    pub responses_by_status: BTreeMap<String, u64>,
+    /// Response bytes received.
+    pub bytes_received: u64,
+    /// Bytes written to WARC files.
+    pub warc_bytes: u64,
+    /// WARC files written by this run.
+    pub warc_files: Vec<String>,
+    /// Revisit records.
+    pub revisits: u64,
+    /// Distinct URLs queued.
+    pub urls_discovered: u64,
+    /// URLs still queued.
+    pub urls_queued: u64,
+    /// Links refused by scope.
+    pub urls_out_of_scope: u64,
+    /// ... by reason.
+    pub out_of_scope_by_reason: BTreeMap<String, u64>,
+    /// URLs refused by robots.txt.
+    pub robots_blocked: u64,
+    /// Retries.
+    pub retries: u64,
+    /// Errors by kind.
+    pub errors_by_kind: BTreeMap<String, u64>,
+    /// Hosts seen.
+    pub hosts: u64,
+    /// Seconds this run took.
+    pub elapsed_seconds: f64,
+    /// Pages fetched per second in this run.
+    pub pages_per_second: f64,
+}
