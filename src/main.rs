@@ -1,1 +1,164 @@
-fn main() {}
+//! The `magpie` command line: parse arguments, validate configuration, run one command.
+//! This is the binary's edge: errors become one line on stderr and a non-zero exit code.
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use magpie::crawl::{self, progress::Progress, stats::Stats, CrawlOptions};
+use magpie::sample_site::{self, SampleWeb};
+use magpie::spec::Spec;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use tokio::sync::watch;
+
+#[derive(Parser)]
+#[command(name = "magpie", version, about = "An archival-quality, focused web crawler")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Crawl from a spec until the frontier is empty or a limit is hit; resumes if interrupted.
+    Crawl {
+        /// The crawl specification (JSON).
+        spec: PathBuf,
+        /// Data folder: the crawl lives in DATA/<name>/.
+        #[arg(long, default_value = "magpie-data")]
+        data: PathBuf,
+        /// Move an existing crawl of the same name aside and start over.
+        #[arg(long)]
+        fresh: bool,
+        /// No progress bar; print one JSON summary on stdout at the end.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Crawl the built-in sample site on loopback (no internet needed).
+    Demo {
+        /// Data folder.
+        #[arg(long, default_value = "magpie-data")]
+        data: PathBuf,
+        /// Print the JSON summary instead of a progress bar.
+        #[arg(long)]
+        json: bool,
+    },
+    /// WARC file tools.
+    Warc {
+        #[command(subcommand)]
+        command: WarcCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum WarcCommand {
+    /// Validate WARC files; exits 1 listing the record offset of every defect.
+    Check {
+        /// Files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("MAGPIE_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("magpie: error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(dispatch(cli.command)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("magpie: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn dispatch(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Crawl { spec, data, fresh, json } => {
+            let text = std::fs::read_to_string(&spec).with_context(|| format!("cannot read {}", spec.display()))?;
+            let spec = Spec::from_json(&text).with_context(|| format!("invalid spec {}", spec.display()))?;
+            run_crawl(spec, data, fresh, json).await
+        }
+        Command::Demo { data, json } => demo(data, json).await,
+        Command::Warc {
+            command: WarcCommand::Check { files },
+        } => warc_check(&files),
+    }
+}
+
+async fn run_crawl(spec: Spec, data: PathBuf, fresh: bool, json: bool) -> Result<ExitCode> {
+    let stats = Arc::new(Stats::default());
+    let (stop_tx, stop_rx) = watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("magpie: stopping: finishing fetches in flight (Ctrl-C again to abort)");
+            let _ = stop_tx.send(true);
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(130);
+            }
+        }
+    });
+    let progress = (!json).then(|| Progress::start(stats.clone()));
+    let opts = CrawlOptions {
+        data,
+        fresh,
+        hostname: crawl::machine_name(),
+    };
+    let summary = crawl::run(spec, opts, stats, stop_rx).await;
+    drop(progress);
+    let summary = summary?;
+    if json {
+        println!("{}", serde_json::to_string(&summary)?);
+    } else {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn demo(data: PathBuf, json: bool) -> Result<ExitCode> {
+    let web = SampleWeb::start(sample_site::demo_config())
+        .await
+        .context("cannot start the sample site on loopback")?;
+    let seeds: Vec<String> = web.seeds();
+    eprintln!("magpie: sample site serving {} hosts: {}", seeds.len(), seeds.join(" "));
+    let spec = serde_json::json!({
+        "name": "demo",
+        "seeds": seeds,
+        "politeness": { "min_delay_ms": 50, "max_delay_ms": 500, "delay_factor": 2.0 },
+        "limits": { "max_pages": 1000 },
+        "network": { "allow_private": true }
+    });
+    let spec = Spec::from_json(&spec.to_string())?;
+    let code = run_crawl(spec, data.clone(), true, json).await?;
+    web.shutdown().await;
+    eprintln!("magpie: WARC files are in {}", data.join("demo/warc").display());
+    Ok(code)
+}
+
+fn warc_check(files: &[PathBuf]) -> Result<ExitCode> {
+    let mut bad = 0usize;
+    for f in files {
+        let defects = magpie::archive::check_file(f).with_context(|| format!("cannot check {}", f.display()))?;
+        for d in &defects {
+            println!("{}: offset {}: {}", f.display(), d.offset, d.message);
+        }
+        if defects.is_empty() {
+            println!("{}: ok", f.display());
+        }
+        bad += defects.len();
+    }
+    if bad > 0 {
+        bail!("{bad} defect(s) found");
+    }
+    Ok(ExitCode::SUCCESS)
+}
