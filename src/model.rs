@@ -1,7 +1,7 @@
 //! The shared vocabulary of the crawl: the typed values that flow between stages. No I/O here.
 //!
 //! Data flows one way: a [`CrawlUri`] leaves the frontier, the fetch stage turns it into an
-//! `Fetched` exchange, the parse stage into a [`ParsedPage`] with [`Link`]s, and the links go back
+//! `Fetched` exchange, then the parse stage into a [`ParsedPage`] with [`Link`]s, and the links go back
 //! through scope into the frontier as new [`CrawlUri`]s.
 
 use serde::{Deserialize, Serialize};

@@ -60,7 +60,7 @@ struct Original {
 /// Work coming back from a worker.
 enum Done {
     Page(UrlLease, Result<Processed, FetchFailure>, Duration),
-    Robots(String, String, Result<Processed, FetchFailure>, Duration),
+    Robots(String, String, Result<Vec<Processed>, FetchFailure>, Duration),
 }
 
 /// Why a worker produced no records.
@@ -220,21 +220,48 @@ impl Engine {
         });
     }
 
+    /// Fetches robots.txt, following up to five redirects (RFC 9309 §2.3.1.2); every exchange
+    /// is archived, and the rules come from the last one.
     fn spawn_robots(&mut self, host: String, origin: String) {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.writer.warcinfo_id().to_string();
         tokio::spawn(async move {
             let t0 = Instant::now();
-            let result = match url::Url::parse(&format!("{origin}/robots.txt")) {
-                Err(e) => Err(FetchFailure::Archive(format!("bad origin {origin}: {e}"))),
-                Ok(url) => match fetcher.fetch(&url).await {
-                    Err(e) => Err(FetchFailure::Fetch(e)),
-                    Ok(fetched) => tokio::task::spawn_blocking(move || pipeline::process_robots(&ctx, &fetched, &warcinfo))
-                        .await
-                        .map_err(|e| FetchFailure::Archive(e.to_string()))
-                        .and_then(|r| r.map_err(|e| FetchFailure::Archive(e.to_string()))),
-                },
+            let mut chain = Vec::new();
+            let mut next = url::Url::parse(&format!("{origin}/robots.txt"))
+                .map_err(|e| FetchFailure::Archive(format!("bad origin {origin}: {e}")));
+            let mut failure = None;
+            for _ in 0..=5 {
+                let url = match next {
+                    Ok(u) => u,
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                };
+                let fetched = match fetcher.fetch(&url).await {
+                    Ok(f) => f,
+                    Err(e) => {
+                        failure = Some(FetchFailure::Fetch(e));
+                        break;
+                    }
+                };
+                let location = redirect_target(&fetched.info, &url);
+                let (c, w) = (ctx.clone(), warcinfo.clone());
+                match tokio::task::spawn_blocking(move || pipeline::process_robots(&c, &fetched, &w)).await {
+                    Ok(Ok(p)) => chain.push(p),
+                    Ok(Err(e)) => failure = Some(FetchFailure::Archive(e.to_string())),
+                    Err(e) => failure = Some(FetchFailure::Archive(e.to_string())),
+                }
+                match location {
+                    Some(target) if failure.is_none() => next = Ok(target),
+                    _ => break,
+                }
+            }
+            let result = match failure {
+                Some(e) if chain.is_empty() => Err(e),
+                _ => Ok(chain),
             };
             let _ = tx.send(Done::Robots(host, origin, result, t0.elapsed()));
         });
@@ -311,19 +338,25 @@ impl Engine {
         &mut self,
         host: String,
         origin: String,
-        result: Result<Processed, FetchFailure>,
+        result: Result<Vec<Processed>, FetchFailure>,
         took: Duration,
         now: Instant,
     ) -> Result<(), super::CrawlError> {
         let limits = &self.spec.raw.limits;
         let retry_in = backoff(limits.retry_delay_ms, self.frontier.robots_failures(&host).min(8) as u8);
         let robots = match result {
-            Ok(p) => {
-                self.frontier.set_ip(&host, p.records.info.ip);
-                self.archive(&p)?;
-                self.stats.robots_fetches.fetch_add(1, Relaxed);
-                self.stats.status(p.records.info.status);
-                p.robots
+            Ok(chain) => {
+                let mut last = None;
+                for p in chain {
+                    if last.is_none() {
+                        self.frontier.set_ip(&host, p.records.info.ip);
+                    }
+                    self.archive(&p)?;
+                    self.stats.robots_fetches.fetch_add(1, Relaxed);
+                    self.stats.status(p.records.info.status);
+                    last = p.robots;
+                }
+                last
             }
             Err(e) => {
                 self.stats.error(match &e {
@@ -485,6 +518,14 @@ pub(super) fn stored_checkpoint(frontier: &Frontier) -> Result<Option<Checkpoint
     Ok(frontier
         .read(&keys::meta_key("checkpoint"))?
         .and_then(|v| serde_json::from_slice(&v).ok()))
+}
+
+/// The `Location` of a 3xx response, resolved.
+fn redirect_target(info: &crate::model::ExchangeInfo, base: &url::Url) -> Option<url::Url> {
+    if !(300..400).contains(&info.status) {
+        return None;
+    }
+    base.join(info.header("location")?.trim()).ok()
 }
 
 /// Exponential backoff: `base × 2^attempt`, at most an hour.
