@@ -193,7 +193,8 @@ fn write_response(
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
-        _ => "Request Header Fields Too Large",
+        431 => "Request Header Fields Too Large",
+        _ => "Status",
     };
     out.reserve(256 + body.len());
     out.extend_from_slice(b"HTTP/1.1 ");
