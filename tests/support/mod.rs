@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod client;
+pub mod harness;
 mod oddities;
 mod reply;
 mod scenarios;

@@ -1,0 +1,153 @@
+//! Running crawls from tests and reading back what they archived, with an independent reader
+//! (the `warc` crate) and with `warcio check`.
+
+use magpie::crawl::{self, stats::Stats, stats::Summary, CrawlOptions};
+use magpie::spec::Spec;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use tokio::sync::watch;
+
+/// A spec for the fixture web: loopback allowed, short delays, small timeouts. `extra` is
+/// merged over the defaults section by section.
+pub fn spec(name: &str, seeds: &[String], extra: Value) -> Spec {
+    let mut v = json!({
+        "name": name,
+        "seeds": seeds,
+        "politeness": { "min_delay_ms": 0, "max_delay_ms": 100, "delay_factor": 0.0 },
+        "limits": { "timeout_ms": 3000, "retry_delay_ms": 50, "max_pages": 500 },
+        "network": { "allow_private": true }
+    });
+    merge(&mut v, extra);
+    Spec::from_json(&v.to_string()).expect("test spec is valid")
+}
+
+fn merge(base: &mut Value, extra: Value) {
+    match (base, extra) {
+        (Value::Object(b), Value::Object(e)) => {
+            for (k, v) in e {
+                merge(b.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (b, e) => *b = e,
+    }
+}
+
+/// Runs a crawl to completion in-process and returns its summary.
+pub fn run(spec: Spec, data: &Path) -> Summary {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (_stop_tx, stop_rx) = watch::channel(false);
+    let opts = CrawlOptions {
+        data: data.to_path_buf(),
+        fresh: false,
+        hostname: "testhost".into(),
+    };
+    rt.block_on(crawl::run(spec, opts, Arc::new(Stats::default()), stop_rx))
+        .expect("crawl runs")
+}
+
+/// One WARC record as the third-party reader sees it.
+#[derive(Debug, Clone)]
+pub struct Rec {
+    /// The file it is in.
+    pub file: PathBuf,
+    /// `WARC-Type`.
+    pub kind: String,
+    /// `WARC-Target-URI`, empty for warcinfo.
+    pub uri: String,
+    /// All WARC fields, names as the reader normalises them.
+    pub fields: HashMap<String, String>,
+    /// The record block.
+    pub body: Vec<u8>,
+}
+
+impl Rec {
+    /// A WARC field by name (case-insensitive).
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The sealed WARC files of a crawl, in name order.
+pub fn warc_files(data: &Path, crawl: &str) -> Vec<PathBuf> {
+    let dir = data.join(crawl).join("warc");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.to_string_lossy().ends_with(".warc.gz"));
+    files.sort();
+    files
+}
+
+/// Every record of the crawl's WARC files, read with the `warc` crate.
+pub fn records(data: &Path, crawl: &str) -> Vec<Rec> {
+    let mut out = Vec::new();
+    for file in warc_files(data, crawl) {
+        let f = File::open(&file).expect("open warc");
+        let reader = warc::WarcReader::new(BufReader::new(flate2::read::MultiGzDecoder::new(f)));
+        for r in reader.iter_raw_records() {
+            let (head, body) = r.unwrap_or_else(|e| panic!("{}: unreadable record: {e}", file.display()));
+            let fields: HashMap<String, String> = head
+                .headers
+                .iter()
+                .map(|(k, v)| (String::from(k.clone()), String::from_utf8_lossy(v).into_owned()))
+                .collect();
+            let get = |n: &str| {
+                fields
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(n))
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default()
+            };
+            out.push(Rec {
+                file: file.clone(),
+                kind: get("WARC-Type"),
+                uri: get("WARC-Target-URI"),
+                fields: fields.clone(),
+                body,
+            });
+        }
+    }
+    out
+}
+
+/// Target URIs of `response` (and `revisit`) records.
+pub fn captured(recs: &[Rec]) -> Vec<String> {
+    recs.iter()
+        .filter(|r| r.kind == "response" || r.kind == "revisit")
+        .map(|r| r.uri.clone())
+        .collect()
+}
+
+/// Runs `warcio check -v` on the files. Without warcio this fails when
+/// `MAGPIE_REQUIRE_WARCIO=1` (as in CI), and otherwise only prints a note.
+pub fn warcio_check(files: &[PathBuf]) {
+    assert!(!files.is_empty(), "no WARC files to check");
+    let out = match Command::new("warcio").arg("check").arg("-v").args(files).output() {
+        Ok(o) => o,
+        Err(e) => {
+            if std::env::var("MAGPIE_REQUIRE_WARCIO").as_deref() == Ok("1") {
+                panic!("warcio is required but cannot run: {e}");
+            }
+            eprintln!("note: warcio not available ({e}); independent check skipped");
+            return;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "warcio check failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
