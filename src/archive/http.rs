@@ -1,0 +1,227 @@
+//! Streaming computation of an HTTP message's payload digest for the validator: finds the end
+//! of the header block, then digests the body both as raw bytes and with chunked framing
+//! removed (when `Transfer-Encoding: chunked`), without holding the body.
+
+use sha1::{Digest, Sha1};
+
+/// Largest HTTP header block looked for; beyond it the message is treated as all header.
+const MAX_HTTP_HEAD: usize = 256 * 1024;
+
+/// Digests of an HTTP message's payload, fed block bytes in order.
+pub(crate) struct PayloadDigest {
+    head: Vec<u8>,
+    in_body: bool,
+    raw: Sha1,
+    dechunk: Option<(Dechunker, Sha1)>,
+}
+
+/// The result of [`PayloadDigest::finish`].
+pub(crate) struct PayloadDigests {
+    /// SHA-1 of all bytes after the header block.
+    pub raw: [u8; 20],
+    /// SHA-1 of the de-chunked body, when the message is chunked.
+    pub dechunked: Option<[u8; 20]>,
+}
+
+impl PayloadDigest {
+    pub fn new() -> PayloadDigest {
+        PayloadDigest {
+            head: Vec::with_capacity(1024),
+            in_body: false,
+            raw: Sha1::new(),
+            dechunk: None,
+        }
+    }
+
+    pub fn update(&mut self, mut data: &[u8]) {
+        if !self.in_body {
+            if self.head.len() >= MAX_HTTP_HEAD {
+                return;
+            }
+            let from = self.head.len().saturating_sub(3);
+            let take = data.len().min(MAX_HTTP_HEAD - self.head.len());
+            self.head.extend_from_slice(&data[..take]);
+            let Some(end) = find_head_end(&self.head[from..]).map(|e| e + from) else {
+                return;
+            };
+            // Bytes of `data` that belong to the body.
+            let body_in_data = self.head.len() - end;
+            data = &data[take - body_in_data..];
+            self.head.truncate(end);
+            self.in_body = true;
+            if is_chunked(&self.head) {
+                self.dechunk = Some((Dechunker::default(), Sha1::new()));
+            }
+        }
+        self.raw.update(data);
+        if let Some((d, sha)) = &mut self.dechunk {
+            d.feed(data, |payload| sha.update(payload));
+        }
+    }
+
+    pub fn finish(self) -> PayloadDigests {
+        PayloadDigests {
+            raw: self.raw.finalize().into(),
+            dechunked: self.dechunk.map(|(_, sha)| sha.finalize().into()),
+        }
+    }
+}
+
+/// Index just after the first blank line (CRLF CRLF, or LF LF from sloppy servers).
+fn find_head_end(buf: &[u8]) -> Option<usize> {
+    for i in 0..buf.len() {
+        if buf[i] == b'\n' {
+            if buf.get(i + 1) == Some(&b'\n') {
+                return Some(i + 2);
+            }
+            if buf.get(i + 1) == Some(&b'\r') && buf.get(i + 2) == Some(&b'\n') {
+                return Some(i + 3);
+            }
+        }
+    }
+    None
+}
+
+/// Whether the last transfer coding named in the header block is `chunked`.
+fn is_chunked(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let mut chunked = false;
+    for line in text.lines().skip(1) {
+        if let Some((name, value)) = line.split_once(':') {
+            if name.trim().eq_ignore_ascii_case("transfer-encoding") {
+                chunked = value
+                    .rsplit(',')
+                    .next()
+                    .is_some_and(|c| c.trim().eq_ignore_ascii_case("chunked"));
+            }
+        }
+    }
+    chunked
+}
+
+#[derive(Default, Debug, PartialEq)]
+enum ChunkState {
+    #[default]
+    Size,
+    Data(u64),
+    DataEnd,
+    Trailer,
+    Done,
+    Broken,
+}
+
+/// Removes chunked transfer framing incrementally; stops at malformed framing.
+#[derive(Default)]
+pub(crate) struct Dechunker {
+    state: ChunkState,
+    line: Vec<u8>,
+}
+
+impl Dechunker {
+    /// Feeds framed bytes, passing payload bytes to `out`.
+    pub fn feed(&mut self, mut data: &[u8], mut out: impl FnMut(&[u8])) {
+        while !data.is_empty() {
+            match self.state {
+                ChunkState::Done | ChunkState::Broken => return,
+                ChunkState::Data(n) => {
+                    let k = (data.len() as u64).min(n) as usize;
+                    out(&data[..k]);
+                    data = &data[k..];
+                    self.state = if n == k as u64 {
+                        ChunkState::DataEnd
+                    } else {
+                        ChunkState::Data(n - k as u64)
+                    };
+                }
+                _ => {
+                    let Some(nl) = data.iter().position(|&b| b == b'\n') else {
+                        self.line.extend_from_slice(data);
+                        if self.line.len() > 4096 {
+                            self.state = ChunkState::Broken;
+                        }
+                        return;
+                    };
+                    self.line.extend_from_slice(&data[..nl]);
+                    data = &data[nl + 1..];
+                    self.end_line();
+                }
+            }
+        }
+    }
+
+    fn end_line(&mut self) {
+        let line = std::mem::take(&mut self.line);
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches('\r');
+        self.state = match self.state {
+            ChunkState::Size => {
+                let hex = text.split(';').next().unwrap_or("").trim();
+                match u64::from_str_radix(hex, 16) {
+                    Ok(0) => ChunkState::Trailer,
+                    Ok(n) => ChunkState::Data(n),
+                    Err(_) => ChunkState::Broken,
+                }
+            }
+            ChunkState::DataEnd if text.is_empty() => ChunkState::Size,
+            ChunkState::DataEnd => ChunkState::Broken,
+            ChunkState::Trailer if text.is_empty() => ChunkState::Done,
+            ChunkState::Trailer => ChunkState::Trailer,
+            _ => ChunkState::Broken,
+        };
+        self.line = line;
+        self.line.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn digest_in_pieces(msg: &[u8], piece: usize) -> PayloadDigests {
+        let mut p = PayloadDigest::new();
+        for c in msg.chunks(piece) {
+            p.update(c);
+        }
+        p.finish()
+    }
+
+    fn sha(b: &[u8]) -> [u8; 20] {
+        Sha1::digest(b).into()
+    }
+
+    #[test]
+    fn plain_body_any_split() {
+        let msg = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+        for piece in [1, 2, 3, 7, 100] {
+            let d = digest_in_pieces(msg, piece);
+            assert_eq!(d.raw, sha(b"hello"), "piece {piece}");
+            assert!(d.dechunked.is_none());
+        }
+    }
+
+    #[test]
+    fn chunked_body_any_split() {
+        let msg = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, Chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-T: 1\r\n\r\n";
+        let raw_body = &msg[msg.windows(4).position(|w| w == b"\r\n\r\n").expect("end") + 4..];
+        for piece in [1, 2, 5, 9, 1000] {
+            let d = digest_in_pieces(msg, piece);
+            assert_eq!(d.dechunked, Some(sha(b"hello world")), "piece {piece}");
+            assert_eq!(d.raw, sha(raw_body));
+        }
+    }
+
+    #[test]
+    fn no_head_end_means_empty_payload() {
+        let d = digest_in_pieces(b"HTTP/1.1 200 OK\r\nX: y\r\n", 4);
+        assert_eq!(d.raw, sha(b""));
+    }
+
+    #[test]
+    fn malformed_chunks_stop() {
+        let mut d = Dechunker::default();
+        let mut got = Vec::new();
+        d.feed(b"3\r\nabc\r\nzz\r\nmore", |p| got.extend_from_slice(p));
+        assert_eq!(got, b"abc");
+        assert_eq!(d.state, ChunkState::Broken);
+    }
+}

@@ -1,0 +1,372 @@
+//! Encoding of single WARC/1.1 records as gzip members, and constructors for the record kinds
+//! the crawler writes (response, request, metadata, revisit, warcinfo).
+//!
+//! Everything here is pure (no shared state), so records can be encoded on worker threads in
+//! parallel and handed to the single-threaded [`super::WarcWriter`] as finished bytes.
+
+use super::{sha1_digest, ArchiveError};
+use flate2::{write::GzEncoder, Compression};
+use std::io::{Read, Write};
+use std::net::IpAddr;
+
+/// The `WARC-Profile` of revisits that reuse an earlier capture's identical payload (WARC/1.1).
+pub const REVISIT_PROFILE: &str =
+    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
+
+const CT_RESPONSE: &str = "application/http; msgtype=response";
+const CT_REQUEST: &str = "application/http; msgtype=request";
+const CT_FIELDS: &str = "application/warc-fields";
+
+/// Encodes ONE record as ONE complete gzip member.
+///
+/// Fields are written in the given order, exactly as given (names keep their case), then
+/// `Content-Length` (computed from `block_len`), a blank line, the block streamed from `block`,
+/// and CRLF CRLF. Streaming keeps memory at the size of the compressed output even for huge
+/// blocks. Errors if `block` yields fewer or more than `block_len` bytes, if a field cannot be
+/// written (empty or non-token name, CR/LF in a value) or if the caller passed `Content-Length`.
+/// `Content-Type` is added only if the caller put it in `fields`. `level` is the gzip level
+/// (0-9; larger values are treated as 9).
+pub fn encode_record(
+    fields: &[(&str, &str)],
+    block: &mut dyn Read,
+    block_len: u64,
+    level: u32,
+) -> Result<Vec<u8>, ArchiveError> {
+    let mut head = String::with_capacity(
+        64 + fields
+            .iter()
+            .map(|(n, v)| n.len() + v.len() + 4)
+            .sum::<usize>(),
+    );
+    head.push_str("WARC/1.1\r\n");
+    for (name, value) in fields {
+        check_field(name, value)?;
+        head.push_str(name);
+        head.push_str(": ");
+        head.push_str(value);
+        head.push_str("\r\n");
+    }
+    head.push_str("Content-Length: ");
+    head.push_str(&block_len.to_string());
+    head.push_str("\r\n\r\n");
+
+    let capacity = (block_len / 3).min(8 << 20) as usize + head.len() / 2 + 64;
+    let mut enc = GzEncoder::new(Vec::with_capacity(capacity), Compression::new(level.min(9)));
+    enc.write_all(head.as_bytes())?;
+    let copied = std::io::copy(&mut block.take(block_len), &mut enc)?;
+    if copied != block_len {
+        return Err(ArchiveError::BlockLength {
+            declared: block_len,
+            actual: format!("had {copied} bytes"),
+        });
+    }
+    let mut probe = [0u8; 1];
+    if read_retrying(block, &mut probe)? != 0 {
+        return Err(ArchiveError::BlockLength {
+            declared: block_len,
+            actual: "had more bytes".into(),
+        });
+    }
+    enc.write_all(b"\r\n\r\n")?;
+    Ok(enc.finish()?)
+}
+
+fn read_retrying(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match r.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
+/// Refuses fields that would corrupt the header or duplicate the computed length.
+fn check_field(name: &str, value: &str) -> Result<(), ArchiveError> {
+    let bad = |reason: &str| ArchiveError::InvalidField {
+        name: name.to_string(),
+        reason: reason.to_string(),
+    };
+    if name.is_empty() {
+        return Err(bad("empty field name"));
+    }
+    if !name.bytes().all(is_token_byte) {
+        return Err(bad("field name must be an HTTP token"));
+    }
+    if name.eq_ignore_ascii_case("Content-Length") {
+        return Err(bad("Content-Length is computed from the block length"));
+    }
+    if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+        return Err(bad("value contains CR, LF or NUL"));
+    }
+    Ok(())
+}
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// What every record about one fetched URL shares.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordCommon<'a> {
+    /// This record's `WARC-Record-ID` (from [`super::new_record_id`]).
+    pub record_id: &'a str,
+    /// `WARC-Date` (from [`super::warc_date`]); a request and its response share it.
+    pub date: &'a str,
+    /// `WARC-Target-URI`, without angle brackets.
+    pub target_uri: &'a str,
+    /// `WARC-Warcinfo-ID` of the file the record goes to ([`super::WarcWriter::warcinfo_id`]);
+    /// omitted when empty.
+    pub warcinfo_id: &'a str,
+    /// `WARC-IP-Address`, when known.
+    pub ip: Option<IpAddr>,
+}
+
+/// The leading fields: type, id, date, target, warcinfo.
+fn common_fields<'a>(
+    kind: &'a str,
+    c: &RecordCommon<'a>,
+    out: &mut Vec<(&'a str, &'a str)>,
+) -> Result<(), ArchiveError> {
+    if c.target_uri.is_empty() {
+        return Err(ArchiveError::InvalidField {
+            name: "WARC-Target-URI".into(),
+            reason: format!("a {kind} record needs a target URI"),
+        });
+    }
+    out.push(("WARC-Type", kind));
+    out.push(("WARC-Record-ID", c.record_id));
+    out.push(("WARC-Date", c.date));
+    out.push(("WARC-Target-URI", c.target_uri));
+    if !c.warcinfo_id.is_empty() {
+        out.push(("WARC-Warcinfo-ID", c.warcinfo_id));
+    }
+    Ok(())
+}
+
+/// A `response` record whose block (status line, headers, body as received) streams from
+/// `block`; the digests were computed by the fetcher while the bytes arrived.
+/// `truncated` is the `WARC-Truncated` reason, if the body was cut short.
+pub fn response_record(
+    c: &RecordCommon,
+    block: &mut dyn Read,
+    block_len: u64,
+    block_digest: &str,
+    payload_digest: &str,
+    truncated: Option<&str>,
+    level: u32,
+) -> Result<Vec<u8>, ArchiveError> {
+    let ip = c.ip.map(|ip| ip.to_string());
+    let mut f = Vec::with_capacity(10);
+    common_fields("response", c, &mut f)?;
+    if let Some(ip) = &ip {
+        f.push(("WARC-IP-Address", ip.as_str()));
+    }
+    f.push(("WARC-Block-Digest", block_digest));
+    f.push(("WARC-Payload-Digest", payload_digest));
+    if let Some(t) = truncated {
+        f.push(("WARC-Truncated", t));
+    }
+    f.push(("Content-Type", CT_RESPONSE));
+    encode_record(&f, block, block_len, level)
+}
+
+/// The `request` record sent for a response: same date, `WARC-Concurrent-To` the response.
+pub fn request_record(
+    c: &RecordCommon,
+    concurrent_to: &str,
+    request_bytes: &[u8],
+    level: u32,
+) -> Result<Vec<u8>, ArchiveError> {
+    let ip = c.ip.map(|ip| ip.to_string());
+    let digest = sha1_digest(request_bytes);
+    let mut f = Vec::with_capacity(10);
+    common_fields("request", c, &mut f)?;
+    if let Some(ip) = &ip {
+        f.push(("WARC-IP-Address", ip.as_str()));
+    }
+    f.push(("WARC-Concurrent-To", concurrent_to));
+    f.push(("WARC-Block-Digest", &digest));
+    f.push(("Content-Type", CT_REQUEST));
+    encode_record(
+        &f,
+        &mut &request_bytes[..],
+        request_bytes.len() as u64,
+        level,
+    )
+}
+
+/// A `metadata` record about a capture (for example `application/warc-fields` with Heritrix's
+/// `via`, `hopsFromSeed`, `outlink` lines, or `application/json`), concurrent to the response.
+pub fn metadata_record(
+    c: &RecordCommon,
+    concurrent_to: &str,
+    content_type: &str,
+    body: &[u8],
+    level: u32,
+) -> Result<Vec<u8>, ArchiveError> {
+    let digest = sha1_digest(body);
+    let mut f = Vec::with_capacity(8);
+    common_fields("metadata", c, &mut f)?;
+    if !concurrent_to.is_empty() {
+        f.push(("WARC-Concurrent-To", concurrent_to));
+    }
+    f.push(("WARC-Block-Digest", &digest));
+    f.push(("Content-Type", content_type));
+    encode_record(&f, &mut &body[..], body.len() as u64, level)
+}
+
+/// A `revisit` record for a payload identical to an earlier capture: the block is the new
+/// response's status line and headers only (`WARC-Truncated: length`), and the Refers-To fields
+/// let replay tools find the original even under another URL.
+pub fn revisit_record(
+    c: &RecordCommon,
+    payload_digest: &str,
+    refers_to_id: &str,
+    refers_to_uri: &str,
+    refers_to_date: &str,
+    http_headers: &[u8],
+    level: u32,
+) -> Result<Vec<u8>, ArchiveError> {
+    let ip = c.ip.map(|ip| ip.to_string());
+    let digest = sha1_digest(http_headers);
+    let mut f = Vec::with_capacity(14);
+    common_fields("revisit", c, &mut f)?;
+    if let Some(ip) = &ip {
+        f.push(("WARC-IP-Address", ip.as_str()));
+    }
+    f.push(("WARC-Profile", REVISIT_PROFILE));
+    f.push(("WARC-Refers-To", refers_to_id));
+    f.push(("WARC-Refers-To-Target-URI", refers_to_uri));
+    f.push(("WARC-Refers-To-Date", refers_to_date));
+    f.push(("WARC-Payload-Digest", payload_digest));
+    f.push(("WARC-Block-Digest", &digest));
+    f.push(("WARC-Truncated", "length"));
+    f.push(("Content-Type", CT_RESPONSE));
+    encode_record(&f, &mut &http_headers[..], http_headers.len() as u64, level)
+}
+
+/// The `warcinfo` record that opens every file: `application/warc-fields` lines describing the
+/// crawl (software, format, operator, isPartOf, robots policy, ...). It has no Target-URI.
+pub fn warcinfo_record(
+    record_id: &str,
+    date: &str,
+    filename: &str,
+    fields: &[(String, String)],
+    level: u32,
+) -> Result<Vec<u8>, ArchiveError> {
+    let mut body = String::with_capacity(fields.iter().map(|(n, v)| n.len() + v.len() + 4).sum());
+    for (name, value) in fields {
+        check_field(name, value)?;
+        body.push_str(name);
+        body.push_str(": ");
+        body.push_str(value);
+        body.push_str("\r\n");
+    }
+    let digest = sha1_digest(body.as_bytes());
+    let f = [
+        ("WARC-Type", "warcinfo"),
+        ("WARC-Record-ID", record_id),
+        ("WARC-Date", date),
+        ("WARC-Filename", filename),
+        ("WARC-Block-Digest", digest.as_str()),
+        ("Content-Type", CT_FIELDS),
+    ];
+    encode_record(&f, &mut body.as_bytes(), body.len() as u64, level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::read::GzDecoder;
+
+    fn gunzip(member: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        GzDecoder::new(member)
+            .read_to_end(&mut out)
+            .expect("valid gzip");
+        out
+    }
+
+    #[test]
+    fn exact_layout_and_field_case() {
+        let m = encode_record(
+            &[
+                ("WARC-Type", "resource"),
+                ("x-Odd-CASE", "v a l"),
+                ("Content-Type", "text/plain"),
+            ],
+            &mut &b"hello"[..],
+            5,
+            6,
+        )
+        .expect("encode");
+        assert_eq!(&m[..2], &[0x1f, 0x8b]);
+        assert_eq!(
+            gunzip(&m),
+            b"WARC/1.1\r\nWARC-Type: resource\r\nx-Odd-CASE: v a l\r\nContent-Type: text/plain\r\n\
+Content-Length: 5\r\n\r\nhello\r\n\r\n"
+                .to_vec()
+        );
+    }
+
+    #[test]
+    fn wrong_block_length_is_an_error() {
+        let short = encode_record(&[("WARC-Type", "resource")], &mut &b"abc"[..], 4, 1);
+        assert!(
+            matches!(short, Err(ArchiveError::BlockLength { declared: 4, .. })),
+            "{short:?}"
+        );
+        let long = encode_record(&[("WARC-Type", "resource")], &mut &b"abcde"[..], 4, 1);
+        assert!(
+            matches!(long, Err(ArchiveError::BlockLength { declared: 4, .. })),
+            "{long:?}"
+        );
+    }
+
+    #[test]
+    fn bad_fields_are_refused() {
+        for (n, v) in [
+            ("", "x"),
+            ("Bad Name", "x"),
+            ("X", "a\r\nInjected: 1"),
+            ("content-length", "3"),
+        ] {
+            let r = encode_record(&[(n, v)], &mut &b""[..], 0, 1);
+            assert!(
+                matches!(r, Err(ArchiveError::InvalidField { .. })),
+                "{n:?} {v:?}: {r:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn constructors_refuse_empty_target() {
+        let c = RecordCommon {
+            record_id: "<urn:uuid:x>",
+            date: "d",
+            target_uri: "",
+            warcinfo_id: "",
+            ip: None,
+        };
+        assert!(request_record(&c, "<urn:uuid:y>", b"GET / HTTP/1.1\r\n\r\n", 1).is_err());
+    }
+
+    #[test]
+    fn large_block_streams() {
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+        let m = encode_record(
+            &[("WARC-Type", "resource")],
+            &mut &data[..],
+            data.len() as u64,
+            1,
+        )
+        .expect("encode");
+        let out = gunzip(&m);
+        let body_start = out
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("head end")
+            + 4;
+        assert_eq!(&out[body_start..out.len() - 4], &data[..]);
+    }
+}
