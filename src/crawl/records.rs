@@ -45,7 +45,7 @@ pub fn encode(
         warcinfo_id,
         ip: Some(info.ip),
     };
-    let mut block = fetched.response.reader().map_err(|e| ArchiveError::Spool(e.to_string()))?;
+    let mut block = fetched.response.reader()?;
     let response = archive::response_record(
         &common,
         &mut block,
@@ -82,7 +82,7 @@ pub fn encode(
     let http_head = fetched
         .response
         .read_range(0, info.header_len as usize)
-        .map_err(|e| ArchiveError::Spool(e.to_string()))?;
+        ?;
     Ok(EncodedRecords {
         info: info.clone(),
         record_id,
