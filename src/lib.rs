@@ -3,5 +3,7 @@
 //! Module map, in the order data flows through a crawl:
 //!
 //! - [`model`]: the shared vocabulary (`CrawlUri`, `ExchangeInfo`, `ParsedPage`, `Link`); no I/O.
+//! - [`uri`]: URL resolution, canonical form and fingerprint for the seen-test, host keys, registered domains, SURT.
 
 pub mod model;
+pub mod uri;
