@@ -1,0 +1,386 @@
+//! HTML to [`ParsedPage`]: one walk over the html5ever tree collects links (with hop type,
+//! Heritrix-style context and anchor text), visible text blocks, title, language and robots
+//! directives.
+
+use ego_tree::iter::Edge;
+use ego_tree::NodeRef;
+use html5ever::ns;
+use scraper::node::Element;
+use scraper::{ElementRef, Html, Node};
+use url::Url;
+
+use super::attrs::{link_rel, refresh_url, robots_flags, srcset_urls, LinkRel};
+use super::elements::{attr, is_block, is_hidden, Attrs};
+use super::text::{Blocks, Norm, MAX_ANCHOR_BYTES};
+use super::{charset, css, guard, ParseLimits};
+use crate::model::{Hop, Link, ParsedPage};
+use crate::uri::resolve_quiet;
+
+/// Parses an HTML document into a [`ParsedPage`].
+///
+/// `base` is the document's URL; a `<base href>` overrides it. The body is decoded with
+/// [`charset::decode`] and parsed up to `limits.max_html_bytes` (see the `guard` module for the
+/// other bounds on hostile input); at most `limits.max_links` links are kept. Links are kept in
+/// document order, duplicates included; `javascript:`, `mailto:`, `data:`, `tel:`, unparseable
+/// and over-long URLs are dropped. Never panics, whatever the bytes.
+pub fn html(
+    body: &[u8],
+    content_type: Option<&str>,
+    content_language: Option<&str>,
+    base: &Url,
+    limits: &ParseLimits,
+) -> ParsedPage {
+    let body = &body[..body.len().min(limits.max_html_bytes)];
+    let (text, charset) = charset::decode(body, content_type, true);
+    let doc = guard::parse_document(&text);
+    let mut page = extract(&doc, base, limits);
+    page.charset = charset.to_owned();
+    if page.declared_lang.is_none() {
+        page.declared_lang = content_language
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned);
+    }
+    page
+}
+
+/// Everything [`html`] learns from a parsed tree, except the charset and the language fallback.
+pub(super) fn extract(doc: &Html, base: &Url, limits: &ParseLimits) -> ParsedPage {
+    let mut walker = Walker::new(doc, base, limits);
+    walker.walk(doc);
+    walker.finish()
+}
+
+/// An `<a>`/`<area>` whose link was kept and whose text is being collected.
+struct OpenAnchor {
+    node: ego_tree::NodeId,
+    link: usize,
+    text: Norm,
+    /// Whether its text has reached a block yet (that block is then the link's block).
+    landed: bool,
+}
+
+struct Walker<'a> {
+    limits: &'a ParseLimits,
+    base: Url,
+    /// Whether a `<base href>` has been seen; only the first one counts.
+    base_fixed: bool,
+    page: ParsedPage,
+    /// For each link, the text segment it belongs to (see [`Blocks`]).
+    link_segment: Vec<u32>,
+    blocks: Blocks,
+    anchors: Vec<OpenAnchor>,
+    /// How many enclosing elements hide their text.
+    hidden: u32,
+    title_seen: bool,
+}
+
+impl<'a> Walker<'a> {
+    fn new(doc: &Html, base: &Url, limits: &'a ParseLimits) -> Walker<'a> {
+        let mut walker = Walker {
+            limits,
+            base: base.clone(),
+            base_fixed: false,
+            page: ParsedPage::default(),
+            link_segment: Vec::new(),
+            blocks: Blocks::default(),
+            anchors: Vec::new(),
+            hidden: 0,
+            title_seen: false,
+        };
+        // A <base> in <head> applies to links before it too, so find it before walking.
+        // (One in <body>, which is invalid but seen, applies from where it stands.)
+        if let Some(href) = head_base(doc) {
+            walker.set_base(href);
+        }
+        walker
+    }
+
+    fn set_base(&mut self, href: &str) {
+        self.base_fixed = true;
+        if let Ok(url) = resolve_quiet(href, &self.base, self.limits.max_url_len) {
+            self.base = url;
+        }
+    }
+
+    fn walk(&mut self, doc: &Html) {
+        for edge in doc.tree.root().traverse() {
+            match edge {
+                Edge::Open(node) => match node.value() {
+                    Node::Element(el) => self.open(node, el),
+                    Node::Text(t) => self.text(&t.text),
+                    _ => {}
+                },
+                Edge::Close(node) => {
+                    if let Node::Element(el) = node.value() {
+                        self.close(node, el);
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(mut self) -> ParsedPage {
+        self.blocks.close();
+        for (link, &segment) in self.page.links.iter_mut().zip(&self.link_segment) {
+            link.block = self.blocks.block_of(segment);
+        }
+        self.page.blocks = self.blocks.into_blocks();
+        self.page
+    }
+
+    /// Adds a link if there is room and the URL is acceptable; returns its index.
+    fn add(&mut self, raw: &str, hop: Hop, context: &'static str) -> Option<usize> {
+        // An empty attribute names no resource (browsers request nothing for `src=""`).
+        if self.page.links.len() >= self.limits.max_links || raw.trim().is_empty() {
+            return None;
+        }
+        let url = resolve_quiet(raw, &self.base, self.limits.max_url_len).ok()?;
+        self.page.links.push(Link {
+            url: url.into(),
+            hop,
+            context: context.to_owned(),
+            text: String::new(),
+            block: None,
+        });
+        self.link_segment.push(self.blocks.segment());
+        Some(self.page.links.len() - 1)
+    }
+
+    fn add_opt(&mut self, raw: Option<&str>, hop: Hop, context: &'static str) {
+        if let Some(raw) = raw {
+            self.add(raw, hop, context);
+        }
+    }
+
+    fn add_srcset(&mut self, value: Option<&str>, context: &'static str) {
+        if let Some(value) = value {
+            srcset_urls(value, |raw| {
+                self.add(raw, Hop::Embed, context);
+                self.page.links.len() < self.limits.max_links
+            });
+        }
+    }
+
+    fn add_css(&mut self, text: &str, url_context: &'static str, import_context: &'static str) {
+        css::scan(text, |raw, import| {
+            let context = if import { import_context } else { url_context };
+            self.add(&raw, Hop::Embed, context);
+            self.page.links.len() < self.limits.max_links
+        });
+    }
+
+    /// A block edge: closes the text segment, and separates words in open anchor texts.
+    fn boundary(&mut self) {
+        self.blocks.close();
+        for a in &mut self.anchors {
+            a.text.boundary();
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if self.hidden > 0 {
+            return;
+        }
+        let visible = self.blocks.push(text);
+        if self.anchors.is_empty() {
+            return;
+        }
+        let segment = visible.then(|| self.blocks.segment());
+        for a in &mut self.anchors {
+            a.text.push(text, MAX_ANCHOR_BYTES);
+            if let Some(segment) = segment.filter(|_| !a.landed) {
+                a.landed = true;
+                self.link_segment[a.link] = segment;
+            }
+        }
+    }
+
+    fn open(&mut self, node: NodeRef<'_, Node>, el: &Element) {
+        let name = el.name();
+        let is_html = el.name.ns == ns!(html);
+        if is_html && is_block(name) {
+            self.boundary();
+        }
+        if is_hidden(name) {
+            self.hidden += 1;
+        }
+        if !is_html {
+            return;
+        }
+        let a = Attrs::of(el);
+        match name {
+            "a" => self.open_anchor(node, a.href, "a/@href"),
+            "area" => {
+                self.open_anchor(node, a.href, "area/@href");
+                self.alt_text(a.alt);
+            }
+            "link" => match link_rel(a.rel) {
+                LinkRel::Embed => self.add_opt(a.href, Hop::Embed, "link/@href"),
+                LinkRel::Navigate => self.add_opt(a.href, Hop::Link, "link/@href"),
+                LinkRel::Ignore => {}
+            },
+            "img" => {
+                self.alt_text(a.alt);
+                self.add_opt(a.src, Hop::Embed, "img/@src");
+                self.add_srcset(a.srcset, "img/@srcset");
+                self.add_opt(a.data_src, Hop::Embed, "img/@data-src");
+                self.add_srcset(a.data_srcset, "img/@data-srcset");
+            }
+            "source" => {
+                self.add_opt(a.src, Hop::Embed, "source/@src");
+                self.add_srcset(a.srcset, "source/@srcset");
+            }
+            "script" => self.add_opt(a.src, Hop::Embed, "script/@src"),
+            "iframe" => self.add_opt(a.src, Hop::Embed, "iframe/@src"),
+            "frame" => self.add_opt(a.src, Hop::Embed, "frame/@src"),
+            "embed" => self.add_opt(a.src, Hop::Embed, "embed/@src"),
+            "object" => self.add_opt(a.data, Hop::Embed, "object/@data"),
+            "video" => {
+                self.add_opt(a.src, Hop::Embed, "video/@src");
+                self.add_opt(a.poster, Hop::Embed, "video/@poster");
+            }
+            "audio" => self.add_opt(a.src, Hop::Embed, "audio/@src"),
+            "track" => self.add_opt(a.src, Hop::Embed, "track/@src"),
+            "input"
+                if a.kind
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("image")) =>
+            {
+                self.add_opt(a.src, Hop::Embed, "input/@src");
+            }
+            "body" => self.add_opt(a.background, Hop::Embed, "body/@background"),
+            "table" => self.add_opt(a.background, Hop::Embed, "table/@background"),
+            "td" => self.add_opt(a.background, Hop::Embed, "td/@background"),
+            "th" => self.add_opt(a.background, Hop::Embed, "th/@background"),
+            "meta" => self.meta(&a),
+            "base" if !self.base_fixed => {
+                if let Some(href) = a.href {
+                    self.set_base(href);
+                }
+            }
+            "title" if !self.title_seen => {
+                self.title_seen = true;
+                let mut title = Norm::default();
+                for child in node.children() {
+                    if let Node::Text(t) = child.value() {
+                        title.push(&t.text, MAX_ANCHOR_BYTES);
+                    }
+                }
+                let title = title.into_string();
+                self.page.title = (!title.is_empty()).then_some(title);
+            }
+            "style" => {
+                for child in node.children() {
+                    if let Node::Text(t) = child.value() {
+                        self.add_css(&t.text, "style/url()", "style/@import");
+                    }
+                }
+            }
+            "html" => {
+                self.page.declared_lang = a
+                    .lang
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_owned);
+            }
+            "br" => {
+                self.blocks.boundary();
+                for anchor in &mut self.anchors {
+                    anchor.text.boundary();
+                }
+            }
+            _ => {}
+        }
+        if let Some(style) = a.style {
+            self.add_css(style, "@style/url()", "@style/@import");
+        }
+    }
+
+    fn close(&mut self, node: NodeRef<'_, Node>, el: &Element) {
+        let name = el.name();
+        let is_html = el.name.ns == ns!(html);
+        if is_html && (name == "a" || name == "area") {
+            self.close_anchor(node, el);
+        }
+        if is_html && is_block(name) {
+            self.boundary();
+        }
+        if is_hidden(name) {
+            self.hidden = self.hidden.saturating_sub(1);
+        }
+    }
+
+    fn open_anchor(&mut self, node: NodeRef<'_, Node>, href: Option<&str>, context: &'static str) {
+        let Some(href) = href else { return };
+        if let Some(link) = self.add(href, Hop::Link, context) {
+            self.anchors.push(OpenAnchor {
+                node: node.id(),
+                link,
+                text: Norm::default(),
+                landed: false,
+            });
+        }
+    }
+
+    fn close_anchor(&mut self, node: NodeRef<'_, Node>, el: &Element) {
+        if self.anchors.last().is_none_or(|a| a.node != node.id()) {
+            return;
+        }
+        let Some(anchor) = self.anchors.pop() else {
+            return;
+        };
+        let mut text = anchor.text;
+        if let Some(title) = attr(el, "title") {
+            let mut t = Norm::default();
+            t.push(title, MAX_ANCHOR_BYTES);
+            if !t.as_str().is_empty() && t.as_str() != text.as_str() {
+                text.boundary();
+                text.push(t.as_str(), MAX_ANCHOR_BYTES);
+            }
+        }
+        self.page.links[anchor.link].text = text.into_string();
+    }
+
+    /// An image's alt text counts as anchor text of the links around it (not as visible text).
+    fn alt_text(&mut self, alt: Option<&str>) {
+        let Some(alt) = alt else { return };
+        for a in &mut self.anchors {
+            a.text.boundary();
+            a.text.push(alt, MAX_ANCHOR_BYTES);
+            a.text.boundary();
+        }
+    }
+
+    fn meta(&mut self, a: &Attrs<'_>) {
+        if a.name
+            .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"))
+        {
+            let (nofollow, noindex) = robots_flags(a.content.unwrap_or_default());
+            self.page.nofollow |= nofollow;
+            self.page.noindex |= noindex;
+        }
+        if a.http_equiv
+            .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"))
+        {
+            if let Some(url) = a.content.and_then(refresh_url) {
+                self.add(url, Hop::Redirect, "meta/@content");
+            }
+        }
+    }
+}
+
+/// The `href` of the first `<base href>` among the children of `<head>`.
+fn head_base(doc: &Html) -> Option<&str> {
+    // Not `Html::root_element`, which panics on a tree without an element.
+    let html = child_named(doc.tree.root(), "html")?;
+    let head = child_named(html, "head")?;
+    head.children()
+        .filter_map(ElementRef::wrap)
+        .filter(|e| e.value().name() == "base")
+        .find_map(|base| attr(base.value(), "href"))
+}
+
+fn child_named<'a>(node: NodeRef<'a, Node>, name: &str) -> Option<NodeRef<'a, Node>> {
+    node.children()
+        .find(|c| c.value().as_element().is_some_and(|e| e.name() == name))
+}

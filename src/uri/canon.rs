@@ -1,0 +1,157 @@
+//! The canonical form of a URL for the seen-test: two spellings of one resource map to one
+//! string, so the crawler fetches it once.
+
+use url::{Position, Url};
+
+/// Canonical form of a URL, used only for the seen-test (the URL as found is what gets fetched).
+///
+/// Rules (after Pant, Srinivasan & Menczer, "Crawling the Web", section 2.4):
+/// - scheme and host lowercased, IDN hosts in punycode, default port dropped, dot segments
+///   resolved, empty path written `/`: all done by the WHATWG parser that produced `url`;
+/// - the fragment dropped, since it never reaches the server;
+/// - percent-encoding normalised: escapes of unreserved characters (`A-Z a-z 0-9 - . _ ~`) are
+///   decoded (`%7E` -> `~`), all other escapes get uppercase hex (`%3a` -> `%3A`). Both spellings
+///   are equivalent by RFC 3986, section 6.2.2.
+///
+/// Deliberately not done, because it is not safe in general:
+/// - removing `index.html` / `default.asp`: many servers serve something else (or a 404) at `/`;
+/// - reordering or dropping query parameters: order is significant to some applications, and
+///   "tracking" parameters are site-specific;
+/// - decoding reserved escapes such as `%2F` or `%3D`, which change how a server splits the path
+///   or query;
+/// - case-folding the path, which is case-sensitive on most servers.
+pub fn canonical(url: &Url) -> String {
+    let s = &url[..Position::AfterQuery];
+    if !s.as_bytes().contains(&b'%') {
+        return s.to_owned();
+    }
+    normalise_escapes(s)
+}
+
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Decodes escapes of unreserved characters and uppercases the hex of the rest. A `%` that does
+/// not start a valid escape is left alone (the URL parser already allowed it).
+fn normalise_escapes(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
+                let decoded = h * 16 + l;
+                if is_unreserved(decoded) {
+                    out.push(decoded as char);
+                } else {
+                    out.push('%');
+                    out.push(bytes[i + 1].to_ascii_uppercase() as char);
+                    out.push(bytes[i + 2].to_ascii_uppercase() as char);
+                }
+                i += 3;
+                continue;
+            }
+        }
+        // Copy the run up to the next '%' in one go (the input is ASCII after URL parsing,
+        // but copying whole runs keeps any non-ASCII intact too).
+        let next = bytes[i + 1..]
+            .iter()
+            .position(|&c| c == b'%')
+            .map_or(bytes.len(), |p| i + 1 + p);
+        out.push_str(&s[i..next]);
+        i = next;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(s: &str) -> String {
+        canonical(&Url::parse(s).unwrap())
+    }
+
+    #[test]
+    fn lowercases_scheme_and_host() {
+        assert_eq!(c("HTTP://www.UIOWA.edu"), "http://www.uiowa.edu/");
+        assert_eq!(
+            c("http://WWW.uiowa.EDU/Path/File.HTML"),
+            "http://www.uiowa.edu/Path/File.HTML"
+        );
+    }
+
+    #[test]
+    fn drops_fragment() {
+        assert_eq!(
+            c("http://myspiders.biz.uiowa.edu/faq.html#what"),
+            "http://myspiders.biz.uiowa.edu/faq.html"
+        );
+        assert_eq!(c("http://a.example/x?q=1#f"), "http://a.example/x?q=1");
+    }
+
+    #[test]
+    fn tilde_and_escape_case() {
+        assert_eq!(
+            c("http://dollar.biz.uiowa.edu/%7Epant/"),
+            c("http://dollar.biz.uiowa.edu/~pant/")
+        );
+        assert_eq!(
+            c("http://dollar.biz.uiowa.edu/%7epant/"),
+            "http://dollar.biz.uiowa.edu/~pant/"
+        );
+        assert_eq!(c("http://a.example/%41%62%2d%5F"), "http://a.example/Ab-_");
+        assert_eq!(
+            c("http://a.example/a%2fb?x=%3d%e2%82%ac"),
+            "http://a.example/a%2Fb?x=%3D%E2%82%AC"
+        );
+        assert_eq!(c("http://a.example/100%"), "http://a.example/100%");
+        assert_eq!(c("http://a.example/%zz%4"), "http://a.example/%zz%4");
+    }
+
+    #[test]
+    fn default_port_and_trailing_slash() {
+        assert_eq!(c("http://a.example:80/x"), "http://a.example/x");
+        assert_eq!(c("https://a.example:443"), "https://a.example/");
+        assert_eq!(c("http://a.example:8080"), "http://a.example:8080/");
+        assert_eq!(c("https://a.example:80/"), "https://a.example:80/");
+        assert_eq!(
+            c("http://dollar.biz.uiowa.edu"),
+            c("http://dollar.biz.uiowa.edu/")
+        );
+    }
+
+    #[test]
+    fn dot_segments() {
+        assert_eq!(
+            c("http://a.example/%7Epant/BizIntel/Seeds/../ODPSeeds.dat"),
+            "http://a.example/~pant/BizIntel/ODPSeeds.dat"
+        );
+        assert_eq!(c("http://a.example/a/./b/%2e%2E/c"), "http://a.example/a/c");
+    }
+
+    #[test]
+    fn idn_to_punycode() {
+        assert_eq!(c("http://Bücher.example/"), "http://xn--bcher-kva.example/");
+    }
+
+    #[test]
+    fn keeps_index_pages_and_query_order() {
+        assert_eq!(
+            c("http://a.example/index.html"),
+            "http://a.example/index.html"
+        );
+        assert_eq!(c("http://a.example/?b=2&a=1"), "http://a.example/?b=2&a=1");
+    }
+}
