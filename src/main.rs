@@ -12,7 +12,11 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 #[derive(Parser)]
-#[command(name = "magpie", version, about = "An archival-quality, focused web crawler")]
+#[command(
+    name = "magpie",
+    version,
+    about = "An archival-quality, focused web crawler"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -66,7 +70,10 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("MAGPIE_LOG"))
         .with_writer(std::io::stderr)
         .init();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("magpie: error: cannot start the runtime: {e}");
@@ -84,9 +91,16 @@ fn main() -> ExitCode {
 
 async fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
-        Command::Crawl { spec, data, fresh, json } => {
-            let text = std::fs::read_to_string(&spec).with_context(|| format!("cannot read {}", spec.display()))?;
-            let spec = Spec::from_json(&text).with_context(|| format!("invalid spec {}", spec.display()))?;
+        Command::Crawl {
+            spec,
+            data,
+            fresh,
+            json,
+        } => {
+            let text = std::fs::read_to_string(&spec)
+                .with_context(|| format!("cannot read {}", spec.display()))?;
+            let spec = Spec::from_json(&text)
+                .with_context(|| format!("invalid spec {}", spec.display()))?;
             run_crawl(spec, data, fresh, json).await
         }
         Command::Demo { data, json } => demo(data, json).await,
@@ -130,7 +144,11 @@ async fn demo(data: PathBuf, json: bool) -> Result<ExitCode> {
         .await
         .context("cannot start the sample site on loopback")?;
     let seeds: Vec<String> = web.seeds();
-    eprintln!("magpie: sample site serving {} hosts: {}", seeds.len(), seeds.join(" "));
+    eprintln!(
+        "magpie: sample site serving {} hosts: {}",
+        seeds.len(),
+        seeds.join(" ")
+    );
     let spec = serde_json::json!({
         "name": "demo",
         "seeds": seeds,
@@ -141,14 +159,18 @@ async fn demo(data: PathBuf, json: bool) -> Result<ExitCode> {
     let spec = Spec::from_json(&spec.to_string())?;
     let code = run_crawl(spec, data.clone(), true, json).await?;
     web.shutdown().await;
-    eprintln!("magpie: WARC files are in {}", data.join("demo/warc").display());
+    eprintln!(
+        "magpie: WARC files are in {}",
+        data.join("demo/warc").display()
+    );
     Ok(code)
 }
 
 fn warc_check(files: &[PathBuf]) -> Result<ExitCode> {
     let mut bad = 0usize;
     for f in files {
-        let defects = magpie::archive::check_file(f).with_context(|| format!("cannot check {}", f.display()))?;
+        let defects = magpie::archive::check_file(f)
+            .with_context(|| format!("cannot check {}", f.display()))?;
         for d in &defects {
             println!("{}: offset {}: {}", f.display(), d.offset, d.message);
         }

@@ -121,7 +121,9 @@ impl Scope {
     }
 
     fn is_trap(&self, url: &Url) -> bool {
-        let Some(segments) = url.path_segments() else { return false };
+        let Some(segments) = url.path_segments() else {
+            return false;
+        };
         let mut counts: HashMap<&str, u32> = HashMap::new();
         for seg in segments.filter(|s| !s.is_empty()) {
             let n = counts.entry(seg).or_insert(0);
@@ -150,8 +152,14 @@ mod tests {
     #[test]
     fn default_scope_is_the_seeds_registered_domains() {
         let s = scope("");
-        assert_eq!(s.decide(&url("http://blog.example.org/x"), "L", true), Ok(()));
-        assert_eq!(s.decide(&url("http://other.net/"), "L", true), Err(Reject::OutOfScope));
+        assert_eq!(
+            s.decide(&url("http://blog.example.org/x"), "L", true),
+            Ok(())
+        );
+        assert_eq!(
+            s.decide(&url("http://other.net/"), "L", true),
+            Err(Reject::OutOfScope)
+        );
     }
 
     #[test]
@@ -168,14 +176,30 @@ mod tests {
 
     #[test]
     fn rules_apply_in_order() {
-        let s = scope(r#","scope":{"allow":["^http://a\\.org/"],"deny":["/private/"],"max_depth":2}"#);
+        let s =
+            scope(r#","scope":{"allow":["^http://a\\.org/"],"deny":["/private/"],"max_depth":2}"#);
         assert_eq!(s.decide(&url("http://a.org/ok"), "LL", false), Ok(()));
-        assert_eq!(s.decide(&url("http://a.org/ok"), "LLL", false), Err(Reject::TooDeep));
+        assert_eq!(
+            s.decide(&url("http://a.org/ok"), "LLL", false),
+            Err(Reject::TooDeep)
+        );
         assert_eq!(s.decide(&url("http://a.org/ok"), "LLEE", false), Ok(()));
-        assert_eq!(s.decide(&url("http://a.org/private/x"), "L", false), Err(Reject::Denied));
-        assert_eq!(s.decide(&url("http://www.example.org/"), "L", false), Err(Reject::OutOfScope));
-        assert_eq!(s.decide(&url("ftp://a.org/"), "L", false), Err(Reject::Scheme));
-        assert_eq!(s.decide(&url("http://a.org/x/x/x/x/y"), "L", false), Err(Reject::Trap));
+        assert_eq!(
+            s.decide(&url("http://a.org/private/x"), "L", false),
+            Err(Reject::Denied)
+        );
+        assert_eq!(
+            s.decide(&url("http://www.example.org/"), "L", false),
+            Err(Reject::OutOfScope)
+        );
+        assert_eq!(
+            s.decide(&url("ftp://a.org/"), "L", false),
+            Err(Reject::Scheme)
+        );
+        assert_eq!(
+            s.decide(&url("http://a.org/x/x/x/x/y"), "L", false),
+            Err(Reject::Trap)
+        );
         let long = format!("http://a.org/{}", "x".repeat(3000));
         assert_eq!(s.decide(&url(&long), "L", false), Err(Reject::TooLong));
     }

@@ -16,7 +16,7 @@ fn archives_exactly_the_polite_in_scope_urls() {
     let spec = harness::spec(
         "basic",
         std::slice::from_ref(&site.seed),
-        json!({"politeness": {"min_delay_ms": 100}}),
+        json!({"politeness": {"min_delay_ms": 100, "max_delay_ms": 1000}}),
     );
     let summary = harness::run(spec, data.path());
 
@@ -30,9 +30,19 @@ fn archives_exactly_the_polite_in_scope_urls() {
         web.url(0, "/sitemap.xml"),
     ]);
     assert_eq!(got, want, "archived URLs");
-    assert_eq!(harness::captured(&recs).len(), want.len(), "each URL archived once");
-    assert!(web.hits_to(0, "/private/secret.html").is_empty(), "robots.txt obeyed");
-    assert!(web.hits_to(0, "/nofollow-target.html").is_empty(), "nofollow obeyed");
+    assert_eq!(
+        harness::captured(&recs).len(),
+        want.len(),
+        "each URL archived once"
+    );
+    assert!(
+        web.hits_to(0, "/private/secret.html").is_empty(),
+        "robots.txt obeyed"
+    );
+    assert!(
+        web.hits_to(0, "/nofollow-target.html").is_empty(),
+        "nofollow obeyed"
+    );
     assert!(web.hits_for(1).is_empty(), "the other host is out of scope");
 
     assert_eq!(summary.stop_reason, "finished");
@@ -40,7 +50,10 @@ fn archives_exactly_the_polite_in_scope_urls() {
     assert_eq!(summary.robots_fetches, 1);
     assert_eq!(summary.robots_blocked, 1);
     assert_eq!(summary.urls_queued, 0);
-    assert_eq!(summary.responses_by_status["4xx"], 2, "missing.html and sitemap.xml");
+    assert_eq!(
+        summary.responses_by_status["4xx"], 2,
+        "missing.html and sitemap.xml"
+    );
     assert_eq!(summary.responses_by_status["3xx"], 1);
     assert!(summary.urls_out_of_scope >= 1);
 
@@ -53,7 +66,10 @@ fn records_come_in_order_with_the_fields_replay_tools_need() {
     let web = FixtureWeb::start(1);
     let site = basic_site(&web, 0);
     let data = tempfile::tempdir().unwrap();
-    harness::run(harness::spec("order", std::slice::from_ref(&site.seed), json!({})), data.path());
+    harness::run(
+        harness::spec("order", std::slice::from_ref(&site.seed), json!({})),
+        data.path(),
+    );
     let recs = harness::records(data.path(), "order");
     assert_eq!(recs[0].kind, "warcinfo", "warcinfo first");
     let info_id = recs[0].field("WARC-Record-ID").unwrap().to_string();
@@ -67,12 +83,24 @@ fn records_come_in_order_with_the_fields_replay_tools_need() {
         assert_eq!(resp.kind, "response", "record {i}");
         let id = resp.field("WARC-Record-ID").unwrap();
         assert!(id.starts_with("<urn:uuid:") && id.ends_with('>'));
-        assert_eq!(resp.field("Content-Type"), Some("application/http; msgtype=response"));
+        assert_eq!(
+            resp.field("Content-Type"),
+            Some("application/http; msgtype=response")
+        );
         assert_eq!(resp.field("WARC-IP-Address"), Some("127.0.0.1"));
         assert_eq!(resp.field("WARC-Warcinfo-ID"), Some(info_id.as_str()));
-        assert!(resp.field("WARC-Payload-Digest").unwrap().starts_with("sha1:"));
-        assert!(resp.field("WARC-Block-Digest").unwrap().starts_with("sha1:"));
-        assert!(resp.field("WARC-Date").unwrap().contains('.'), "WARC/1.1 sub-second dates");
+        assert!(resp
+            .field("WARC-Payload-Digest")
+            .unwrap()
+            .starts_with("sha1:"));
+        assert!(resp
+            .field("WARC-Block-Digest")
+            .unwrap()
+            .starts_with("sha1:"));
+        assert!(
+            resp.field("WARC-Date").unwrap().contains('.'),
+            "WARC/1.1 sub-second dates"
+        );
         assert!(resp.body.starts_with(b"HTTP/1."));
 
         let req = &recs[i + 1];
@@ -94,14 +122,23 @@ fn records_come_in_order_with_the_fields_replay_tools_need() {
         .find(|r| r.kind == "metadata" && r.uri == site.seed)
         .expect("metadata of the seed");
     let text = String::from_utf8_lossy(&home_meta.body);
-    assert!(text.contains(&format!("outlink: {} L a/@href", web.url(0, "/a.html"))), "{text}");
-    assert!(text.contains(&format!("outlink: {} E ", web.url(0, "/style.css"))), "{text}");
+    assert!(
+        text.contains(&format!("outlink: {} L a/@href", web.url(0, "/a.html"))),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("outlink: {} E ", web.url(0, "/style.css"))),
+        "{text}"
+    );
     let css_meta = recs
         .iter()
         .find(|r| r.kind == "metadata" && r.uri.ends_with("/style.css"))
         .expect("metadata of the stylesheet");
     let text = String::from_utf8_lossy(&css_meta.body);
-    assert!(text.contains("hopsFromSeed: E") && text.contains(&format!("via: {}", site.seed)), "{text}");
+    assert!(
+        text.contains("hopsFromSeed: E") && text.contains(&format!("via: {}", site.seed)),
+        "{text}"
+    );
 }
 
 #[test]
@@ -115,14 +152,18 @@ fn fetches_from_one_host_respect_the_delay_and_hosts_run_in_parallel() {
         for p in &pages {
             web.route(host, p, Reply::html(support::page(p, "", &[])));
         }
-        web.route(host, "/robots.txt", Reply::typed("text/plain", "User-agent: *\nAllow: /\n"));
+        web.route(
+            host,
+            "/robots.txt",
+            Reply::typed("text/plain", "User-agent: *\nAllow: /\n"),
+        );
         seeds.push(web.url(host, "/"));
     }
     let data = tempfile::tempdir().unwrap();
     let spec = harness::spec(
         "polite",
         &seeds,
-        json!({"politeness": {"min_delay_ms": 150}, "scope": {"allow": ["^http://127\\.0\\.0\\.[123]:"], "sitemaps": false}}),
+        json!({"politeness": {"min_delay_ms": 150, "max_delay_ms": 1000}, "scope": {"allow": ["^http://127\\.0\\.0\\.[123]:"], "sitemaps": false}}),
     );
     let summary = harness::run(spec, data.path());
     assert_eq!(summary.pages_fetched, 21);
@@ -131,25 +172,37 @@ fn fetches_from_one_host_respect_the_delay_and_hosts_run_in_parallel() {
         assert_eq!(hits.len(), 8, "robots + home + 6 pages on host {host}");
         for pair in hits.windows(2) {
             let gap = pair[1].at.duration_since(pair[0].at);
-            assert!(gap >= Duration::from_millis(150), "host {host}: gap {gap:?} between {} and {}", pair[0].target, pair[1].target);
+            assert!(
+                gap >= Duration::from_millis(150),
+                "host {host}: gap {gap:?} between {} and {}",
+                pair[0].target,
+                pair[1].target
+            );
         }
     }
     // Hosts are crawled side by side: every host starts before any other host is done.
-    let first_last: Vec<_> = (0..3).map(|h| {
-        let hits = web.hits_for(h);
-        (hits[0].at, hits[hits.len() - 1].at)
-    }).collect();
+    let first_last: Vec<_> = (0..3)
+        .map(|h| {
+            let hits = web.hits_for(h);
+            (hits[0].at, hits[hits.len() - 1].at)
+        })
+        .collect();
     for (a, (first_a, _)) in first_last.iter().enumerate() {
         for (b, (_, last_b)) in first_last.iter().enumerate() {
-            assert!(a == b || first_a < last_b, "host {a} waited for host {b} to finish");
+            assert!(
+                a == b || first_a < last_b,
+                "host {a} waited for host {b} to finish"
+            );
         }
     }
     let by_ip: HashMap<String, usize> = harness::records(data.path(), "polite")
         .iter()
-        .filter(|r| r.kind == "response")
+        .filter(|r| r.kind == "response" || r.kind == "revisit")
         .fold(HashMap::new(), |mut m, r| {
-            *m.entry(r.field("WARC-IP-Address").unwrap_or("").to_string()).or_insert(0) += 1;
+            *m.entry(r.field("WARC-IP-Address").unwrap_or("").to_string())
+                .or_insert(0) += 1;
             m
         });
-    assert_eq!(by_ip.len(), 3);
+    assert_eq!(by_ip.len(), 3, "{by_ip:?}");
+    assert!(by_ip.values().all(|&n| n == 8), "{by_ip:?}");
 }

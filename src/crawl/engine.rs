@@ -60,7 +60,12 @@ struct Original {
 /// Work coming back from a worker.
 enum Done {
     Page(UrlLease, Result<Processed, FetchFailure>, Duration),
-    Robots(String, String, Result<Vec<Processed>, FetchFailure>, Duration),
+    Robots(
+        String,
+        String,
+        Result<Vec<Processed>, FetchFailure>,
+        Duration,
+    ),
 }
 
 /// Why a worker produced no records.
@@ -119,13 +124,18 @@ impl Engine {
     }
 
     /// Runs until the frontier is empty, a limit is hit, or `stop` turns true.
-    pub(super) async fn run(mut self, mut stop: watch::Receiver<bool>) -> Result<(StopReason, Vec<String>), super::CrawlError> {
+    pub(super) async fn run(
+        mut self,
+        mut stop: watch::Receiver<bool>,
+    ) -> Result<(StopReason, Vec<String>), super::CrawlError> {
         let mut reason = StopReason::Finished;
         let mut stopping = false;
         let mut last_commit = Instant::now();
         loop {
             if !stopping {
-                if self.stats.pages.load(Relaxed) + self.inflight as u64 >= self.spec.raw.limits.max_pages {
+                if self.stats.pages.load(Relaxed) + self.inflight as u64
+                    >= self.spec.raw.limits.max_pages
+                {
                     reason = StopReason::MaxPages;
                     stopping = true;
                 } else {
@@ -146,7 +156,10 @@ impl Engine {
                     continue;
                 }
             }
-            let wake = self.frontier.next_wake().unwrap_or(last_commit + COMMIT_EVERY);
+            let wake = self
+                .frontier
+                .next_wake()
+                .unwrap_or(last_commit + COMMIT_EVERY);
             let deadline = wake.min(last_commit + COMMIT_EVERY);
             tokio::select! {
                 Some(done) = self.rx.recv() => self.finish(done)?,
@@ -165,14 +178,16 @@ impl Engine {
         }
         self.commit()?;
         let files = self.writer.files();
-        self.writer.close()?;
         self.publish();
+        self.writer.close()?;
         Ok((reason, files))
     }
 
     fn publish(&self) {
         self.stats.queued.store(self.frontier.queued(), Relaxed);
-        self.stats.hosts.store(self.frontier.host_count() as u64, Relaxed);
+        self.stats
+            .hosts
+            .store(self.frontier.host_count() as u64, Relaxed);
         self.stats.inflight.store(self.inflight as u64, Relaxed);
     }
 
@@ -180,17 +195,25 @@ impl Engine {
     fn dispatch(&mut self) {
         let max = self.spec.raw.limits.max_concurrency;
         let max_pages = self.spec.raw.limits.max_pages;
-        while self.inflight < max && self.stats.pages.load(Relaxed) + (self.inflight as u64) < max_pages {
-            let Some(lease) = self.frontier.next(Instant::now()) else { break };
+        while self.inflight < max
+            && self.stats.pages.load(Relaxed) + (self.inflight as u64) < max_pages
+        {
+            let Some(lease) = self.frontier.next(Instant::now()) else {
+                break;
+            };
             match lease {
                 Lease::Robots { host, origin } => self.spawn_robots(host, origin),
                 Lease::Url(l) => {
-                    let allowed = self.robots.get(&l.host).is_none_or(|r| r.allowed(&l.uri.url));
+                    let allowed = self
+                        .robots
+                        .get(&l.host)
+                        .is_none_or(|r| r.allowed(&l.uri.url));
                     if allowed {
                         self.spawn_page(l);
                     } else {
                         self.stats.robots_blocked.fetch_add(1, Relaxed);
-                        self.frontier.complete(&l, Completion::RobotsBlocked, None, Instant::now());
+                        self.frontier
+                            .complete(&l, Completion::RobotsBlocked, None, Instant::now());
                     }
                 }
             }
@@ -204,15 +227,20 @@ impl Engine {
         tokio::spawn(async move {
             let t0 = Instant::now();
             let result = match url::Url::parse(&lease.uri.url) {
-                Err(e) => Err(FetchFailure::Archive(format!("bad queued URL {}: {e}", lease.uri.url))),
+                Err(e) => Err(FetchFailure::Archive(format!(
+                    "bad queued URL {}: {e}",
+                    lease.uri.url
+                ))),
                 Ok(url) => match fetcher.fetch(&url).await {
                     Err(e) => Err(FetchFailure::Fetch(e)),
                     Ok(fetched) => {
                         let uri = lease.uri.clone();
-                        tokio::task::spawn_blocking(move || pipeline::process_page(&ctx, &uri, &fetched, &warcinfo))
-                            .await
-                            .map_err(|e| FetchFailure::Archive(e.to_string()))
-                            .and_then(|r| r.map_err(|e| FetchFailure::Archive(e.to_string())))
+                        tokio::task::spawn_blocking(move || {
+                            pipeline::process_page(&ctx, &uri, &fetched, &warcinfo)
+                        })
+                        .await
+                        .map_err(|e| FetchFailure::Archive(e.to_string()))
+                        .and_then(|r| r.map_err(|e| FetchFailure::Archive(e.to_string())))
                     }
                 },
             };
@@ -249,7 +277,11 @@ impl Engine {
                 };
                 let location = redirect_target(&fetched.info, &url);
                 let (c, w) = (ctx.clone(), warcinfo.clone());
-                match tokio::task::spawn_blocking(move || pipeline::process_robots(&c, &fetched, &w)).await {
+                match tokio::task::spawn_blocking(move || {
+                    pipeline::process_robots(&c, &fetched, &w)
+                })
+                .await
+                {
                     Ok(Ok(p)) => chain.push(p),
                     Ok(Err(e)) => failure = Some(FetchFailure::Archive(e.to_string())),
                     Err(e) => failure = Some(FetchFailure::Archive(e.to_string())),
@@ -275,12 +307,20 @@ impl Engine {
         match done {
             Done::Page(lease, Ok(p), took) => self.finish_page(lease, p, took, now)?,
             Done::Page(lease, Err(e), took) => self.fail_page(lease, e, took, now),
-            Done::Robots(host, origin, result, took) => self.finish_robots(host, origin, result, took, now)?,
+            Done::Robots(host, origin, result, took) => {
+                self.finish_robots(host, origin, result, took, now)?
+            }
         }
         Ok(())
     }
 
-    fn finish_page(&mut self, lease: UrlLease, p: Processed, took: Duration, now: Instant) -> Result<(), super::CrawlError> {
+    fn finish_page(
+        &mut self,
+        lease: UrlLease,
+        p: Processed,
+        took: Duration,
+        now: Instant,
+    ) -> Result<(), super::CrawlError> {
         let info = &p.records.info;
         self.frontier.set_ip(&lease.host, info.ip);
         let status = info.status;
@@ -294,7 +334,8 @@ impl Engine {
                 retry_after,
                 backoff: Some(backoff(limits.retry_delay_ms, lease.uri.retries)),
             };
-            self.frontier.complete(&lease, Completion::Retry, Some(timing), now);
+            self.frontier
+                .complete(&lease, Completion::Retry, Some(timing), now);
             return Ok(());
         }
         for note in &p.notes {
@@ -309,7 +350,8 @@ impl Engine {
             retry_after,
             backoff: None,
         };
-        self.frontier.complete(&lease, Completion::Done, Some(timing), now);
+        self.frontier
+            .complete(&lease, Completion::Done, Some(timing), now);
         Ok(())
     }
 
@@ -317,7 +359,10 @@ impl Engine {
         let limits = &self.spec.raw.limits;
         let (kind, retryable) = match &e {
             FetchFailure::Fetch(f) => (f.kind(), f.retryable()),
-            FetchFailure::Archive(_) => ("archive", false),
+            FetchFailure::Archive(msg) => {
+                tracing::warn!(url = %lease.uri.url, "cannot process the exchange: {msg}");
+                ("archive", false)
+            }
         };
         tracing::debug!(url = %lease.uri.url, error = ?e, "fetch failed");
         self.stats.error(kind);
@@ -328,9 +373,11 @@ impl Engine {
         };
         if retryable && lease.uri.retries < limits.max_retries {
             self.stats.retries.fetch_add(1, Relaxed);
-            self.frontier.complete(&lease, Completion::Retry, Some(timing), now);
+            self.frontier
+                .complete(&lease, Completion::Retry, Some(timing), now);
         } else {
-            self.frontier.complete(&lease, Completion::Failed, Some(timing), now);
+            self.frontier
+                .complete(&lease, Completion::Failed, Some(timing), now);
         }
     }
 
@@ -342,8 +389,12 @@ impl Engine {
         took: Duration,
         now: Instant,
     ) -> Result<(), super::CrawlError> {
-        let limits = &self.spec.raw.limits;
-        let retry_in = backoff(limits.retry_delay_ms, self.frontier.robots_failures(&host).min(8) as u8);
+        let spec = self.spec.clone();
+        let limits = &spec.raw.limits;
+        let retry_in = backoff(
+            limits.retry_delay_ms,
+            self.frontier.robots_failures(&host).min(8) as u8,
+        );
         let robots = match result {
             Ok(chain) => {
                 let mut last = None;
@@ -374,7 +425,8 @@ impl Engine {
                     retry_after: None,
                     backoff: None,
                 };
-                self.frontier.robots_done(&host, now + ttl, r.crawl_delay(), Some(timing), now);
+                self.frontier
+                    .robots_done(&host, now + ttl, r.crawl_delay(), Some(timing), now);
                 let first_time = !self.robots.contains_key(&host);
                 if first_time && self.spec.raw.scope.sitemaps {
                     self.offer_sitemaps(&host, &origin, &r);
@@ -397,12 +449,18 @@ impl Engine {
     /// Sitemaps named in robots.txt, or `/sitemap.xml` of a seed host that names none.
     fn offer_sitemaps(&mut self, host: &str, origin: &str, robots: &Robots) {
         let mut urls: Vec<String> = robots.sitemaps().to_vec();
-        let seed_host = self.spec.seeds.iter().any(|s| crate::uri::host_key(s) == host);
+        let seed_host = self
+            .spec
+            .seeds
+            .iter()
+            .any(|s| crate::uri::host_key(s) == host);
         if urls.is_empty() && seed_host {
             urls.push(format!("{origin}/sitemap.xml"));
         }
         for raw in urls {
-            let Ok(url) = url::Url::parse(&raw) else { continue };
+            let Ok(url) = url::Url::parse(&raw) else {
+                continue;
+            };
             let hops = crate::model::Hop::Sitemap.code().to_string();
             if let Err(r) = self.ctx.scope.decide(&url, &hops, true) {
                 self.stats.reject(r.as_str());
@@ -419,7 +477,11 @@ impl Engine {
             };
             let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
             let origin = url.origin().ascii_serialization();
-            if self.frontier.offer(fp, &crate::uri::host_key(&url), &origin, uri) == Offer::Added {
+            if self
+                .frontier
+                .offer(fp, &crate::uri::host_key(&url), &origin, uri)
+                == Offer::Added
+            {
                 self.stats.discovered.fetch_add(1, Relaxed);
             }
         }
@@ -442,8 +504,14 @@ impl Engine {
         let info = &r.info;
         self.stats.bytes_received.fetch_add(r.response_len, Relaxed);
         let before = self.writer.bytes_written();
-        let dedup = self.spec.raw.warc.dedup && (200..300).contains(&info.status) && info.truncated.is_none();
-        let original = if dedup { self.lookup_digest(&info.payload_digest)? } else { None };
+        let dedup = self.spec.raw.warc.dedup
+            && (200..300).contains(&info.status)
+            && info.truncated.is_none();
+        let original = if dedup {
+            self.lookup_digest(&info.payload_digest)?
+        } else {
+            None
+        };
         match original {
             Some(o) => {
                 let common = RecordCommon {
@@ -474,7 +542,8 @@ impl Engine {
                         date: r.date.clone(),
                     };
                     let v = serde_json::to_vec(&o).unwrap_or_default();
-                    self.frontier.stage(keys::digest_key(&info.payload_digest), v);
+                    self.frontier
+                        .stage(keys::digest_key(&info.payload_digest), v);
                     self.digests.insert(info.payload_digest.clone(), o);
                 }
             }
@@ -503,7 +572,10 @@ impl Engine {
     fn commit(&mut self) -> Result<(), super::CrawlError> {
         self.writer.flush()?;
         if let Some(cp) = self.writer.checkpoint() {
-            self.frontier.stage(keys::meta_key("checkpoint"), serde_json::to_vec(&cp).unwrap_or_default());
+            self.frontier.stage(
+                keys::meta_key("checkpoint"),
+                serde_json::to_vec(&cp).unwrap_or_default(),
+            );
         }
         let totals = serde_json::to_vec(&self.stats.totals()).unwrap_or_default();
         self.frontier.stage(keys::meta_key("totals"), totals);
@@ -514,7 +586,9 @@ impl Engine {
 }
 
 /// The WARC checkpoint committed last, if any.
-pub(super) fn stored_checkpoint(frontier: &Frontier) -> Result<Option<Checkpoint>, super::CrawlError> {
+pub(super) fn stored_checkpoint(
+    frontier: &Frontier,
+) -> Result<Option<Checkpoint>, super::CrawlError> {
     Ok(frontier
         .read(&keys::meta_key("checkpoint"))?
         .and_then(|v| serde_json::from_slice(&v).ok()))
@@ -530,7 +604,8 @@ fn redirect_target(info: &crate::model::ExchangeInfo, base: &url::Url) -> Option
 
 /// Exponential backoff: `base × 2^attempt`, at most an hour.
 fn backoff(base_ms: u64, attempt: u8) -> Duration {
-    Duration::from_millis(base_ms.saturating_mul(1u64 << attempt.min(16))).min(Duration::from_secs(3600))
+    Duration::from_millis(base_ms.saturating_mul(1u64 << attempt.min(16)))
+        .min(Duration::from_secs(3600))
 }
 
 /// `Retry-After` as seconds or an HTTP date.
@@ -540,7 +615,10 @@ fn retry_after(value: Option<&str>) -> Option<Duration> {
         return Some(Duration::from_secs(secs));
     }
     let when = httpdate::parse_http_date(v).ok()?;
-    Some(when.duration_since(std::time::SystemTime::now()).unwrap_or(Duration::ZERO))
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 #[cfg(test)]
@@ -550,7 +628,10 @@ mod tests {
     #[test]
     fn retry_after_reads_seconds_and_dates() {
         assert_eq!(retry_after(Some(" 7 ")), Some(Duration::from_secs(7)));
-        assert_eq!(retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), Some(Duration::ZERO));
+        assert_eq!(
+            retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")),
+            Some(Duration::ZERO)
+        );
         assert_eq!(retry_after(Some("soon")), None);
         assert_eq!(retry_after(None), None);
     }

@@ -21,7 +21,9 @@ pub struct Layout {
 impl Layout {
     /// The layout of crawl `name` under `data`.
     pub fn new(data: &Path, name: &str) -> Layout {
-        Layout { root: data.join(name) }
+        Layout {
+            root: data.join(name),
+        }
     }
 
     /// The stored spec.

@@ -77,9 +77,11 @@ pub async fn run(
     stop: watch::Receiver<bool>,
 ) -> Result<Summary, CrawlError> {
     let layout = Layout::new(&opts.data, spec.name());
-    let io_err = |path: PathBuf| move |source| CrawlError::DataDir {
-        path: path.display().to_string(),
-        source,
+    let io_err = |path: PathBuf| {
+        move |source| CrawlError::DataDir {
+            path: path.display().to_string(),
+            source,
+        }
     };
     std::fs::create_dir_all(&opts.data).map_err(io_err(opts.data.clone()))?;
     if opts.fresh {
@@ -105,7 +107,13 @@ pub async fn run(
     for seed in &spec.seeds {
         let fp = uri::fingerprint(&uri::canonical(seed));
         let origin = seed.origin().ascii_serialization();
-        if frontier.offer(fp, &uri::host_key(seed), &origin, CrawlUri::seed(seed.as_str())) == Offer::Added {
+        if frontier.offer(
+            fp,
+            &uri::host_key(seed),
+            &origin,
+            CrawlUri::seed(seed.as_str()),
+        ) == Offer::Added
+        {
             stats.discovered.fetch_add(1, Relaxed);
         }
     }
@@ -136,7 +144,10 @@ fn frontier_config(spec: &Spec) -> FrontierConfig {
 fn writer_config(spec: &Spec, layout: &Layout, opts: &CrawlOptions) -> WriterConfig {
     let p = &spec.raw.politeness;
     let info_fields = vec![
-        ("software".to_string(), concat!("magpie/", env!("CARGO_PKG_VERSION")).to_string()),
+        (
+            "software".to_string(),
+            concat!("magpie/", env!("CARGO_PKG_VERSION")).to_string(),
+        ),
         ("format".into(), "WARC File Format 1.1".into()),
         (
             "conformsTo".into(),
@@ -145,7 +156,10 @@ fn writer_config(spec: &Spec, layout: &Layout, opts: &CrawlOptions) -> WriterCon
         ("isPartOf".into(), spec.name().to_string()),
         ("hostname".into(), opts.hostname.clone()),
         ("http-header-user-agent".into(), p.user_agent.clone()),
-        ("robots".into(), if p.respect_robots { "obey" } else { "ignore" }.into()),
+        (
+            "robots".into(),
+            if p.respect_robots { "obey" } else { "ignore" }.into(),
+        ),
     ];
     WriterConfig {
         dir: layout.warc(),
@@ -193,7 +207,13 @@ pub fn machine_name() -> String {
     let clean: String = raw
         .trim()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     if clean.is_empty() {
         "localhost".into()

@@ -77,7 +77,11 @@ pub fn process_page(
 }
 
 /// Processes a fetched robots.txt: parses the rules and encodes the WARC records.
-pub fn process_robots(ctx: &PipelineCtx, fetched: &Fetched, warcinfo_id: &str) -> Result<Processed, ArchiveError> {
+pub fn process_robots(
+    ctx: &PipelineCtx,
+    fetched: &Fetched,
+    warcinfo_id: &str,
+) -> Result<Processed, ArchiveError> {
     let mut notes = Vec::new();
     let body = decoded_body(ctx, fetched, &mut notes);
     let robots = Robots::from_response(fetched.info.status, &body, &ctx.user_agent);
@@ -112,7 +116,12 @@ fn decoded_body(ctx: &PipelineCtx, fetched: &Fetched, notes: &mut Vec<&'static s
 }
 
 /// Links of the exchange: the redirect target, and what the parsers find in the body.
-fn extract(ctx: &PipelineCtx, uri: &CrawlUri, fetched: &Fetched, notes: &mut Vec<&'static str>) -> (Vec<Link>, bool) {
+fn extract(
+    ctx: &PipelineCtx,
+    uri: &CrawlUri,
+    fetched: &Fetched,
+    notes: &mut Vec<&'static str>,
+) -> (Vec<Link>, bool) {
     let info = &fetched.info;
     let Ok(base) = Url::parse(&info.url) else {
         return (vec![], false);
@@ -170,8 +179,16 @@ fn extract(ctx: &PipelineCtx, uri: &CrawlUri, fetched: &Fetched, notes: &mut Vec
                 text: String::new(),
                 block: None,
             };
-            links.extend(map.sitemaps.into_iter().map(|u| link(u, Hop::Sitemap, "sitemap/sitemap")));
-            links.extend(map.urls.into_iter().map(|u| link(u, Hop::Link, "sitemap/url")));
+            links.extend(
+                map.sitemaps
+                    .into_iter()
+                    .map(|u| link(u, Hop::Sitemap, "sitemap/sitemap")),
+            );
+            links.extend(
+                map.urls
+                    .into_iter()
+                    .map(|u| link(u, Hop::Link, "sitemap/url")),
+            );
             (links, false)
         }
         BodyKind::Other => (links, false),
@@ -213,7 +230,9 @@ fn scope_links(
         if nofollow && link.hop == Hop::Link {
             continue;
         }
-        let Ok(url) = Url::parse(&link.url) else { continue };
+        let Ok(url) = Url::parse(&link.url) else {
+            continue;
+        };
         let mut hops = parent.hops.clone();
         hops.push(link.hop.code());
         if let Err(r) = ctx.scope.decide(&url, &hops, parent_in_scope) {

@@ -79,10 +79,7 @@ pub fn encode(
         fields.as_bytes(),
         level,
     )?);
-    let http_head = fetched
-        .response
-        .read_range(0, info.header_len as usize)
-        ?;
+    let http_head = fetched.response.read_range(0, info.header_len as usize)?;
     Ok(EncodedRecords {
         info: info.clone(),
         record_id,
@@ -105,7 +102,13 @@ fn metadata_fields(uri: &CrawlUri, info: &ExchangeInfo, links: &[Link]) -> Strin
     let _ = write!(s, "sourceTag: {}\r\n", uri.source);
     let _ = write!(s, "fetchTimeMs: {}\r\n", info.duration_ms);
     for l in links {
-        let _ = write!(s, "outlink: {} {} {}\r\n", clean(&l.url), l.hop.code(), clean(&l.context));
+        let _ = write!(
+            s,
+            "outlink: {} {} {}\r\n",
+            clean(&l.url),
+            l.hop.code(),
+            clean(&l.context)
+        );
     }
     s
 }

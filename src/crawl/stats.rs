@@ -102,13 +102,23 @@ pub struct Totals {
 impl Stats {
     /// Counts one error of `kind`.
     pub fn error(&self, kind: &str) {
-        *self.errors.lock().unwrap_or_else(|e| e.into_inner()).entry(kind.to_string()).or_insert(0) += 1;
+        *self
+            .errors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(kind.to_string())
+            .or_insert(0) += 1;
     }
 
     /// Counts one scope rejection.
     pub fn reject(&self, reason: &str) {
         self.out_of_scope.fetch_add(1, Relaxed);
-        *self.rejected.lock().unwrap_or_else(|e| e.into_inner()).entry(reason.to_string()).or_insert(0) += 1;
+        *self
+            .rejected
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(reason.to_string())
+            .or_insert(0) += 1;
     }
 
     /// Counts a response by its status class.
@@ -152,8 +162,16 @@ impl Stats {
             out_of_scope: self.out_of_scope.load(Relaxed),
             robots_blocked: self.robots_blocked.load(Relaxed),
             retries: self.retries.load(Relaxed),
-            errors: self.errors.lock().unwrap_or_else(|e| e.into_inner()).clone(),
-            rejected: self.rejected.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            errors: self
+                .errors
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+            rejected: self
+                .rejected
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
         }
     }
 
@@ -167,7 +185,11 @@ impl Stats {
             stop_reason: stop_reason.to_string(),
             pages_fetched: t.pages,
             robots_fetches: t.robots_fetches,
-            responses_by_status: labels.iter().zip(t.status).map(|(l, n)| (l.to_string(), n)).collect(),
+            responses_by_status: labels
+                .iter()
+                .zip(t.status)
+                .map(|(l, n)| (l.to_string(), n))
+                .collect(),
             bytes_received: t.bytes_received,
             warc_bytes: t.warc_bytes,
             warc_files,

@@ -97,11 +97,17 @@ pub fn records(data: &Path, crawl: &str) -> Vec<Rec> {
         let f = File::open(&file).expect("open warc");
         let reader = warc::WarcReader::new(BufReader::new(flate2::read::MultiGzDecoder::new(f)));
         for r in reader.iter_raw_records() {
-            let (head, body) = r.unwrap_or_else(|e| panic!("{}: unreadable record: {e}", file.display()));
+            let (head, body) =
+                r.unwrap_or_else(|e| panic!("{}: unreadable record: {e}", file.display()));
             let fields: HashMap<String, String> = head
                 .headers
                 .iter()
-                .map(|(k, v)| (String::from(k.clone()), String::from_utf8_lossy(v).into_owned()))
+                .map(|(k, v)| {
+                    (
+                        String::from(k.clone()),
+                        String::from_utf8_lossy(v).into_owned(),
+                    )
+                })
                 .collect();
             let get = |n: &str| {
                 fields
@@ -134,7 +140,12 @@ pub fn captured(recs: &[Rec]) -> Vec<String> {
 /// `MAGPIE_REQUIRE_WARCIO=1` (as in CI), and otherwise only prints a note.
 pub fn warcio_check(files: &[PathBuf]) {
     assert!(!files.is_empty(), "no WARC files to check");
-    let out = match Command::new("warcio").arg("check").arg("-v").args(files).output() {
+    let out = match Command::new("warcio")
+        .arg("check")
+        .arg("-v")
+        .args(files)
+        .output()
+    {
         Ok(o) => o,
         Err(e) => {
             if std::env::var("MAGPIE_REQUIRE_WARCIO").as_deref() == Ok("1") {
