@@ -398,7 +398,17 @@ fn compile_all(patterns: &[String], path: &str) -> Result<Vec<Regex>, SpecError>
     patterns
         .iter()
         .enumerate()
-        .map(|(i, p)| Regex::new(p).map_err(|e| invalid(format!("{path}[{i}]"), e.to_string())))
+        .map(|(i, p)| {
+            Regex::new(p).map_err(|e| {
+                // regex errors span several lines (pattern, caret, reason); keep them on one.
+                let msg: Vec<String> = e
+                    .to_string()
+                    .lines()
+                    .map(|l| l.trim().to_string())
+                    .collect();
+                invalid(format!("{path}[{i}]"), msg.join(" "))
+            })
+        })
         .collect()
 }
 
