@@ -568,9 +568,10 @@ impl Engine {
         Ok(found)
     }
 
-    /// Flushes the WARC file, then commits its checkpoint with the frontier and the counters.
+    /// Makes the WARC file durable (fsync), then commits its checkpoint with the frontier and
+    /// the counters: the store never points past bytes that could be lost.
     fn commit(&mut self) -> Result<(), super::CrawlError> {
-        self.writer.flush()?;
+        self.writer.sync()?;
         if let Some(cp) = self.writer.checkpoint() {
             self.frontier.stage(
                 keys::meta_key("checkpoint"),
