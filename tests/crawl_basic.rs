@@ -206,3 +206,45 @@ fn fetches_from_one_host_respect_the_delay_and_hosts_run_in_parallel() {
     assert_eq!(by_ip.len(), 3, "{by_ip:?}");
     assert!(by_ip.values().all(|&n| n == 8), "{by_ip:?}");
 }
+
+#[test]
+fn hosts_on_one_ip_address_share_politeness() {
+    let web = FixtureWeb::start(1);
+    let pages: Vec<String> = (0..4).map(|i| format!("/s{i}.html")).collect();
+    let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+    web.route(0, "/", Reply::html(support::page("home", "", &refs)));
+    for p in &pages {
+        web.route(0, p, Reply::html(support::page(p, "", &[])));
+    }
+    // Two host names, one address: `localhost` and `127.0.0.1`.
+    let port = web.addr(0).port();
+    let seeds = vec![
+        format!("http://localhost:{port}/"),
+        format!("http://127.0.0.1:{port}/"),
+    ];
+    let data = tempfile::tempdir().unwrap();
+    let spec = harness::spec(
+        "shared-ip",
+        &seeds,
+        json!({"politeness": {"min_delay_ms": 120, "max_delay_ms": 1000, "max_parallel_per_host": 2, "max_parallel_per_ip": 1}, "scope": {"sitemaps": false}}),
+    );
+    let summary = harness::run(spec, data.path());
+    assert_eq!(summary.pages_fetched, 10, "5 pages under each host name");
+    let hits = web.hits();
+    let by_name = |name: &str| {
+        hits.iter()
+            .filter(|h| h.header("host").is_some_and(|v| v.starts_with(name)))
+            .count()
+    };
+    assert_eq!((by_name("localhost"), by_name("127.0.0.1")), (6, 6));
+    // Until a host's address is known (its robots.txt fetch), it has a slot of its own; from then
+    // on both names share one slot: one fetch at a time, 120 ms apart.
+    for pair in hits[2..].windows(2) {
+        let gap = pair[1].at.duration_since(pair[0].at);
+        assert!(
+            gap >= Duration::from_millis(120),
+            "gap {gap:?} before {:?}",
+            pair[1].target
+        );
+    }
+}
