@@ -59,7 +59,7 @@ struct Original {
 
 /// Work coming back from a worker.
 enum Done {
-    Page(UrlLease, Result<Processed, FetchFailure>, Duration),
+    Page(UrlLease, Result<Box<Processed>, FetchFailure>, Duration),
     Robots(
         String,
         String,
@@ -240,7 +240,10 @@ impl Engine {
                         })
                         .await
                         .map_err(|e| FetchFailure::Archive(e.to_string()))
-                        .and_then(|r| r.map_err(|e| FetchFailure::Archive(e.to_string())))
+                        .and_then(|r| {
+                            r.map(Box::new)
+                                .map_err(|e| FetchFailure::Archive(e.to_string()))
+                        })
                     }
                 },
             };
@@ -305,7 +308,7 @@ impl Engine {
         self.since_commit += 1;
         let now = Instant::now();
         match done {
-            Done::Page(lease, Ok(p), took) => self.finish_page(lease, p, took, now)?,
+            Done::Page(lease, Ok(p), took) => self.finish_page(lease, *p, took, now)?,
             Done::Page(lease, Err(e), took) => self.fail_page(lease, e, took, now),
             Done::Robots(host, origin, result, took) => {
                 self.finish_robots(host, origin, result, took, now)?

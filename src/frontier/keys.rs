@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn queue_keys_sort_by_host_then_priority_then_sequence() {
-        let mut keys = vec![
+        let mut keys = [
             queue_key("b.org", 0.9, 1),
             queue_key("a.org", 0.2, 2),
             queue_key("a.org", 0.8, 9),

@@ -31,6 +31,9 @@ pub enum StoreError {
     },
 }
 
+/// A key and its value.
+pub type Entry = (Vec<u8>, Vec<u8>);
+
 /// Staged writes, applied atomically by [`Store::commit`]. Later writes to a key win.
 #[derive(Debug, Default)]
 pub struct WriteSet {
@@ -113,7 +116,7 @@ impl Store {
         prefix: &[u8],
         limit: usize,
         mut skip: impl FnMut(&[u8]) -> bool,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    ) -> Result<Vec<Entry>, StoreError> {
         let mut out = Vec::new();
         for item in self.db.scan_prefix(prefix) {
             if out.len() >= limit {
