@@ -70,6 +70,13 @@ pub struct CrawlUri {
     pub discovered: u32,
     /// Fetch attempts that failed with a retryable error so far.
     pub retries: u8,
+    /// Scores received (from analysis or external scorers); 0 while the priority is the
+    /// depth-based default.
+    #[serde(default)]
+    pub scores: u32,
+    /// Sum of the scores received, for the AVG and SUM update functions.
+    #[serde(default)]
+    pub score_sum: f32,
 }
 
 impl CrawlUri {
@@ -83,6 +90,8 @@ impl CrawlUri {
             source: "seed".into(),
             discovered: 1,
             retries: 0,
+            scores: 0,
+            score_sum: 0.0,
         }
     }
 

@@ -477,6 +477,8 @@ impl Engine {
                 source: "crawl".into(),
                 discovered: 1,
                 retries: 0,
+                scores: 0,
+                score_sum: 0.0,
             };
             let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
             let origin = url.origin().ascii_serialization();

@@ -256,6 +256,8 @@ fn scope_links(
                 source: "crawl".into(),
                 discovered: 1,
                 retries: 0,
+                scores: 0,
+                score_sum: 0.0,
             },
         });
     }

@@ -9,6 +9,8 @@
 
 pub mod keys;
 pub mod politeness;
+pub mod update;
+pub mod view;
 
 use crate::model::CrawlUri;
 use crate::store::{Store, StoreError, WriteSet};
@@ -19,7 +21,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
-mod host;
+pub mod host;
 use host::{Host, RobotsStatus};
 
 /// A frontier error.
