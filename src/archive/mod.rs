@@ -29,7 +29,9 @@
 //! - **Warcinfo references.** [`WarcWriter::warcinfo_id`] names the warcinfo record of the file
 //!   the next append goes to. If that append causes a rotation, the writer rewrites the
 //!   `WARC-Warcinfo-ID` of the appended records to the new file's warcinfo (re-encoding that one
-//!   member), so every record points at the warcinfo of its own file.
+//!   member), so every record points at the warcinfo of its own file. Records encoded while
+//!   other appends go on (on worker threads) use [`WarcWriter::append_encoded_for`], which
+//!   rewrites them whenever the file rotated since the ID they name was current.
 //! - **Recovery.** A [`Checkpoint`] (file + offset after the last appended member) that the crawl
 //!   persists after [`WarcWriter::sync`] marks what is committed. [`recover`] cuts the named file
 //!   back to that offset and seals it, removes every other `.open` file (they hold only

@@ -236,3 +236,48 @@ fn recovery_of_a_file_sealed_after_the_checkpoint_and_without_checkpoint() {
     assert_eq!((report.sealed, report.removed.len()), (None, 1));
     assert_eq!(std::fs::read_dir(dir2.path()).expect("dir").count(), 0);
 }
+
+#[test]
+fn records_encoded_before_a_rotation_name_the_warcinfo_of_their_file() {
+    let size = |body| -> u64 {
+        let (m, _) = capture(&new_record_id(), 9, body);
+        m.iter().map(|m| m.len() as u64).sum()
+    };
+    // The first file takes a 4000-byte capture but not the big one after it; the second
+    // file takes the big one and the late one.
+    let max = size(5000) + size(100) + 1500;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut w = WarcWriter::create(config(dir.path(), max)).expect("writer");
+    w.append(&capture(w.warcinfo_id(), 0, 4000).0.concat())
+        .expect("first");
+    let first_info = w.warcinfo_id().to_string();
+    // Two exchanges encoded while the first file is current ...
+    let (late, late_ex) = capture(&first_info, 1, 100);
+    let (big, _) = capture(&first_info, 2, 5000);
+    // ... the big one rotates, and the late one is appended after it without rotating.
+    let refs: Vec<&[u8]> = big.iter().map(|m| &m[..]).collect();
+    w.append_encoded_for(&refs, &first_info)
+        .expect("rotating append");
+    let second_info = w.warcinfo_id().to_string();
+    assert_ne!(first_info, second_info);
+    let refs: Vec<&[u8]> = late.iter().map(|m| &m[..]).collect();
+    let locs = w
+        .append_encoded_for(&refs, &first_info)
+        .expect("late append");
+    assert!(locs.iter().all(|l| l.file == locs[0].file));
+    let paths = w.close().expect("close");
+    assert_eq!(paths.len(), 2);
+    let recs = read_all(&paths[1]);
+    assert_eq!(recs[0].0.record_id(), second_info);
+    assert_eq!(recs.len(), 1 + big.len() + late.len());
+    for (h, _) in &recs[1..] {
+        assert_eq!(h.field("WARC-Warcinfo-ID"), Some(second_info.as_str()));
+    }
+    let late_ids: Vec<&str> = recs[1 + big.len()..]
+        .iter()
+        .map(|(h, _)| h.record_id())
+        .collect();
+    let want: Vec<&str> = late_ex.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(late_ids, want);
+    assert_eq!(check_file(&paths[1]).expect("check"), vec![]);
+}

@@ -118,37 +118,57 @@ impl WarcWriter {
     /// concatenated members the location covers them all; use [`WarcWriter::append_many`] to
     /// learn where each one landed.
     pub fn append(&mut self, member: &[u8]) -> Result<RecordLocation, ArchiveError> {
-        check_member(member)?;
-        let rewrite = self.prepare(member.len() as u64)?;
-        let data = match &rewrite {
-            Some((old, new)) => rewrite_warcinfo_id(member, old, new, self.cfg.gzip_level)?,
-            None => Cow::Borrowed(member),
-        };
-        self.write(&data)
+        let mut locs = self.append_members(&[member], None)?;
+        locs.pop()
+            .ok_or_else(|| ArchiveError::Config("nothing appended".into()))
     }
 
     /// Appends several members (for example a response with its request and metadata) so that
     /// they land in the same file, one after another; returns each member's location.
     pub fn append_many(&mut self, members: &[&[u8]]) -> Result<Vec<RecordLocation>, ArchiveError> {
+        self.append_members(members, None)
+    }
+
+    /// Like [`WarcWriter::append_many`], for members encoded while `encoded_for` was
+    /// [`WarcWriter::warcinfo_id`]. Records are encoded on worker threads while the writer goes
+    /// on appending, so the file may have rotated since, by this append or an earlier one;
+    /// then the members are rewritten to name the warcinfo of the file they land in.
+    pub fn append_encoded_for(
+        &mut self,
+        members: &[&[u8]],
+        encoded_for: &str,
+    ) -> Result<Vec<RecordLocation>, ArchiveError> {
+        self.append_members(members, Some(encoded_for))
+    }
+
+    /// Appends `members` to one file. `encoded_for` is the warcinfo ID they name; `None` means
+    /// the ID current before this append.
+    fn append_members(
+        &mut self,
+        members: &[&[u8]],
+        encoded_for: Option<&str>,
+    ) -> Result<Vec<RecordLocation>, ArchiveError> {
         for m in members {
             check_member(m)?;
         }
         let total = members.iter().map(|m| m.len() as u64).sum();
-        let rewrite = self.prepare(total)?;
-        let mut out = Vec::with_capacity(members.len());
-        for m in members {
-            let data = match &rewrite {
-                Some((old, new)) => rewrite_warcinfo_id(m, old, new, self.cfg.gzip_level)?,
-                None => Cow::Borrowed(*m),
-            };
-            out.push(self.write(&data)?);
-        }
-        Ok(out)
+        let rotated_from = self.prepare(total)?;
+        let named = encoded_for.or(rotated_from.as_deref());
+        let current = self.warcinfo_id();
+        let level = self.cfg.gzip_level;
+        let data = members
+            .iter()
+            .map(|m| match named {
+                Some(old) if old != current => rewrite_warcinfo_id(m, old, current, level),
+                _ => Ok(Cow::Borrowed(*m)),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        data.iter().map(|d| self.write(d)).collect()
     }
 
-    /// Opens or rotates the file for an append of `len` bytes; on rotation returns the old and
-    /// new warcinfo IDs for the rewrite.
-    fn prepare(&mut self, len: u64) -> Result<Option<(String, String)>, ArchiveError> {
+    /// Opens or rotates the file for an append of `len` bytes; on rotation returns the
+    /// warcinfo ID of the file just sealed.
+    fn prepare(&mut self, len: u64) -> Result<Option<String>, ArchiveError> {
         if self.failed {
             return Err(ArchiveError::Config(
                 "an earlier write failed; recover from the last checkpoint".into(),
@@ -164,7 +184,7 @@ impl WarcWriter {
         let old_id = cur.warcinfo_id.clone();
         self.seal_current()?;
         self.open_file()?;
-        Ok(Some((old_id, self.warcinfo_id().to_string())))
+        Ok(Some(old_id))
     }
 
     fn write(&mut self, data: &[u8]) -> Result<RecordLocation, ArchiveError> {

@@ -517,16 +517,16 @@ impl Engine {
         } else {
             None
         };
-        match original {
+        let revisit = match &original {
             Some(o) => {
                 let common = RecordCommon {
                     record_id: &r.record_id,
                     date: &r.date,
                     target_uri: &info.url,
-                    warcinfo_id: self.writer.warcinfo_id(),
+                    warcinfo_id: &r.warcinfo_id,
                     ip: Some(info.ip),
                 };
-                let revisit = archive::revisit_record(
+                Some(archive::revisit_record(
                     &common,
                     &info.payload_digest,
                     &o.id,
@@ -534,26 +534,28 @@ impl Engine {
                     &o.date,
                     &r.http_head,
                     self.spec.raw.warc.gzip_level,
-                )?;
-                self.writer.append(&revisit)?;
-                self.stats.revisits.fetch_add(1, Relaxed);
+                )?)
             }
-            None => {
-                self.writer.append(&r.response)?;
-                if dedup {
-                    let o = Original {
-                        id: r.record_id.clone(),
-                        uri: info.url.clone(),
-                        date: r.date.clone(),
-                    };
-                    let v = serde_json::to_vec(&o).unwrap_or_default();
-                    self.frontier
-                        .stage(keys::digest_key(&info.payload_digest), v);
-                    self.digests.insert(info.payload_digest.clone(), o);
-                }
-            }
+            None => None,
+        };
+        // The exchange's records go to one file; the writer re-points them at that file's
+        // warcinfo if it rotated since the worker encoded them.
+        let first = revisit.as_deref().unwrap_or(&r.response);
+        self.writer
+            .append_encoded_for(&[first, &r.request_and_metadata], &r.warcinfo_id)?;
+        if original.is_some() {
+            self.stats.revisits.fetch_add(1, Relaxed);
+        } else if dedup {
+            let o = Original {
+                id: r.record_id.clone(),
+                uri: info.url.clone(),
+                date: r.date.clone(),
+            };
+            let v = serde_json::to_vec(&o).unwrap_or_default();
+            self.frontier
+                .stage(keys::digest_key(&info.payload_digest), v);
+            self.digests.insert(info.payload_digest.clone(), o);
         }
-        self.writer.append(&r.request_and_metadata)?;
         let written = self.writer.bytes_written().saturating_sub(before);
         self.stats.warc_bytes.fetch_add(written, Relaxed);
         Ok(())

@@ -25,6 +25,8 @@ pub struct EncodedRecords {
     pub http_head: Vec<u8>,
     /// Hop path and source, for a revisit written later.
     pub hops: String,
+    /// The `WARC-Warcinfo-ID` the records name (the writer's current one when encoding began).
+    pub warcinfo_id: String,
 }
 
 /// Encodes the records of an exchange. `links` are every link found, for the metadata record.
@@ -89,6 +91,7 @@ pub fn encode(
         request_and_metadata: rest,
         http_head,
         hops: uri.hops.clone(),
+        warcinfo_id: warcinfo_id.to_string(),
     })
 }
 

@@ -297,9 +297,10 @@ async fn failures_before_a_complete_head_are_errors() {
         Err(e) => (e.kind(), e.to_string()),
     };
 
+    // Closing without a complete head is a lost connection (retryable), not a bad answer.
     let server = respond(Vec::new()).await;
     let (kind, msg) = kind_and_reason(fetcher.fetch(&server.url("/")).await);
-    assert_eq!(kind, "bad-response");
+    assert_eq!(kind, "io");
     assert!(
         msg.contains("empty response") && msg.contains("127.0.0.1"),
         "{msg}"
@@ -313,7 +314,7 @@ async fn failures_before_a_complete_head_are_errors() {
 
     let server = respond(b"HTTP/1.1 200 OK\r\nContent-Ty".to_vec()).await;
     let (kind, msg) = kind_and_reason(fetcher.fetch(&server.url("/")).await);
-    assert_eq!(kind, "bad-response");
+    assert_eq!(kind, "io");
     assert!(msg.contains("inside the head"), "{msg}");
 
     let mut huge = b"HTTP/1.1 200 OK\r\nX-Filler: ".to_vec();

@@ -105,14 +105,17 @@ where
             Ok(Err(e)) => return Err(io_err(e)),
         };
         if n == 0 {
-            return Err(bad(if head.is_empty() {
-                "empty response".into()
+            // A lost connection, not a malformed answer: overloaded servers and proxies do
+            // this, and asking again later often works, so it is a (retryable) I/O error.
+            let what = if head.is_empty() {
+                "empty response: the connection closed before any byte arrived".into()
             } else {
                 format!(
                     "connection closed inside the head after {} bytes",
                     head.len()
                 )
-            }));
+            };
+            return Err(io_err(io::Error::new(io::ErrorKind::UnexpectedEof, what)));
         }
         head.extend_from_slice(&buf[..n]);
         // A head can only complete with a newline; skip parsing otherwise (slow drips).

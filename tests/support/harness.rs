@@ -77,6 +77,68 @@ impl Rec {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+
+    /// Length of the HTTP head (status line, headers, blank line) that starts the block.
+    pub fn http_head_len(&self) -> Option<usize> {
+        self.body
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map(|p| p + 4)
+    }
+
+    /// The HTTP status code of a response or revisit block.
+    pub fn http_status(&self) -> Option<u16> {
+        let line = self.body.split(|&b| b == b'\n').next()?;
+        std::str::from_utf8(line)
+            .ok()?
+            .split(' ')
+            .nth(1)?
+            .parse()
+            .ok()
+    }
+
+    /// The first HTTP header called `name` (case-insensitive) in the block's head, trimmed.
+    pub fn http_header(&self, name: &str) -> Option<String> {
+        let head = String::from_utf8_lossy(&self.body[..self.http_head_len()?]).into_owned();
+        head.split("\r\n").skip(1).find_map(|line| {
+            let (k, v) = line.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    }
+
+    /// The block after the HTTP head: the payload as received (framing and codings kept).
+    pub fn http_body(&self) -> &[u8] {
+        &self.body[self.http_head_len().unwrap_or(self.body.len())..]
+    }
+}
+
+/// The records of type `kind` whose target is `uri`, in file order.
+pub fn find<'a>(recs: &'a [Rec], kind: &str, uri: &str) -> Vec<&'a Rec> {
+    recs.iter()
+        .filter(|r| r.kind == kind && r.uri == uri)
+        .collect()
+}
+
+/// The only record of type `kind` for `uri`; panics if there is not exactly one.
+pub fn one<'a>(recs: &'a [Rec], kind: &str, uri: &str) -> &'a Rec {
+    match find(recs, kind, uri).as_slice() {
+        [r] => r,
+        other => panic!(
+            "expected one {kind} record for {uri}, found {}",
+            other.len()
+        ),
+    }
+}
+
+/// `sha1:` + base32 of `bytes`, the form of WARC digests, computed independently of magpie.
+pub fn sha1_label(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    format!(
+        "sha1:{}",
+        data_encoding::BASE32.encode(&sha1::Sha1::digest(bytes))
+    )
 }
 
 /// The sealed WARC files of a crawl, in name order.

@@ -257,10 +257,11 @@ async fn handle(mut stream: TcpStream, host: usize, shared: Arc<Shared>) {
     let (at, time) = (Instant::now(), SystemTime::now());
     let mut headers = [httparse::EMPTY_HEADER; 64];
     let mut req = httparse::Request::new(&mut headers);
-    let (method, target) = match req.parse(&head) {
+    let (method, target, http11) = match req.parse(&head) {
         Ok(httparse::Status::Complete(_)) => (
             req.method.unwrap_or("").to_string(),
             req.path.unwrap_or("").to_string(),
+            req.version == Some(1),
         ),
         _ => {
             let bad = Reply::Status {
@@ -268,7 +269,7 @@ async fn handle(mut stream: TcpStream, host: usize, shared: Arc<Shared>) {
                 headers: vec![],
                 body: b"bad request\n".to_vec(),
             };
-            let _ = reply::serve(&mut stream, &bad, false).await;
+            let _ = reply::serve(&mut stream, &bad, false, false).await;
             return;
         }
     };
@@ -283,7 +284,7 @@ async fn handle(mut stream: TcpStream, host: usize, shared: Arc<Shared>) {
     });
     let (reply, n) = shared.lookup(host, &target);
     // The client going away mid-reply is part of what tests provoke.
-    let _ = reply::serve(&mut stream, reply.pick(n), head_only).await;
+    let _ = reply::serve(&mut stream, reply.pick(n), head_only, http11).await;
 }
 
 /// Reads up to and including the blank line ending the request head; `None` if the client

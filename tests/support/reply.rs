@@ -44,6 +44,11 @@ pub enum Reply {
     Empty,
     /// The nth request to the route gets the nth reply; the last one repeats.
     Sequence(Vec<Reply>),
+    /// A generated HTML page as nginx in front of PHP sends it, whose length is not known in
+    /// advance: to an HTTP/1.1 request it answers chunked (two chunks); to an HTTP/1.0
+    /// request, which cannot take chunks, it sends no Content-Length and ends the body by
+    /// closing the connection (`Connection: close`).
+    Dynamic(Vec<u8>),
 }
 
 impl Reply {
@@ -164,13 +169,32 @@ fn chunked_head(headers: &[(String, String)], trailers: &[(String, String)]) -> 
 }
 
 /// Puts `reply` on the wire. `head_only` (a HEAD request) drops the body of Html and
-/// Status replies; the others are sent as specified regardless.
+/// Status replies; the others are sent as specified regardless. `http11` says whether the
+/// request line asked for HTTP/1.1 (only [`Reply::Dynamic`] looks at it).
 pub(crate) async fn serve(
     stream: &mut TcpStream,
     reply: &Reply,
     head_only: bool,
+    http11: bool,
 ) -> io::Result<()> {
     match reply {
+        Reply::Dynamic(body) if http11 => {
+            let cut = body.len() / 2;
+            let chunked = Reply::Chunked {
+                headers: vec![],
+                chunks: vec![body[..cut].to_vec(), body[cut..].to_vec()],
+                trailers: vec![],
+            };
+            Box::pin(serve(stream, &chunked, head_only, http11)).await
+        }
+        Reply::Dynamic(body) => {
+            let mut out =
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nConnection: close\r\n\r\n"
+                    .to_vec();
+            out.extend_from_slice(body);
+            stream.write_all(&out).await?;
+            stream.shutdown().await
+        }
         Reply::Html(body) => {
             let headers = [(
                 "Content-Type".to_string(),
