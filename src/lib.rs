@@ -12,13 +12,17 @@
 //! - [`fetch`]: the recording HTTP client (exact wire bytes), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
 //! - [`archive`]: WARC 1.1 records, the writer with crash recovery, the reader and validator.
+//! - [`intake`]: the scored-URL JSON format external scorers POST, and its report.
 //! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
+//! - [`manager`]: the crawls of `magpie serve`: lifecycle, control, intake routing, restart.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
 
 pub mod archive;
 pub mod crawl;
 pub mod fetch;
 pub mod frontier;
+pub mod intake;
+pub mod manager;
 pub mod model;
 pub mod parse;
 pub mod sample_site;

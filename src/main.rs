@@ -3,13 +3,12 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use magpie::crawl::{self, progress::Progress, stats::Stats, CrawlOptions};
+use magpie::crawl::{self, progress::Progress, stats::Stats, Control, CrawlOptions};
 use magpie::sample_site::{self, SampleWeb};
 use magpie::spec::Spec;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use tokio::sync::watch;
 
 #[derive(Parser)]
 #[command(
@@ -112,11 +111,11 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
 
 async fn run_crawl(spec: Spec, data: PathBuf, fresh: bool, json: bool) -> Result<ExitCode> {
     let stats = Arc::new(Stats::default());
-    let (stop_tx, stop_rx) = watch::channel(false);
+    let (control, control_rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             eprintln!("magpie: stopping: finishing fetches in flight (Ctrl-C again to abort)");
-            let _ = stop_tx.send(true);
+            let _ = control.send(Control::Stop);
             if tokio::signal::ctrl_c().await.is_ok() {
                 std::process::exit(130);
             }
@@ -128,7 +127,7 @@ async fn run_crawl(spec: Spec, data: PathBuf, fresh: bool, json: bool) -> Result
         fresh,
         hostname: crawl::machine_name(),
     };
-    let summary = crawl::run(spec, opts, stats, stop_rx).await;
+    let summary = crawl::run(spec, opts, stats, control_rx, false).await;
     drop(progress);
     let summary = summary?;
     if json {

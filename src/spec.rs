@@ -225,12 +225,15 @@ pub struct RawNetwork {
 pub struct RawFrontier {
     /// URLs taken from one host queue per turn (`bl` of ARCOMEM, Heritrix's balance per queue).
     pub balance_per_queue: u32,
+    /// How a new score combines with a queued URL's earlier ones.
+    pub update: crate::frontier::update::UpdateFn,
 }
 
 impl Default for RawFrontier {
     fn default() -> Self {
         RawFrontier {
             balance_per_queue: 1,
+            update: crate::frontier::update::UpdateFn::Avg,
         }
     }
 }

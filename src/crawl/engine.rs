@@ -20,7 +20,8 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, watch};
+use super::control::Control;
+use tokio::sync::mpsc;
 
 /// How often staged work is made durable.
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
@@ -123,19 +124,19 @@ impl Engine {
         })
     }
 
-    /// Runs until the frontier is empty, a limit is hit, or `stop` turns true.
+    /// Runs until the frontier is empty, a limit is hit, or [`Control::Stop`] arrives.
+    /// A paused engine fetches nothing but still answers controls and intake.
     pub(super) async fn run(
         mut self,
-        mut stop: watch::Receiver<bool>,
+        mut control: mpsc::UnboundedReceiver<Control>,
+        mut paused: bool,
     ) -> Result<(StopReason, Vec<String>), super::CrawlError> {
         let mut reason = StopReason::Finished;
         let mut stopping = false;
         let mut last_commit = Instant::now();
         loop {
-            if !stopping {
-                if self.stats.pages.load(Relaxed) + self.inflight as u64
-                    >= self.spec.raw.limits.max_pages
-                {
+            if !stopping && !paused {
+                if self.stats.pages.load(Relaxed) + self.inflight as u64 >= self.spec.raw.limits.max_pages {
                     reason = StopReason::MaxPages;
                     stopping = true;
                 } else {
@@ -147,7 +148,7 @@ impl Engine {
                 if stopping {
                     break;
                 }
-                if self.frontier.next_wake().is_none() {
+                if !paused && self.frontier.next_wake().is_none() {
                     self.commit()?;
                     last_commit = Instant::now();
                     if self.frontier.next_wake().is_none() {
@@ -156,20 +157,38 @@ impl Engine {
                     continue;
                 }
             }
-            let wake = self
-                .frontier
-                .next_wake()
-                .unwrap_or(last_commit + COMMIT_EVERY);
-            let deadline = wake.min(last_commit + COMMIT_EVERY);
+            let commit_at = last_commit + COMMIT_EVERY;
+            let wake = match self.frontier.next_wake() {
+                Some(t) if !paused => t.min(commit_at),
+                _ => commit_at,
+            };
             tokio::select! {
                 Some(done) = self.rx.recv() => self.finish(done)?,
-                _ = tokio::time::sleep_until(deadline.into()) => {}
-                _ = stop.changed(), if !stopping => {
-                    if *stop.borrow() {
-                        stopping = true;
-                        reason = StopReason::Interrupted;
+                _ = tokio::time::sleep_until(wake.into()) => {}
+                Some(c) = control.recv() => match c {
+                    Control::Pause => {
+                        paused = true;
+                        self.stats.event("crawl-paused", self.spec.name());
                     }
-                }
+                    Control::Resume => {
+                        paused = false;
+                        self.stats.event("crawl-resumed", self.spec.name());
+                    }
+                    Control::Stop => {
+                        if !stopping {
+                            stopping = true;
+                            reason = StopReason::Interrupted;
+                        }
+                    }
+                    Control::Intake(items, reply) => {
+                        let report = self.intake(items)?;
+                        last_commit = Instant::now();
+                        let _ = reply.send(report);
+                    }
+                    Control::Frontier { limit, host, reply } => {
+                        let _ = reply.send(self.frontier_view(limit, host.as_deref()));
+                    }
+                },
             }
             if last_commit.elapsed() >= COMMIT_EVERY || self.since_commit >= COMMIT_AFTER {
                 self.commit()?;
@@ -180,6 +199,7 @@ impl Engine {
         let files = self.writer.files();
         self.publish();
         self.writer.close()?;
+        self.stats.event("crawl-finished", format!("{}: {}", self.spec.name(), reason.as_str()));
         Ok((reason, files))
     }
 
@@ -305,6 +325,10 @@ impl Engine {
     /// Takes a worker's result back: archive, queue outlinks, tell the frontier.
     fn finish(&mut self, done: Done) -> Result<(), super::CrawlError> {
         self.inflight -= 1;
+        let took = match &done {
+            Done::Page(_, _, t) | Done::Robots(_, _, _, t) => *t,
+        };
+        self.stats.fetch_took(took.as_millis() as u64);
         self.since_commit += 1;
         let now = Instant::now();
         match done {
@@ -440,6 +464,10 @@ impl Engine {
                 self.frontier.robots_failed(&host, retry_in, now);
                 if self.frontier.robots_failures(&host) > limits.max_retries as u32 {
                     let dropped = self.frontier.drain_host(&host, UrlState::Failed)?;
+                    self.stats.event(
+                        "host-blocked",
+                        format!("{host}: robots.txt unavailable; {} queued URLs given up", dropped.len()),
+                    );
                     for _ in &dropped {
                         self.stats.error("robots-unavailable");
                     }
@@ -577,7 +605,7 @@ impl Engine {
 
     /// Makes the WARC file durable (fsync), then commits its checkpoint with the frontier and
     /// the counters: the store never points past bytes that could be lost.
-    fn commit(&mut self) -> Result<(), super::CrawlError> {
+    pub(super) fn commit(&mut self) -> Result<(), super::CrawlError> {
         self.writer.sync()?;
         if let Some(cp) = self.writer.checkpoint() {
             self.frontier.stage(

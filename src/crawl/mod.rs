@@ -6,6 +6,7 @@
 //! to that checkpoint (records past it belong to fetches the store does not know were done, and
 //! they will be fetched again) and sealed.
 
+pub mod control;
 pub mod engine;
 pub mod layout;
 pub mod pipeline;
@@ -30,7 +31,8 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::watch;
+pub use control::Control;
+use tokio::sync::mpsc;
 
 /// Why a crawl could not run.
 #[derive(Debug, thiserror::Error)]
@@ -68,13 +70,15 @@ pub struct CrawlOptions {
     pub hostname: String,
 }
 
-/// Runs (or resumes) a crawl until it finishes, hits a limit, or `stop` turns true.
-/// `stats` is updated live, for progress bars and the API.
+/// Runs (or resumes) a crawl until it finishes, hits a limit, or is stopped through `control`.
+/// `stats` is updated live, for progress bars and the API. With `paused`, the crawl is opened
+/// (and accepts intake) but fetches nothing until [`Control::Resume`].
 pub async fn run(
     spec: Spec,
     opts: CrawlOptions,
     stats: Arc<Stats>,
-    stop: watch::Receiver<bool>,
+    control: mpsc::UnboundedReceiver<Control>,
+    paused: bool,
 ) -> Result<Summary, CrawlError> {
     let layout = Layout::new(&opts.data, spec.name());
     let io_err = |path: PathBuf| {
@@ -120,7 +124,7 @@ pub async fn run(
     frontier.commit()?;
     let ctx = Arc::new(pipeline_ctx(&spec));
     let engine = Engine::new(spec.clone(), frontier, writer, fetcher, ctx, stats.clone())?;
-    let (reason, files) = engine.run(stop).await?;
+    let (reason, files) = engine.run(control, paused).await?;
     Ok(stats.summary(spec.name(), reason.as_str(), files))
 }
 

@@ -44,6 +44,26 @@ pub struct Stats {
     pub errors: Mutex<BTreeMap<String, u64>>,
     /// Scope rejections by reason.
     pub rejected: Mutex<BTreeMap<String, u64>>,
+    /// Intake items by source.
+    pub intake: Mutex<BTreeMap<String, u64>>,
+    /// Fetch durations: counts per bucket of [`LATENCY_BUCKETS_MS`] (last: above all), and the sum.
+    pub latency: [AtomicU64; LATENCY_BUCKETS_MS.len() + 1],
+    /// Sum of fetch durations in milliseconds.
+    pub latency_sum_ms: AtomicU64,
+    /// Notable events (host blocked, crawl finished), for live views.
+    pub events: tokio::sync::broadcast::Sender<Event>,
+}
+
+/// Upper bounds of the fetch-latency histogram buckets, in milliseconds.
+pub const LATENCY_BUCKETS_MS: [u64; 9] = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
+
+/// Something worth telling an operator as it happens.
+#[derive(Debug, Clone, Serialize)]
+pub struct Event {
+    /// `host-blocked`, `crawl-finished`, `crawl-paused`, ...
+    pub kind: String,
+    /// Human-readable detail.
+    pub detail: String,
 }
 
 impl Default for Stats {
@@ -66,6 +86,10 @@ impl Default for Stats {
             inflight: AtomicU64::new(0),
             errors: Mutex::new(BTreeMap::new()),
             rejected: Mutex::new(BTreeMap::new()),
+            intake: Mutex::new(BTreeMap::new()),
+            latency: Default::default(),
+            latency_sum_ms: AtomicU64::new(0),
+            events: tokio::sync::broadcast::channel(256).0,
         }
     }
 }
@@ -119,6 +143,26 @@ impl Stats {
             .unwrap_or_else(|e| e.into_inner())
             .entry(reason.to_string())
             .or_insert(0) += 1;
+    }
+
+    /// Counts one intake item from `source`.
+    pub fn intake(&self, source: &str) {
+        *self.intake.lock().unwrap_or_else(|e| e.into_inner()).entry(source.to_string()).or_insert(0) += 1;
+    }
+
+    /// Records one fetch duration.
+    pub fn fetch_took(&self, ms: u64) {
+        let i = LATENCY_BUCKETS_MS.iter().position(|&b| ms <= b).unwrap_or(LATENCY_BUCKETS_MS.len());
+        self.latency[i].fetch_add(1, Relaxed);
+        self.latency_sum_ms.fetch_add(ms, Relaxed);
+    }
+
+    /// Announces an event to live views (nobody listening is fine).
+    pub fn event(&self, kind: &str, detail: impl Into<String>) {
+        let _ = self.events.send(Event {
+            kind: kind.to_string(),
+            detail: detail.into(),
+        });
     }
 
     /// Counts a response by its status class.

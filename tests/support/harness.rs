@@ -10,7 +10,6 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
-use tokio::sync::watch;
 
 /// A spec for the fixture web: loopback allowed, short delays, small timeouts. `extra` is
 /// merged over the defaults section by section.
@@ -44,13 +43,13 @@ pub fn run(spec: Spec, data: &Path) -> Summary {
         .enable_all()
         .build()
         .expect("runtime");
-    let (_stop_tx, stop_rx) = watch::channel(false);
+    let (_control, control_rx) = tokio::sync::mpsc::unbounded_channel();
     let opts = CrawlOptions {
         data: data.to_path_buf(),
         fresh: false,
         hostname: "testhost".into(),
     };
-    rt.block_on(crawl::run(spec, opts, Arc::new(Stats::default()), stop_rx))
+    rt.block_on(crawl::run(spec, opts, Arc::new(Stats::default()), control_rx, false))
         .expect("crawl runs")
 }
 

@@ -1,0 +1,120 @@
+//! Steering a running crawl: pause, resume, stop, scored-URL intake and frontier views, all sent
+//! to the engine over one channel, so only the engine task ever touches the frontier.
+
+use super::engine::Engine;
+use crate::frontier::host::HostView;
+use crate::frontier::update::Scored;
+use crate::frontier::view::QueuedUrl;
+use crate::intake::{IntakeReport, Rejected, ScoredUrl};
+use crate::model::{CrawlUri, Hop};
+use crate::uri;
+use serde::Serialize;
+use std::sync::atomic::Ordering::Relaxed;
+use tokio::sync::oneshot;
+
+/// A command for the engine.
+#[derive(Debug)]
+pub enum Control {
+    /// Start no new fetches until resumed (fetches in flight finish; state stays on disk).
+    Pause,
+    /// Start fetching again.
+    Resume,
+    /// Finish fetches in flight, commit and seal the WARC files, and end the run.
+    Stop,
+    /// Apply scored URLs (already checked for syntax); the items keep their body indexes.
+    Intake(Vec<(usize, ScoredUrl)>, oneshot::Sender<IntakeReport>),
+    /// The next URLs in fetch order, and host queue states.
+    Frontier {
+        /// How many URLs.
+        limit: usize,
+        /// Only this host.
+        host: Option<String>,
+        /// Where the answer goes.
+        reply: oneshot::Sender<Result<FrontierView, String>>,
+    },
+}
+
+/// The frontier as the API shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrontierView {
+    /// URLs in the order they would be fetched.
+    pub urls: Vec<QueuedUrl>,
+    /// Host queues.
+    pub hosts: Vec<HostView>,
+}
+
+impl Engine {
+    /// Applies intake items and commits them at once, so the new order is visible immediately.
+    pub(super) fn intake(&mut self, items: Vec<(usize, ScoredUrl)>) -> Result<IntakeReport, super::CrawlError> {
+        let mut report = IntakeReport {
+            received: items.len(),
+            ..Default::default()
+        };
+        let update = self.spec.raw.frontier.update;
+        let max_len = self.spec.raw.limits.max_url_length;
+        for (index, item) in items {
+            let reject = |reason: String| Rejected { index, reason };
+            let score = match item.check() {
+                Ok(s) => s,
+                Err(reason) => {
+                    report.rejected.push(reject(reason));
+                    continue;
+                }
+            };
+            let url = match uri::parse_absolute(&item.url, max_len) {
+                Ok(u) => u,
+                Err(e) => {
+                    report.rejected.push(reject(format!("bad URL: {e}")));
+                    continue;
+                }
+            };
+            let source = item.source_name().to_string();
+            self.stats.intake(&source);
+            let fp = uri::fingerprint(&uri::canonical(&url));
+            let host = uri::host_key(&url);
+            if item.blacklist {
+                self.frontier.blacklist(fp, &host)?;
+                report.blacklisted += 1;
+                continue;
+            }
+            let via_in_scope = item
+                .via
+                .as_deref()
+                .and_then(|v| url::Url::parse(v).ok())
+                .is_none_or(|v| self.ctx.scope.contains(&v));
+            let hops = Hop::Link.code().to_string();
+            if let Err(r) = self.ctx.scope.decide(&url, &hops, via_in_scope) {
+                report.rejected.push(reject(format!("out of scope ({})", r.as_str())));
+                continue;
+            }
+            let uri = CrawlUri {
+                via: item.via.clone(),
+                source,
+                hops,
+                ..CrawlUri::seed(url.as_str())
+            };
+            let origin = url.origin().ascii_serialization();
+            match self.frontier.score(fp, &host, &origin, uri, score.unwrap_or(0.0), update)? {
+                Scored::Inserted(_) => {
+                    self.stats.discovered.fetch_add(1, Relaxed);
+                    report.inserted += 1
+                }
+                Scored::Updated { .. } => report.updated += 1,
+                Scored::InFlight | Scored::Ignored(_) => report.ignored += 1,
+            }
+        }
+        self.commit()?;
+        Ok(report)
+    }
+
+    /// The frontier view for the API.
+    pub(super) fn frontier_view(&self, limit: usize, host: Option<&str>) -> Result<FrontierView, String> {
+        let urls = self.frontier.peek(limit, host).map_err(|e| e.to_string())?;
+        let mut hosts = self.frontier.hosts();
+        if let Some(h) = host {
+            hosts.retain(|v| v.host == h);
+        }
+        Ok(FrontierView { urls, hosts })
+    }
+}
+

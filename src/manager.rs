@@ -1,0 +1,387 @@
+//! The crawl manager behind `magpie serve`: many crawls in one data folder, each with a
+//! lifecycle (created → running ⇄ paused → finished, or failed) that survives server restarts.
+//!
+//! Each open crawl has one engine task, reached through its control channel; a created or paused
+//! crawl has an engine too (paused), so scored URLs can prime or steer it before it fetches.
+//! The state is kept in `DATA/<name>/status.json` and restored by [`Manager::open`]: a crawl that
+//! was running when the server stopped runs again.
+
+use crate::crawl::{self, control::FrontierView, stats::Stats, stats::Summary, Control, CrawlOptions};
+use crate::intake::{IntakeReport, Rejected, ScoredUrl};
+use crate::spec::{Spec, SpecError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio::sync::{mpsc, oneshot};
+
+/// Where a crawl is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CrawlState {
+    /// Defined, not started; accepts intake.
+    Created,
+    /// Fetching.
+    Running,
+    /// Not fetching; state kept; accepts intake.
+    Paused,
+    /// Ended (frontier empty, a limit, or stopped); WARC files sealed.
+    Finished,
+    /// Ended by an error.
+    Failed,
+}
+
+/// A manager error; the web layer maps these to HTTP statuses.
+#[derive(Debug, thiserror::Error)]
+pub enum ManagerError {
+    /// No crawl with this id.
+    #[error("no crawl named {0:?}")]
+    NotFound(String),
+    /// A crawl with this name exists already.
+    #[error("a crawl named {0:?} exists already")]
+    Exists(String),
+    /// The action does not apply in the crawl's state.
+    #[error("crawl {id:?} is {state:?}: cannot {action}")]
+    WrongState {
+        /// Crawl id.
+        id: String,
+        /// Its state.
+        state: CrawlState,
+        /// What was asked.
+        action: &'static str,
+    },
+    /// The spec is invalid.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// The frontier could not be read.
+    #[error("frontier: {0}")]
+    Frontier(String),
+    /// The data folder failed.
+    #[error("data folder: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Status {
+    state: CrawlState,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+struct Slot {
+    spec: Arc<Spec>,
+    stats: Arc<Stats>,
+    status: Mutex<Status>,
+    control: Mutex<Option<mpsc::UnboundedSender<Control>>>,
+}
+
+/// A crawl as the API lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrawlView {
+    /// The crawl id (its spec's `name`).
+    pub id: String,
+    /// Lifecycle state.
+    pub state: CrawlState,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Live statistics (the same figures as `magpie crawl`'s summary).
+    pub stats: Summary,
+}
+
+/// All crawls of a data folder.
+pub struct Manager {
+    data: PathBuf,
+    hostname: String,
+    crawls: Mutex<BTreeMap<String, Arc<Slot>>>,
+    /// Set while the server shuts down: crawls stopped then keep their state for the restart.
+    closing: std::sync::atomic::AtomicBool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Manager {
+    /// Opens the data folder and brings every crawl back in its last state.
+    pub async fn open(data: PathBuf, hostname: String) -> Result<Arc<Manager>, ManagerError> {
+        std::fs::create_dir_all(&data)?;
+        let m = Arc::new(Manager {
+            data: data.clone(),
+            hostname,
+            crawls: Mutex::new(BTreeMap::new()),
+            closing: std::sync::atomic::AtomicBool::new(false),
+        });
+        for entry in std::fs::read_dir(&data)?.flatten() {
+            let dir = entry.path();
+            let (Ok(spec_text), Ok(status_text)) = (
+                std::fs::read_to_string(dir.join("spec.json")),
+                std::fs::read_to_string(dir.join("status.json")),
+            ) else {
+                continue;
+            };
+            let (Ok(spec), Ok(status)) = (Spec::from_json(&spec_text), serde_json::from_str::<Status>(&status_text))
+            else {
+                tracing::warn!("skipping {}: unreadable spec or status", dir.display());
+                continue;
+            };
+            let id = spec.name().to_string();
+            let slot = Arc::new(Slot {
+                spec: Arc::new(spec),
+                stats: Arc::new(Stats::default()),
+                status: Mutex::new(status.clone()),
+                control: Mutex::new(None),
+            });
+            lock(&m.crawls).insert(id.clone(), slot.clone());
+            match status.state {
+                CrawlState::Created | CrawlState::Paused => m.launch(&id, &slot, true),
+                CrawlState::Running => m.launch(&id, &slot, false),
+                CrawlState::Finished | CrawlState::Failed => {}
+            }
+        }
+        Ok(m)
+    }
+
+    /// Creates a crawl from a spec; it starts paused (state `created`) and accepts intake.
+    pub async fn create(self: &Arc<Self>, spec: Spec) -> Result<String, ManagerError> {
+        let id = spec.name().to_string();
+        if lock(&self.crawls).contains_key(&id) || self.data.join(&id).exists() {
+            return Err(ManagerError::Exists(id));
+        }
+        let slot = Arc::new(Slot {
+            spec: Arc::new(spec),
+            stats: Arc::new(Stats::default()),
+            status: Mutex::new(Status {
+                state: CrawlState::Created,
+                error: None,
+                stop_reason: None,
+            }),
+            control: Mutex::new(None),
+        });
+        std::fs::create_dir_all(self.data.join(&id))?;
+        self.save(&id, &slot)?;
+        lock(&self.crawls).insert(id.clone(), slot.clone());
+        self.launch(&id, &slot, true);
+        Ok(id)
+    }
+
+    fn slot(&self, id: &str) -> Result<Arc<Slot>, ManagerError> {
+        lock(&self.crawls).get(id).cloned().ok_or_else(|| ManagerError::NotFound(id.to_string()))
+    }
+
+    fn save(&self, id: &str, slot: &Slot) -> Result<(), ManagerError> {
+        let status = lock(&slot.status).clone();
+        let text = serde_json::to_string_pretty(&status).unwrap_or_default();
+        std::fs::write(self.data.join(id).join("status.json"), text)?;
+        Ok(())
+    }
+
+    fn set_state(&self, id: &str, slot: &Slot, state: CrawlState) {
+        lock(&slot.status).state = state;
+        if let Err(e) = self.save(id, slot) {
+            tracing::warn!("cannot save the state of crawl {id}: {e}");
+        }
+    }
+
+    /// Starts the crawl's engine task (paused or not).
+    fn launch(self: &Arc<Self>, id: &str, slot: &Arc<Slot>, paused: bool) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        *lock(&slot.control) = Some(tx);
+        let opts = CrawlOptions {
+            data: self.data.clone(),
+            fresh: false,
+            hostname: self.hostname.clone(),
+        };
+        let (me, id, slot) = (self.clone(), id.to_string(), slot.clone());
+        let spec = (*slot.spec).clone();
+        tokio::spawn(async move {
+            let result = crawl::run(spec, opts, slot.stats.clone(), rx, paused).await;
+            let closing = me.closing.load(std::sync::atomic::Ordering::SeqCst);
+            if closing && result.is_ok() {
+                // Stopped by the server's shutdown: keep the state, so a restart resumes it.
+                *lock(&slot.control) = None;
+                return;
+            }
+            {
+                let mut st = lock(&slot.status);
+                match result {
+                    Ok(summary) => {
+                        st.state = CrawlState::Finished;
+                        st.stop_reason = Some(summary.stop_reason);
+                    }
+                    Err(e) => {
+                        tracing::error!("crawl {id} failed: {e}");
+                        st.state = CrawlState::Failed;
+                        st.error = Some(e.to_string());
+                    }
+                }
+            }
+            let _ = me.save(&id, &slot);
+            *lock(&slot.control) = None;
+        });
+    }
+
+    fn send(&self, id: &str, slot: &Slot, c: Control, action: &'static str) -> Result<(), ManagerError> {
+        let state = lock(&slot.status).state;
+        match lock(&slot.control).as_ref() {
+            Some(tx) if tx.send(c).is_ok() => Ok(()),
+            _ => Err(ManagerError::WrongState {
+                id: id.to_string(),
+                state,
+                action,
+            }),
+        }
+    }
+
+    /// `start`: a created or paused crawl starts fetching; a finished one resumes from disk.
+    pub fn start(self: &Arc<Self>, id: &str) -> Result<CrawlState, ManagerError> {
+        let slot = self.slot(id)?;
+        let state = lock(&slot.status).state;
+        match state {
+            CrawlState::Running => {}
+            CrawlState::Created | CrawlState::Paused => self.send(id, &slot, Control::Resume, "start")?,
+            CrawlState::Finished | CrawlState::Failed => {
+                if lock(&slot.control).is_some() {
+                    return Err(ManagerError::WrongState { id: id.into(), state, action: "start while stopping" });
+                }
+                lock(&slot.status).error = None;
+                self.launch(id, &slot, false);
+            }
+        }
+        self.set_state(id, &slot, CrawlState::Running);
+        Ok(CrawlState::Running)
+    }
+
+    /// `pause`: fetches in flight finish; nothing new starts; state stays on disk.
+    pub fn pause(&self, id: &str) -> Result<CrawlState, ManagerError> {
+        let slot = self.slot(id)?;
+        self.require(id, &slot, &[CrawlState::Running], "pause")?;
+        self.send(id, &slot, Control::Pause, "pause")?;
+        self.set_state(id, &slot, CrawlState::Paused);
+        Ok(CrawlState::Paused)
+    }
+
+    /// `resume`: a paused crawl fetches again.
+    pub fn resume(&self, id: &str) -> Result<CrawlState, ManagerError> {
+        let slot = self.slot(id)?;
+        self.require(id, &slot, &[CrawlState::Paused, CrawlState::Running], "resume")?;
+        self.send(id, &slot, Control::Resume, "resume")?;
+        self.set_state(id, &slot, CrawlState::Running);
+        Ok(CrawlState::Running)
+    }
+
+    /// `stop`: ends the crawl and seals its WARC files (asynchronously; the state turns
+    /// `finished` when the engine is done).
+    pub fn stop(&self, id: &str) -> Result<CrawlState, ManagerError> {
+        let slot = self.slot(id)?;
+        let state = lock(&slot.status).state;
+        if matches!(state, CrawlState::Finished | CrawlState::Failed) {
+            return Ok(state);
+        }
+        self.send(id, &slot, Control::Stop, "stop")?;
+        Ok(state)
+    }
+
+    fn require(&self, id: &str, slot: &Slot, ok: &[CrawlState], action: &'static str) -> Result<(), ManagerError> {
+        let state = lock(&slot.status).state;
+        if ok.contains(&state) {
+            Ok(())
+        } else {
+            Err(ManagerError::WrongState { id: id.into(), state, action })
+        }
+    }
+
+    /// Every crawl with its state and live statistics.
+    pub fn list(&self) -> Vec<CrawlView> {
+        let crawls = lock(&self.crawls).clone();
+        crawls.iter().map(|(id, s)| view(id, s)).collect()
+    }
+
+    /// One crawl.
+    pub fn get(&self, id: &str) -> Result<CrawlView, ManagerError> {
+        Ok(view(id, &*self.slot(id)?))
+    }
+
+    /// The crawl's validated spec.
+    pub fn spec(&self, id: &str) -> Result<Arc<Spec>, ManagerError> {
+        Ok(self.slot(id)?.spec.clone())
+    }
+
+    /// The crawl's live statistics (for metrics and events).
+    pub fn stats(&self, id: &str) -> Result<Arc<Stats>, ManagerError> {
+        Ok(self.slot(id)?.stats.clone())
+    }
+
+    /// Applies scored URLs, grouped by crawl; items for unknown or closed crawls are rejected.
+    pub async fn intake(&self, items: Vec<ScoredUrl>) -> IntakeReport {
+        let mut report = IntakeReport {
+            received: items.len(),
+            ..Default::default()
+        };
+        let mut by_crawl: BTreeMap<String, Vec<(usize, ScoredUrl)>> = BTreeMap::new();
+        for (i, item) in items.into_iter().enumerate() {
+            by_crawl.entry(item.crawl_id.clone()).or_default().push((i, item));
+        }
+        for (id, items) in by_crawl {
+            let indexes: Vec<usize> = items.iter().map(|(i, _)| *i).collect();
+            let reject_all = |report: &mut IntakeReport, indexes: &[usize], reason: String| {
+                for &index in indexes {
+                    report.rejected.push(Rejected { index, reason: reason.clone() });
+                }
+            };
+            let Ok(slot) = self.slot(&id) else {
+                reject_all(&mut report, &indexes, format!("unknown crawl {id:?}"));
+                continue;
+            };
+            let (tx, rx) = oneshot::channel();
+            if self.send(&id, &slot, Control::Intake(items, tx), "take intake").is_err() {
+                let state = lock(&slot.status).state;
+                reject_all(&mut report, &indexes, format!("crawl {id:?} is {state:?} and takes no intake"));
+                continue;
+            }
+            match rx.await {
+                Ok(r) => report.merge(r),
+                Err(_) => reject_all(&mut report, &indexes, format!("crawl {id:?} ended before applying the items")),
+            }
+        }
+        report.rejected.sort_by_key(|r| r.index);
+        report
+    }
+
+    /// The next URLs in fetch order and the host queues of an open crawl.
+    pub async fn frontier(&self, id: &str, limit: usize, host: Option<String>) -> Result<FrontierView, ManagerError> {
+        let slot = self.slot(id)?;
+        let (tx, rx) = oneshot::channel();
+        self.send(id, &slot, Control::Frontier { limit, host, reply: tx }, "show the frontier")?;
+        rx.await
+            .unwrap_or_else(|_| Err("crawl ended".into()))
+            .map_err(ManagerError::Frontier)
+    }
+
+    /// Asks every open crawl to stop and waits (up to `grace`) for them to seal their files.
+    pub async fn shutdown(&self, grace: std::time::Duration) {
+        self.closing.store(true, std::sync::atomic::Ordering::SeqCst);
+        let crawls = lock(&self.crawls).clone();
+        for slot in crawls.values() {
+            if let Some(tx) = lock(&slot.control).as_ref() {
+                let _ = tx.send(Control::Stop);
+            }
+        }
+        let deadline = tokio::time::Instant::now() + grace;
+        while crawls.values().any(|s| lock(&s.control).is_some()) && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+}
+
+fn view(id: &str, slot: &Slot) -> CrawlView {
+    let status = lock(&slot.status).clone();
+    let reason = status.stop_reason.clone().unwrap_or_default();
+    CrawlView {
+        id: id.to_string(),
+        state: status.state,
+        error: status.error,
+        stats: slot.stats.summary(id, &reason, vec![]),
+    }
+}
