@@ -33,7 +33,10 @@ pub struct ScoredUrl {
 impl ScoredUrl {
     /// The scorer's name, `intake` when none was given.
     pub fn source_name(&self) -> &str {
-        self.source.as_deref().filter(|s| !s.trim().is_empty()).unwrap_or("intake")
+        self.source
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or("intake")
     }
 
     /// Checks what can be checked without the crawl: the score's presence and range.
@@ -41,7 +44,9 @@ impl ScoredUrl {
         match (self.score, self.blacklist) {
             (None, true) => Ok(None),
             (None, false) => Err("score is required unless blacklist is true".into()),
-            (Some(s), _) if !(0.0..=1.0).contains(&s) => Err(format!("score {s} is outside [0, 1]")),
+            (Some(s), _) if !(0.0..=1.0).contains(&s) => {
+                Err(format!("score {s} is outside [0, 1]"))
+            }
             (Some(s), _) => Ok(Some(s as f32)),
         }
     }
@@ -68,7 +73,10 @@ pub enum BodyError {
 /// Reads a request body: NDJSON when `ndjson`, else one object or an array of objects.
 pub fn read_body(body: &[u8], ndjson: bool) -> Result<Vec<ScoredUrl>, BodyError> {
     let text = std::str::from_utf8(body).map_err(|e| BodyError::Json {
-        line: 1 + body[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
+        line: 1 + body[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
         column: 1,
         message: "not UTF-8".into(),
     })?;
@@ -177,16 +185,23 @@ mod tests {
 
     #[test]
     fn malformed_bodies_name_the_line() {
-        let nd = b"{\"crawl_id\":\"c\",\"url\":\"http://a/\",\"score\":1}\n{\"crawl_id\":\"c\",\"url\":";
+        let nd =
+            b"{\"crawl_id\":\"c\",\"url\":\"http://a/\",\"score\":1}\n{\"crawl_id\":\"c\",\"url\":";
         match read_body(nd, true) {
             Err(BodyError::Json { line, .. }) => assert_eq!(line, 2),
             other => panic!("{other:?}"),
         }
         let arr = b"[\n{\"crawl_id\":\"c\",\"url\":\"http://a/\",\"score\":\"high\"}\n]";
         let err = read_body(arr, false).unwrap_err().to_string();
-        assert!(err.starts_with("line 2,") && err.contains("invalid type"), "{err}");
+        assert!(
+            err.starts_with("line 2,") && err.contains("invalid type"),
+            "{err}"
+        );
         let unknown = br#"{"crawl_id":"c","url":"http://a/","score":1,"bogus":1}"#;
-        assert!(read_body(unknown, false).unwrap_err().to_string().contains("unknown field `bogus`"));
+        assert!(read_body(unknown, false)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field `bogus`"));
         assert_eq!(read_body(b"  ", false), Err(BodyError::Empty));
     }
 
@@ -201,7 +216,10 @@ mod tests {
             via: None,
         };
         assert_eq!(item(Some(0.3), false).check(), Ok(Some(0.3)));
-        assert!(item(Some(1.5), false).check().unwrap_err().contains("outside [0, 1]"));
+        assert!(item(Some(1.5), false)
+            .check()
+            .unwrap_err()
+            .contains("outside [0, 1]"));
         assert!(item(Some(-0.1), false).check().is_err());
         assert!(item(None, false).check().is_err());
         assert_eq!(item(None, true).check(), Ok(None));

@@ -6,7 +6,9 @@
 //! The state is kept in `DATA/<name>/status.json` and restored by [`Manager::open`]: a crawl that
 //! was running when the server stopped runs again.
 
-use crate::crawl::{self, control::FrontierView, stats::Stats, stats::Summary, Control, CrawlOptions};
+use crate::crawl::{
+    self, control::FrontierView, stats::Stats, stats::Summary, Control, CrawlOptions,
+};
 use crate::intake::{IntakeReport, Rejected, ScoredUrl};
 use crate::spec::{Spec, SpecError};
 use serde::{Deserialize, Serialize};
@@ -121,8 +123,10 @@ impl Manager {
             ) else {
                 continue;
             };
-            let (Ok(spec), Ok(status)) = (Spec::from_json(&spec_text), serde_json::from_str::<Status>(&status_text))
-            else {
+            let (Ok(spec), Ok(status)) = (
+                Spec::from_json(&spec_text),
+                serde_json::from_str::<Status>(&status_text),
+            ) else {
                 tracing::warn!("skipping {}: unreadable spec or status", dir.display());
                 continue;
             };
@@ -167,7 +171,10 @@ impl Manager {
     }
 
     fn slot(&self, id: &str) -> Result<Arc<Slot>, ManagerError> {
-        lock(&self.crawls).get(id).cloned().ok_or_else(|| ManagerError::NotFound(id.to_string()))
+        lock(&self.crawls)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| ManagerError::NotFound(id.to_string()))
     }
 
     fn save(&self, id: &str, slot: &Slot) -> Result<(), ManagerError> {
@@ -222,7 +229,13 @@ impl Manager {
         });
     }
 
-    fn send(&self, id: &str, slot: &Slot, c: Control, action: &'static str) -> Result<(), ManagerError> {
+    fn send(
+        &self,
+        id: &str,
+        slot: &Slot,
+        c: Control,
+        action: &'static str,
+    ) -> Result<(), ManagerError> {
         let state = lock(&slot.status).state;
         match lock(&slot.control).as_ref() {
             Some(tx) if tx.send(c).is_ok() => Ok(()),
@@ -240,10 +253,16 @@ impl Manager {
         let state = lock(&slot.status).state;
         match state {
             CrawlState::Running => {}
-            CrawlState::Created | CrawlState::Paused => self.send(id, &slot, Control::Resume, "start")?,
+            CrawlState::Created | CrawlState::Paused => {
+                self.send(id, &slot, Control::Resume, "start")?
+            }
             CrawlState::Finished | CrawlState::Failed => {
                 if lock(&slot.control).is_some() {
-                    return Err(ManagerError::WrongState { id: id.into(), state, action: "start while stopping" });
+                    return Err(ManagerError::WrongState {
+                        id: id.into(),
+                        state,
+                        action: "start while stopping",
+                    });
                 }
                 lock(&slot.status).error = None;
                 self.launch(id, &slot, false);
@@ -265,7 +284,12 @@ impl Manager {
     /// `resume`: a paused crawl fetches again.
     pub fn resume(&self, id: &str) -> Result<CrawlState, ManagerError> {
         let slot = self.slot(id)?;
-        self.require(id, &slot, &[CrawlState::Paused, CrawlState::Running], "resume")?;
+        self.require(
+            id,
+            &slot,
+            &[CrawlState::Paused, CrawlState::Running],
+            "resume",
+        )?;
         self.send(id, &slot, Control::Resume, "resume")?;
         self.set_state(id, &slot, CrawlState::Running);
         Ok(CrawlState::Running)
@@ -283,12 +307,22 @@ impl Manager {
         Ok(state)
     }
 
-    fn require(&self, id: &str, slot: &Slot, ok: &[CrawlState], action: &'static str) -> Result<(), ManagerError> {
+    fn require(
+        &self,
+        id: &str,
+        slot: &Slot,
+        ok: &[CrawlState],
+        action: &'static str,
+    ) -> Result<(), ManagerError> {
         let state = lock(&slot.status).state;
         if ok.contains(&state) {
             Ok(())
         } else {
-            Err(ManagerError::WrongState { id: id.into(), state, action })
+            Err(ManagerError::WrongState {
+                id: id.into(),
+                state,
+                action,
+            })
         }
     }
 
@@ -321,13 +355,19 @@ impl Manager {
         };
         let mut by_crawl: BTreeMap<String, Vec<(usize, ScoredUrl)>> = BTreeMap::new();
         for (i, item) in items.into_iter().enumerate() {
-            by_crawl.entry(item.crawl_id.clone()).or_default().push((i, item));
+            by_crawl
+                .entry(item.crawl_id.clone())
+                .or_default()
+                .push((i, item));
         }
         for (id, items) in by_crawl {
             let indexes: Vec<usize> = items.iter().map(|(i, _)| *i).collect();
             let reject_all = |report: &mut IntakeReport, indexes: &[usize], reason: String| {
                 for &index in indexes {
-                    report.rejected.push(Rejected { index, reason: reason.clone() });
+                    report.rejected.push(Rejected {
+                        index,
+                        reason: reason.clone(),
+                    });
                 }
             };
             let Ok(slot) = self.slot(&id) else {
@@ -335,14 +375,25 @@ impl Manager {
                 continue;
             };
             let (tx, rx) = oneshot::channel();
-            if self.send(&id, &slot, Control::Intake(items, tx), "take intake").is_err() {
+            if self
+                .send(&id, &slot, Control::Intake(items, tx), "take intake")
+                .is_err()
+            {
                 let state = lock(&slot.status).state;
-                reject_all(&mut report, &indexes, format!("crawl {id:?} is {state:?} and takes no intake"));
+                reject_all(
+                    &mut report,
+                    &indexes,
+                    format!("crawl {id:?} is {state:?} and takes no intake"),
+                );
                 continue;
             }
             match rx.await {
                 Ok(r) => report.merge(r),
-                Err(_) => reject_all(&mut report, &indexes, format!("crawl {id:?} ended before applying the items")),
+                Err(_) => reject_all(
+                    &mut report,
+                    &indexes,
+                    format!("crawl {id:?} ended before applying the items"),
+                ),
             }
         }
         report.rejected.sort_by_key(|r| r.index);
@@ -350,10 +401,24 @@ impl Manager {
     }
 
     /// The next URLs in fetch order and the host queues of an open crawl.
-    pub async fn frontier(&self, id: &str, limit: usize, host: Option<String>) -> Result<FrontierView, ManagerError> {
+    pub async fn frontier(
+        &self,
+        id: &str,
+        limit: usize,
+        host: Option<String>,
+    ) -> Result<FrontierView, ManagerError> {
         let slot = self.slot(id)?;
         let (tx, rx) = oneshot::channel();
-        self.send(id, &slot, Control::Frontier { limit, host, reply: tx }, "show the frontier")?;
+        self.send(
+            id,
+            &slot,
+            Control::Frontier {
+                limit,
+                host,
+                reply: tx,
+            },
+            "show the frontier",
+        )?;
         rx.await
             .unwrap_or_else(|_| Err("crawl ended".into()))
             .map_err(ManagerError::Frontier)
@@ -361,7 +426,8 @@ impl Manager {
 
     /// Asks every open crawl to stop and waits (up to `grace`) for them to seal their files.
     pub async fn shutdown(&self, grace: std::time::Duration) {
-        self.closing.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.closing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         let crawls = lock(&self.crawls).clone();
         for slot in crawls.values() {
             if let Some(tx) = lock(&slot.control).as_ref() {
@@ -369,7 +435,9 @@ impl Manager {
             }
         }
         let deadline = tokio::time::Instant::now() + grace;
-        while crawls.values().any(|s| lock(&s.control).is_some()) && tokio::time::Instant::now() < deadline {
+        while crawls.values().any(|s| lock(&s.control).is_some())
+            && tokio::time::Instant::now() < deadline
+        {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     }

@@ -132,3 +132,63 @@ fn a_killed_crawl_resumes_without_losing_or_repeating_captures() {
     }
     harness::warcio_check(&files);
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_and_a_second_run_finishes_the_crawl() {
+    let web = FixtureWeb::start(1);
+    let mut want = site(&web, 0);
+    want.sort();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let spec_path = dir.path().join("spec.json");
+    let spec = json!({
+        "name": "sigint",
+        "seeds": [web.url(0, "/")],
+        "scope": { "sitemaps": false },
+        "politeness": { "min_delay_ms": 30, "max_delay_ms": 100, "delay_factor": 0.0 },
+        "network": { "allow_private": true }
+    });
+    std::fs::write(&spec_path, spec.to_string()).unwrap();
+    let child = magpie(&spec_path, &data).spawn().expect("start magpie");
+    let t0 = Instant::now();
+    while web.hits().len() < 10 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "crawl made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON summary");
+    assert_eq!(summary["stop_reason"], "interrupted");
+    assert!(summary["urls_queued"].as_u64().unwrap() > 0);
+    let names: Vec<String> = std::fs::read_dir(data.join("sigint/warc"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.ends_with(".warc.gz")),
+        "sealed: {names:?}"
+    );
+    harness::warcio_check(&harness::warc_files(&data, "sigint"));
+
+    let out = magpie(&spec_path, &data).output().unwrap();
+    assert!(out.status.success());
+    let mut captured: Vec<String> = harness::captured(&harness::records(&data, "sigint"))
+        .into_iter()
+        .filter(|u| !u.ends_with("/robots.txt"))
+        .collect();
+    captured.sort();
+    assert_eq!(
+        captured, want,
+        "the second run completes the crawl, nothing twice"
+    );
+}

@@ -45,7 +45,10 @@ pub struct FrontierView {
 
 impl Engine {
     /// Applies intake items and commits them at once, so the new order is visible immediately.
-    pub(super) fn intake(&mut self, items: Vec<(usize, ScoredUrl)>) -> Result<IntakeReport, super::CrawlError> {
+    pub(super) fn intake(
+        &mut self,
+        items: Vec<(usize, ScoredUrl)>,
+    ) -> Result<IntakeReport, super::CrawlError> {
         let mut report = IntakeReport {
             received: items.len(),
             ..Default::default()
@@ -84,7 +87,9 @@ impl Engine {
                 .is_none_or(|v| self.ctx.scope.contains(&v));
             let hops = Hop::Link.code().to_string();
             if let Err(r) = self.ctx.scope.decide(&url, &hops, via_in_scope) {
-                report.rejected.push(reject(format!("out of scope ({})", r.as_str())));
+                report
+                    .rejected
+                    .push(reject(format!("out of scope ({})", r.as_str())));
                 continue;
             }
             let uri = CrawlUri {
@@ -94,7 +99,10 @@ impl Engine {
                 ..CrawlUri::seed(url.as_str())
             };
             let origin = url.origin().ascii_serialization();
-            match self.frontier.score(fp, &host, &origin, uri, score.unwrap_or(0.0), update)? {
+            match self
+                .frontier
+                .score(fp, &host, &origin, uri, score.unwrap_or(0.0), update)?
+            {
                 Scored::Inserted(_) => {
                     self.stats.discovered.fetch_add(1, Relaxed);
                     report.inserted += 1
@@ -108,7 +116,11 @@ impl Engine {
     }
 
     /// The frontier view for the API.
-    pub(super) fn frontier_view(&self, limit: usize, host: Option<&str>) -> Result<FrontierView, String> {
+    pub(super) fn frontier_view(
+        &self,
+        limit: usize,
+        host: Option<&str>,
+    ) -> Result<FrontierView, String> {
         let urls = self.frontier.peek(limit, host).map_err(|e| e.to_string())?;
         let mut hosts = self.frontier.hosts();
         if let Some(h) = host {
@@ -117,4 +129,3 @@ impl Engine {
         Ok(FrontierView { urls, hosts })
     }
 }
-

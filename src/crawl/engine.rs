@@ -6,6 +6,7 @@
 //! `COMMIT_EVERY` the WARC file is flushed and its checkpoint committed to the store together
 //! with the frontier, so the store and the archive agree after any crash.
 
+use super::control::Control;
 use super::pipeline::{self, PipelineCtx, Processed};
 use super::stats::{Stats, Totals};
 use crate::archive::{self, Checkpoint, RecordCommon, WarcWriter};
@@ -20,7 +21,6 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use super::control::Control;
 use tokio::sync::mpsc;
 
 /// How often staged work is made durable.
@@ -136,7 +136,9 @@ impl Engine {
         let mut last_commit = Instant::now();
         loop {
             if !stopping && !paused {
-                if self.stats.pages.load(Relaxed) + self.inflight as u64 >= self.spec.raw.limits.max_pages {
+                if self.stats.pages.load(Relaxed) + self.inflight as u64
+                    >= self.spec.raw.limits.max_pages
+                {
                     reason = StopReason::MaxPages;
                     stopping = true;
                 } else {
@@ -199,7 +201,10 @@ impl Engine {
         let files = self.writer.files();
         self.publish();
         self.writer.close()?;
-        self.stats.event("crawl-finished", format!("{}: {}", self.spec.name(), reason.as_str()));
+        self.stats.event(
+            "crawl-finished",
+            format!("{}: {}", self.spec.name(), reason.as_str()),
+        );
         Ok((reason, files))
     }
 
@@ -466,7 +471,10 @@ impl Engine {
                     let dropped = self.frontier.drain_host(&host, UrlState::Failed)?;
                     self.stats.event(
                         "host-blocked",
-                        format!("{host}: robots.txt unavailable; {} queued URLs given up", dropped.len()),
+                        format!(
+                            "{host}: robots.txt unavailable; {} queued URLs given up",
+                            dropped.len()
+                        ),
                     );
                     for _ in &dropped {
                         self.stats.error("robots-unavailable");

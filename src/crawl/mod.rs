@@ -24,6 +24,7 @@ use crate::scope::Scope;
 use crate::spec::Spec;
 use crate::store::{Store, StoreError};
 use crate::uri;
+pub use control::Control;
 use engine::Engine;
 use layout::Layout;
 use stats::{Stats, Summary};
@@ -31,7 +32,6 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
-pub use control::Control;
 use tokio::sync::mpsc;
 
 /// Why a crawl could not run.

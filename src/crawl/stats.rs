@@ -147,12 +147,20 @@ impl Stats {
 
     /// Counts one intake item from `source`.
     pub fn intake(&self, source: &str) {
-        *self.intake.lock().unwrap_or_else(|e| e.into_inner()).entry(source.to_string()).or_insert(0) += 1;
+        *self
+            .intake
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(source.to_string())
+            .or_insert(0) += 1;
     }
 
     /// Records one fetch duration.
     pub fn fetch_took(&self, ms: u64) {
-        let i = LATENCY_BUCKETS_MS.iter().position(|&b| ms <= b).unwrap_or(LATENCY_BUCKETS_MS.len());
+        let i = LATENCY_BUCKETS_MS
+            .iter()
+            .position(|&b| ms <= b)
+            .unwrap_or(LATENCY_BUCKETS_MS.len());
         self.latency[i].fetch_add(1, Relaxed);
         self.latency_sum_ms.fetch_add(ms, Relaxed);
     }

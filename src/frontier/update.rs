@@ -29,7 +29,11 @@ pub enum UpdateFn {
 impl UpdateFn {
     /// The new priority of `uri` after receiving `score`; updates its running totals.
     pub fn apply(self, uri: &mut CrawlUri, score: f32) -> f32 {
-        let score = if score.is_finite() { score.clamp(0.0, 1.0) } else { 0.0 };
+        let score = if score.is_finite() {
+            score.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let first = uri.scores == 0;
         uri.scores = uri.scores.saturating_add(1);
         uri.score_sum += score;
@@ -99,7 +103,14 @@ impl Frontier {
         }
     }
 
-    fn rescore(&mut self, fp: u64, host: &str, from: CrawlUri, score: f32, f: UpdateFn) -> Result<Scored, FrontierError> {
+    fn rescore(
+        &mut self,
+        fp: u64,
+        host: &str,
+        from: CrawlUri,
+        score: f32,
+        f: UpdateFn,
+    ) -> Result<Scored, FrontierError> {
         let Some((key, mut uri)) = self.queued_entry(fp)? else {
             return Ok(Scored::Ignored(UrlState::Queued));
         };
@@ -120,7 +131,10 @@ impl Frontier {
             h.buffer.retain(|(k, _, _)| *k != key);
         }
         self.ws.delete(key);
-        self.ws.put(keys::seen_key(fp), keys::seen_value(UrlState::Queued, Some(&new_key)));
+        self.ws.put(
+            keys::seen_key(fp),
+            keys::seen_value(UrlState::Queued, Some(&new_key)),
+        );
         self.ws.put(new_key, encode_entry(fp, &uri));
         if let Some(h) = self.hosts.get_mut(host) {
             h.stalled = true;
@@ -129,13 +143,20 @@ impl Frontier {
     }
 
     /// The queue key and entry of a queued URL (staged or committed).
-    pub(super) fn queued_entry(&self, fp: u64) -> Result<Option<(Vec<u8>, CrawlUri)>, FrontierError> {
-        let Some(seen) = self.read(&keys::seen_key(fp))? else { return Ok(None) };
+    pub(super) fn queued_entry(
+        &self,
+        fp: u64,
+    ) -> Result<Option<(Vec<u8>, CrawlUri)>, FrontierError> {
+        let Some(seen) = self.read(&keys::seen_key(fp))? else {
+            return Ok(None);
+        };
         if seen.first() != Some(&(UrlState::Queued as u8)) || seen.len() < 2 {
             return Ok(None);
         }
         let key = seen[1..].to_vec();
-        let Some(entry) = self.read(&key)? else { return Ok(None) };
+        let Some(entry) = self.read(&key)? else {
+            return Ok(None);
+        };
         Ok(decode_entry(&entry).map(|(_, u)| (key, u)))
     }
 
@@ -145,7 +166,9 @@ impl Frontier {
         let before = self.state(fp);
         match before {
             Some(UrlState::Queued) => {
-                let Some((key, _)) = self.queued_entry(fp)? else { return Ok(before) };
+                let Some((key, _)) = self.queued_entry(fp)? else {
+                    return Ok(before);
+                };
                 let h = self.hosts.get_mut(host);
                 if h.as_ref().is_some_and(|h| h.leased.contains_key(&key)) {
                     return Ok(before);
@@ -160,7 +183,10 @@ impl Frontier {
             Some(_) => return Ok(before),
             None => {}
         }
-        self.ws.put(keys::seen_key(fp), keys::seen_value(UrlState::Blacklisted, None));
+        self.ws.put(
+            keys::seen_key(fp),
+            keys::seen_value(UrlState::Blacklisted, None),
+        );
         self.seen.insert(fp, UrlState::Blacklisted);
         Ok(before)
     }
@@ -189,7 +215,10 @@ mod tests {
         assert!((apply_all(UpdateFn::Avg, &s) - 0.5).abs() < 1e-6);
         let sum = apply_all(UpdateFn::Sum, &s);
         assert!((sum - (1.0 - (-1.5f32).exp())).abs() < 1e-6);
-        assert!(apply_all(UpdateFn::Sum, &[1.0; 100]) <= 1.0, "SUM stays bounded");
+        assert!(
+            apply_all(UpdateFn::Sum, &[1.0; 100]) <= 1.0,
+            "SUM stays bounded"
+        );
         assert_eq!(apply_all(UpdateFn::Last, &[f32::NAN]), 0.0);
     }
 }

@@ -54,7 +54,9 @@ impl Frontier {
                 leased.contains_key(k) || self.ws.staged(k) == Some(None)
             })?;
             for (i, (_, v)) in rows.iter().enumerate() {
-                let Some((_, u)) = decode_entry(v) else { continue };
+                let Some((_, u)) = decode_entry(v) else {
+                    continue;
+                };
                 let eta = ready + step * i as u32;
                 out.push((
                     eta,

@@ -49,8 +49,14 @@ pub fn run(spec: Spec, data: &Path) -> Summary {
         fresh: false,
         hostname: "testhost".into(),
     };
-    rt.block_on(crawl::run(spec, opts, Arc::new(Stats::default()), control_rx, false))
-        .expect("crawl runs")
+    rt.block_on(crawl::run(
+        spec,
+        opts,
+        Arc::new(Stats::default()),
+        control_rx,
+        false,
+    ))
+    .expect("crawl runs")
 }
 
 /// One WARC record as the third-party reader sees it.
