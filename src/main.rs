@@ -109,12 +109,18 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Demo { data, json } => demo(data, json).await,
         Command::Serve(args) => {
             let env_token = std::env::var("MAGPIE_TOKEN").ok();
-            magpie::web::cli::serve(args, env_token, crawl::machine_name(), shutdown_signal()).await?;
+            magpie::web::cli::serve(args, env_token, crawl::machine_name(), shutdown_signal())
+                .await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Submit(args) => {
-            let ok = magpie::web::cli::submit_stdin(args, std::env::var("MAGPIE_TOKEN").ok()).await?;
-            Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            let ok =
+                magpie::web::cli::submit_stdin(args, std::env::var("MAGPIE_TOKEN").ok()).await?;
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Warc {
             command: WarcCommand::Check { files },

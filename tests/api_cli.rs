@@ -26,7 +26,15 @@ impl Served {
     /// Starts `magpie serve --data DATA --bind 127.0.0.1:0 ARGS` and waits until it listens.
     fn start(data: &Path, args: &[&str]) -> Served {
         let mut child = Command::new(env!("CARGO_BIN_EXE_magpie"))
-            .args(["serve", "--data", data.to_str().unwrap(), "--bind", "127.0.0.1:0", "--grace-secs", "20"])
+            .args([
+                "serve",
+                "--data",
+                data.to_str().unwrap(),
+                "--bind",
+                "127.0.0.1:0",
+                "--grace-secs",
+                "20",
+            ])
             .args(args)
             .env_remove("MAGPIE_TOKEN")
             .stdout(Stdio::null())
@@ -45,11 +53,17 @@ impl Served {
                 lines.lock().unwrap().push(line);
             }
         });
-        let addr = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
-            let _ = child.kill();
-            panic!("magpie serve did not start: {:?}", stderr.lock().unwrap())
-        });
-        Served { child, base: format!("http://{addr}"), stderr }
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| {
+                let _ = child.kill();
+                panic!("magpie serve did not start: {:?}", stderr.lock().unwrap())
+            });
+        Served {
+            child,
+            base: format!("http://{addr}"),
+            stderr,
+        }
     }
 
     fn stderr(&self) -> String {
@@ -89,12 +103,18 @@ impl Drop for Served {
 
 /// Runs an async request on a throwaway runtime (the tests here are synchronous).
 fn call<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
 }
 
 fn post(base: &str, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
     call(async {
-        let mut req = reqwest::Client::new().post(format!("{base}{path}")).json(body);
+        let mut req = reqwest::Client::new()
+            .post(format!("{base}{path}"))
+            .json(body);
         if let Some(t) = token {
             req = req.bearer_auth(t);
         }
@@ -104,7 +124,14 @@ fn post(base: &str, path: &str, token: Option<&str>, body: &Value) -> (u16, Valu
 
 fn get(base: &str, path: &str) -> Value {
     call(async {
-        let (status, v) = status_json(reqwest::Client::new().get(format!("{base}{path}")).send().await.unwrap()).await;
+        let (status, v) = status_json(
+            reqwest::Client::new()
+                .get(format!("{base}{path}"))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
         assert_eq!(status, 200, "{path}: {v}");
         v
     })
@@ -124,23 +151,52 @@ fn serve_generates_a_private_token_and_prints_it_once() {
     assert_eq!(token.len(), 64);
     let file = data.join("api-token");
     assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), token);
-    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
 
-    assert_eq!(post(&s.base, "/api/v1/crawls", None, &idle_spec("tok")).0, 401);
-    assert_eq!(post(&s.base, "/api/v1/crawls", Some(&token), &idle_spec("tok")).0, 201);
+    assert_eq!(
+        post(&s.base, "/api/v1/crawls", None, &idle_spec("tok")).0,
+        401
+    );
+    assert_eq!(
+        post(&s.base, "/api/v1/crawls", Some(&token), &idle_spec("tok")).0,
+        201
+    );
     s.interrupt();
 
     let s = Served::start(&data, &[]);
     let err = s.stderr();
-    assert!(!err.contains(&token), "the token is printed only when generated: {err}");
+    assert!(
+        !err.contains(&token),
+        "the token is printed only when generated: {err}"
+    );
     assert!(err.contains("as stored in"), "{err}");
     assert_eq!(get(&s.base, "/api/v1/crawls/tok")["state"], "created");
-    assert_eq!(post(&s.base, "/api/v1/crawls/tok/start", Some(&token), &json!({})).0, 200);
+    assert_eq!(
+        post(
+            &s.base,
+            "/api/v1/crawls/tok/start",
+            Some(&token),
+            &json!({})
+        )
+        .0,
+        200
+    );
     s.interrupt();
 
     let s = Served::start(&data, &["--token", TOKEN]);
-    assert_eq!(post(&s.base, "/api/v1/crawls/tok/stop", Some(&token), &json!({})).0, 401, "an explicit token wins");
-    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), token, "and is not stored");
+    assert_eq!(
+        post(&s.base, "/api/v1/crawls/tok/stop", Some(&token), &json!({})).0,
+        401,
+        "an explicit token wins"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().trim(),
+        token,
+        "and is not stored"
+    );
     s.interrupt();
 }
 
@@ -150,12 +206,17 @@ fn a_public_address_needs_an_explicit_token() {
     let data = dir.path().join("data");
     let run = |args: &[&str], token_env: Option<&str>| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_magpie"));
-        cmd.args(["serve", "--data", data.to_str().unwrap()]).args(args).env_remove("MAGPIE_TOKEN");
+        cmd.args(["serve", "--data", data.to_str().unwrap()])
+            .args(args)
+            .env_remove("MAGPIE_TOKEN");
         if let Some(t) = token_env {
             cmd.env("MAGPIE_TOKEN", t);
         }
         let out = cmd.output().unwrap();
-        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     let (ok, err) = run(&["--bind", "0.0.0.0:0"], None);
     assert!(!ok && err.contains("without an explicit token"), "{err}");
@@ -163,8 +224,14 @@ fn a_public_address_needs_an_explicit_token() {
     assert!(!data.exists(), "nothing written when refused");
     let (ok, err) = run(&["--bind", "127.0.0.1:0", "--token", "short"], None);
     assert!(!ok && err.contains("invalid token"), "{err}");
-    let (ok, err) = run(&["--bind", "0.0.0.0:0"], Some("has spaces in it, not allowed"));
-    assert!(!ok && err.contains("invalid token"), "MAGPIE_TOKEN is used and checked: {err}");
+    let (ok, err) = run(
+        &["--bind", "0.0.0.0:0"],
+        Some("has spaces in it, not allowed"),
+    );
+    assert!(
+        !ok && err.contains("invalid token"),
+        "MAGPIE_TOKEN is used and checked: {err}"
+    );
 }
 
 #[test]
@@ -187,20 +254,45 @@ fn a_running_crawl_resumes_when_the_server_restarts() {
     });
     let s = Served::start(&data, &["--token", TOKEN]);
     assert_eq!(post(&s.base, "/api/v1/crawls", Some(TOKEN), &spec).0, 201);
-    assert_eq!(post(&s.base, "/api/v1/crawls/chain/start", Some(TOKEN), &json!({})).0, 200);
+    assert_eq!(
+        post(
+            &s.base,
+            "/api/v1/crawls/chain/start",
+            Some(TOKEN),
+            &json!({})
+        )
+        .0,
+        200
+    );
     let deadline = Instant::now() + Duration::from_secs(30);
-    while get(&s.base, "/api/v1/crawls/chain")["stats"]["pages_fetched"].as_u64().unwrap() < 5 {
+    while get(&s.base, "/api/v1/crawls/chain")["stats"]["pages_fetched"]
+        .as_u64()
+        .unwrap()
+        < 5
+    {
         assert!(Instant::now() < deadline, "the crawl does not progress");
         std::thread::sleep(Duration::from_millis(50));
     }
     let err = s.interrupt();
     assert!(err.contains("keep their state"), "{err}");
 
-    let status: Value = serde_json::from_str(&std::fs::read_to_string(data.join("chain/status.json")).unwrap()).unwrap();
+    let status: Value =
+        serde_json::from_str(&std::fs::read_to_string(data.join("chain/status.json")).unwrap())
+            .unwrap();
     assert_eq!(status["state"], "running", "Ctrl-C keeps the crawl's state");
-    assert!(open_warcs(&data, "chain").is_empty(), "Ctrl-C sealed the WARC files");
-    let before = web.hits().iter().filter(|h| h.target.starts_with("/n/")).count();
-    assert!((5..30).contains(&before), "stopped mid-crawl: {before} pages");
+    assert!(
+        open_warcs(&data, "chain").is_empty(),
+        "Ctrl-C sealed the WARC files"
+    );
+    let before = web
+        .hits()
+        .iter()
+        .filter(|h| h.target.starts_with("/n/"))
+        .count();
+    assert!(
+        (5..30).contains(&before),
+        "stopped mid-crawl: {before} pages"
+    );
 
     let s = Served::start(&data, &["--token", TOKEN]);
     assert_eq!(get(&s.base, "/api/v1/crawls/chain")["state"], "running");
@@ -210,18 +302,32 @@ fn a_running_crawl_resumes_when_the_server_restarts() {
         if c["state"] == "finished" {
             break c;
         }
-        assert!(Instant::now() < deadline, "the resumed crawl does not finish: {c}");
+        assert!(
+            Instant::now() < deadline,
+            "the resumed crawl does not finish: {c}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     };
     assert_eq!(done["stats"]["pages_fetched"], 30, "{done}");
     assert_eq!(done["stats"]["stop_reason"], "max-pages");
-    let targets: Vec<String> = web.hits().iter().filter(|h| h.target.starts_with("/n/")).map(|h| h.target.clone()).collect();
+    let targets: Vec<String> = web
+        .hits()
+        .iter()
+        .filter(|h| h.target.starts_with("/n/"))
+        .map(|h| h.target.clone())
+        .collect();
     let want: Vec<String> = (0..30).map(|k| format!("/n/{k}")).collect();
-    assert_eq!(targets, want, "the restart continued the chain, fetching nothing twice");
+    assert_eq!(
+        targets, want,
+        "the restart continued the chain, fetching nothing twice"
+    );
     s.interrupt();
 
     let recs = harness::records(&data, "chain");
-    let captured: Vec<String> = harness::captured(&recs).into_iter().filter(|u| u.contains("/n/")).collect();
+    let captured: Vec<String> = harness::captured(&recs)
+        .into_iter()
+        .filter(|u| u.contains("/n/"))
+        .collect();
     assert_eq!(captured.len(), 30, "each page archived once");
     harness::warcio_check(&harness::warc_files(&data, "chain"));
 }
@@ -254,7 +360,9 @@ async fn submit_streams_ndjson_in_batches() {
     let spec = idle_spec("sub");
     let seed = spec["seeds"][0].as_str().unwrap().to_string();
     srv.create(&spec).await;
-    let item = |i: usize, score: f64| json!({"crawl_id": "sub", "url": format!("{seed}u{i}"), "score": score}).to_string();
+    let item = |i: usize, score: f64| {
+        json!({"crawl_id": "sub", "url": format!("{seed}u{i}"), "score": score}).to_string()
+    };
 
     // 2,500 items in three requests; a blank line; item 1,500 has a bad score.
     let mut input = String::new();
@@ -266,33 +374,62 @@ async fn submit_streams_ndjson_in_batches() {
         }
     }
     let base = srv.base.clone();
-    let (ok, out, err) = tokio::task::spawn_blocking(move || submit(&base, TOKEN, input)).await.unwrap();
+    let (ok, out, err) = tokio::task::spawn_blocking(move || submit(&base, TOKEN, input))
+        .await
+        .unwrap();
     assert!(ok, "{err}");
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     assert_eq!(report["received"], 2500, "{report}");
     assert_eq!(report["inserted"], 2499);
     assert_eq!(report["rejected"].as_array().unwrap().len(), 1);
-    assert_eq!(report["rejected"][0]["index"], 1500, "indexes count items across batches");
-    assert!(report["rejected"][0]["reason"].as_str().unwrap().contains("outside [0, 1]"));
+    assert_eq!(
+        report["rejected"][0]["index"], 1500,
+        "indexes count items across batches"
+    );
+    assert!(report["rejected"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("outside [0, 1]"));
     let (_, f) = srv.get_json("/api/v1/crawls/sub/frontier?limit=5000").await;
-    assert_eq!(f["urls"].as_array().unwrap().len(), 2500, "the seed and 2,499 items");
+    assert_eq!(
+        f["urls"].as_array().unwrap().len(),
+        2500,
+        "the seed and 2,499 items"
+    );
 
     // A malformed line fails its request (exit 1) but the other batches are applied.
     let mut input = String::new();
     for i in 3000..5000 {
-        input.push_str(&if i == 4200 { "{\"crawl_id\": \"sub\",".to_string() } else { item(i, 0.5) });
+        input.push_str(&if i == 4200 {
+            "{\"crawl_id\": \"sub\",".to_string()
+        } else {
+            item(i, 0.5)
+        });
         input.push('\n');
     }
     let base = srv.base.clone();
-    let (ok, out, err) = tokio::task::spawn_blocking(move || submit(&base, TOKEN, input)).await.unwrap();
+    let (ok, out, err) = tokio::task::spawn_blocking(move || submit(&base, TOKEN, input))
+        .await
+        .unwrap();
     assert!(!ok, "a failed request makes submit fail");
-    assert!(err.contains("lines 1001-2000") && err.contains("input line 1201") && err.contains("HTTP 400"), "{err}");
+    assert!(
+        err.contains("lines 1001-2000")
+            && err.contains("input line 1201")
+            && err.contains("HTTP 400"),
+        "{err}"
+    );
     let report: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(report["inserted"], 1000, "the good batch was applied: {report}");
+    assert_eq!(
+        report["inserted"], 1000,
+        "the good batch was applied: {report}"
+    );
 
     let base = srv.base.clone();
     let one = item(9, 0.1);
-    let (ok, _, err) = tokio::task::spawn_blocking(move || submit(&base, "wrong-token-0123456789", one)).await.unwrap();
+    let (ok, _, err) =
+        tokio::task::spawn_blocking(move || submit(&base, "wrong-token-0123456789", one))
+            .await
+            .unwrap();
     assert!(!ok && err.contains("HTTP 401"), "{err}");
     let (status, _) = status_json(srv.get("/api/v1/crawls/sub").send().await.unwrap()).await;
     assert_eq!(status, 200);

@@ -18,13 +18,30 @@ async fn crawl(srv: &TestServer, name: &str) -> String {
 
 /// URLs queued in a crawl, from the frontier view.
 async fn queued(srv: &TestServer, id: &str) -> Vec<String> {
-    let (status, f) = srv.get_json(&format!("/api/v1/crawls/{id}/frontier?limit=1000")).await;
+    let (status, f) = srv
+        .get_json(&format!("/api/v1/crawls/{id}/frontier?limit=1000"))
+        .await;
     assert_eq!(status, 200, "{f}");
-    f["urls"].as_array().unwrap().iter().map(|u| u["url"].as_str().unwrap().to_string()).collect()
+    f["urls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["url"].as_str().unwrap().to_string())
+        .collect()
 }
 
-async fn post_raw(srv: &TestServer, content_type: &str, body: impl Into<reqwest::Body>) -> (u16, Value) {
-    let resp = srv.post("/api/v1/urls").header("content-type", content_type).body(body).send().await.unwrap();
+async fn post_raw(
+    srv: &TestServer,
+    content_type: &str,
+    body: impl Into<reqwest::Body>,
+) -> (u16, Value) {
+    let resp = srv
+        .post("/api/v1/urls")
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
     status_json(resp).await
 }
 
@@ -37,7 +54,10 @@ async fn items_are_applied_or_rejected_one_by_one() {
     let one = json!({"crawl_id": "in", "url": format!("{seed}one"), "score": 0.3, "source": "s1"});
     let (status, report) = srv.post_json("/api/v1/urls", &one).await;
     assert_eq!(status, 200);
-    assert_eq!(report, json!({"received": 1, "inserted": 1, "updated": 0, "blacklisted": 0, "ignored": 0, "rejected": []}));
+    assert_eq!(
+        report,
+        json!({"received": 1, "inserted": 1, "updated": 0, "blacklisted": 0, "ignored": 0, "rejected": []})
+    );
 
     let batch = json!([
         {"crawl_id": "in", "url": format!("{seed}two"), "score": 0.7},
@@ -61,7 +81,12 @@ async fn items_are_applied_or_rejected_one_by_one() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["index"].as_u64().unwrap(), r["reason"].as_str().unwrap().to_string()))
+        .map(|r| {
+            (
+                r["index"].as_u64().unwrap(),
+                r["reason"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     let want = [
         (1, "outside [0, 1]"),
@@ -75,11 +100,17 @@ async fn items_are_applied_or_rejected_one_by_one() {
     assert_eq!(rejected.len(), want.len(), "{rejected:?}");
     for ((index, reason), (wi, wr)) in rejected.iter().zip(want) {
         assert_eq!(*index, wi, "{rejected:?}");
-        assert!(reason.contains(wr), "item {index}: {reason:?} should say {wr:?}");
+        assert!(
+            reason.contains(wr),
+            "item {index}: {reason:?} should say {wr:?}"
+        );
     }
     let q = queued(&srv, "in").await;
     // `one` was scored 0.3 then 0.9: the default update (avg) puts it at 0.6, below `two`.
-    assert_eq!(q, vec![seed.clone(), format!("{seed}two"), format!("{seed}one")]);
+    assert_eq!(
+        q,
+        vec![seed.clone(), format!("{seed}two"), format!("{seed}one")]
+    );
 
     // NDJSON, with a blank line; an item for a blacklisted URL is ignored.
     let nd = format!(
@@ -89,7 +120,15 @@ async fn items_are_applied_or_rejected_one_by_one() {
     );
     let (status, report) = post_raw(&srv, "application/x-ndjson", nd).await;
     assert_eq!(status, 200, "{report}");
-    assert_eq!((report["received"].as_u64(), report["inserted"].as_u64(), report["ignored"].as_u64()), (Some(2), Some(1), Some(1)), "{report}");
+    assert_eq!(
+        (
+            report["received"].as_u64(),
+            report["inserted"].as_u64(),
+            report["ignored"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1)),
+        "{report}"
+    );
     assert!(!queued(&srv, "in").await.contains(&format!("{seed}banned")));
     srv.stop().await;
 }
@@ -99,33 +138,71 @@ async fn malformed_bodies_apply_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let srv = TestServer::start(dir.path(), |_| {}).await;
     let seed = crawl(&srv, "bad").await;
-    let good = |p: &str| json!({"crawl_id": "bad", "url": format!("{seed}{p}"), "score": 0.5}).to_string();
+    let good =
+        |p: &str| json!({"crawl_id": "bad", "url": format!("{seed}{p}"), "score": 0.5}).to_string();
 
-    let nd = format!("{}\n{}\n{{\"crawl_id\": \"bad\", \"url\": \n", good("a"), good("b"));
+    let nd = format!(
+        "{}\n{}\n{{\"crawl_id\": \"bad\", \"url\": \n",
+        good("a"),
+        good("b")
+    );
     let (status, body) = post_raw(&srv, "application/x-ndjson", nd).await;
-    assert_eq!((status, body["code"].as_str(), body["line"].as_u64()), (400, Some("malformed-body"), Some(3)), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str(), body["line"].as_u64()),
+        (400, Some("malformed-body"), Some(3)),
+        "{body}"
+    );
 
-    let typed = format!("[\n{},\n{{\"crawl_id\": \"bad\", \"url\": \"{seed}c\", \"score\": \"high\"}}\n]", good("d"));
+    let typed = format!(
+        "[\n{},\n{{\"crawl_id\": \"bad\", \"url\": \"{seed}c\", \"score\": \"high\"}}\n]",
+        good("d")
+    );
     let (status, body) = post_raw(&srv, "application/json", typed).await;
     assert_eq!((status, body["line"].as_u64()), (400, Some(3)), "{body}");
-    assert!(body["error"].as_str().unwrap().contains("invalid type"), "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("invalid type"),
+        "{body}"
+    );
     assert!(body["column"].as_u64().unwrap() > 1);
 
     let cases: [(&str, String, &str); 5] = [
-        ("application/json", format!(r#"{{"crawl_id":"bad","url":"{seed}e","score":0.5,"rank":1}}"#), "unknown field `rank`"),
-        ("application/json", r#"{"url":"http://127.0.0.1/"}"#.into(), "missing field `crawl_id`"),
-        ("application/json", format!("{}\n{}", good("f"), good("g")), "trailing characters"),
+        (
+            "application/json",
+            format!(r#"{{"crawl_id":"bad","url":"{seed}e","score":0.5,"rank":1}}"#),
+            "unknown field `rank`",
+        ),
+        (
+            "application/json",
+            r#"{"url":"http://127.0.0.1/"}"#.into(),
+            "missing field `crawl_id`",
+        ),
+        (
+            "application/json",
+            format!("{}\n{}", good("f"), good("g")),
+            "trailing characters",
+        ),
         ("application/json", "   ".into(), "empty body"),
-        ("application/x-ndjson; charset=utf-8", "[1, 2]\n".into(), "invalid type"),
+        (
+            "application/x-ndjson; charset=utf-8",
+            "[1, 2]\n".into(),
+            "invalid type",
+        ),
     ];
     for (ct, body, needle) in cases {
         let (status, answer) = post_raw(&srv, ct, body.clone()).await;
         assert_eq!(status, 400, "{body}: {answer}");
-        assert!(answer["error"].as_str().unwrap().contains(needle), "{body}: {answer}");
+        assert!(
+            answer["error"].as_str().unwrap().contains(needle),
+            "{body}: {answer}"
+        );
     }
     let (status, _) = post_raw(&srv, "application/json", vec![b'[', 0xff, b']']).await;
     assert_eq!(status, 400, "not UTF-8");
-    assert_eq!(queued(&srv, "bad").await, vec![seed], "nothing of a malformed body was applied");
+    assert_eq!(
+        queued(&srv, "bad").await,
+        vec![seed],
+        "nothing of a malformed body was applied"
+    );
     srv.stop().await;
 }
 
@@ -165,12 +242,15 @@ async fn oversized_bodies_get_413_without_being_read() {
         "POST /api/v1/urls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 10737418240\r\n\r\n"
     );
     let base = srv.base.clone();
-    let answer = tokio::task::spawn_blocking(move || raw_exchange(&base, &head, b"[")).await.unwrap();
+    let answer = tokio::task::spawn_blocking(move || raw_exchange(&base, &head, b"["))
+        .await
+        .unwrap();
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
     assert!(answer.contains("\"code\":\"too-large\""), "{answer}");
 
     // A chunked body without a length is cut off once it passes the limit.
-    let item = json!({"crawl_id": "big", "url": format!("{seed}chunked"), "score": 0.5}).to_string();
+    let item =
+        json!({"crawl_id": "big", "url": format!("{seed}chunked"), "score": 0.5}).to_string();
     let mut chunked = Vec::new();
     for _ in 0..2000 {
         let line = format!("{item}\n");
@@ -181,20 +261,34 @@ async fn oversized_bodies_get_413_without_being_read() {
         "POST /api/v1/urls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
     );
     let base = srv.base.clone();
-    let answer = tokio::task::spawn_blocking(move || raw_exchange(&base, &head, &chunked)).await.unwrap();
+    let answer = tokio::task::spawn_blocking(move || raw_exchange(&base, &head, &chunked))
+        .await
+        .unwrap();
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
 
     // An ordinary client posting a body over the limit gets 413 too.
     let line = format!("{item}\n");
     let body = line.repeat(64 * 1024 / line.len() + 1);
     let (status, answer) = post_raw(&srv, "application/x-ndjson", body).await;
-    assert_eq!((status, answer["code"].as_str()), (413, Some("too-large")), "{answer}");
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (413, Some("too-large")),
+        "{answer}"
+    );
     assert!(answer["error"].as_str().unwrap().contains("65536"));
 
     // Just under the limit is fine.
     let body = line.repeat(64 * 1024 / line.len());
     let (status, answer) = post_raw(&srv, "application/x-ndjson", body).await;
-    assert_eq!((status, answer["inserted"].as_u64()), (200, Some(1)), "{answer}");
-    assert_eq!(queued(&srv, "big").await.len(), 2, "the seed and the one URL of the accepted body");
+    assert_eq!(
+        (status, answer["inserted"].as_u64()),
+        (200, Some(1)),
+        "{answer}"
+    );
+    assert_eq!(
+        queued(&srv, "big").await.len(),
+        2,
+        "the seed and the one URL of the accepted body"
+    );
     srv.stop().await;
 }

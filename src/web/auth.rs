@@ -28,7 +28,12 @@ pub async fn require_token(
     };
     let read_only = matches!(*req.method(), Method::GET | Method::HEAD);
     let open = read_only && state.config.public_reads;
-    if !open && !authorized(req.headers().get(header::AUTHORIZATION), &state.config.token) {
+    if !open
+        && !authorized(
+            req.headers().get(header::AUTHORIZATION),
+            &state.config.token,
+        )
+    {
         return Err(WebError::Unauthorized.into());
     }
     next.call(req).await
@@ -42,20 +47,28 @@ pub fn authorized(value: Option<&header::HeaderValue>, token: &str) -> bool {
     let Some((scheme, presented)) = value.trim().split_once(' ') else {
         return false;
     };
-    scheme.eq_ignore_ascii_case("bearer") && same_secret(presented.trim().as_bytes(), token.as_bytes())
+    scheme.eq_ignore_ascii_case("bearer")
+        && same_secret(presented.trim().as_bytes(), token.as_bytes())
 }
 
 /// Compares two secrets in time independent of where they differ and of their lengths:
 /// both are hashed first, and the digests are compared without early exit.
 pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
     let (da, db) = (Sha1::digest(a), Sha1::digest(b));
-    let diff = da.iter().zip(db.iter()).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    let diff = da
+        .iter()
+        .zip(db.iter())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y));
     std::hint::black_box(diff) == 0
 }
 
 /// A new random token: 64 hex digits (244 random bits from the OS generator).
 pub fn generate_token() -> String {
-    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+    format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
 }
 
 /// Checks that a token can be sent in a header and is long enough not to be guessed.

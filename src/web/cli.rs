@@ -96,9 +96,15 @@ pub enum TokenOrigin {
 
 /// The token to use: the explicit one, else the stored one, else a new one written to
 /// `DATA/api-token` with mode 0600 (explicit tokens are not written anywhere).
-pub fn resolve_token(data: &Path, explicit: Option<String>) -> Result<(String, TokenOrigin), CliError> {
+pub fn resolve_token(
+    data: &Path,
+    explicit: Option<String>,
+) -> Result<(String, TokenOrigin), CliError> {
     if let Some(t) = explicit {
-        auth::validate_token(&t).map_err(|message| CliError::BadToken { source_name: None, message })?;
+        auth::validate_token(&t).map_err(|message| CliError::BadToken {
+            source_name: None,
+            message,
+        })?;
         return Ok((t, TokenOrigin::Explicit));
     }
     let path = data.join(TOKEN_FILE);
@@ -131,7 +137,11 @@ pub fn resolve_token(data: &Path, explicit: Option<String>) -> Result<(String, T
 
 fn write_private(path: &Path, token: &str) -> std::io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
     f.write_all(format!("{token}\n").as_bytes())?;
     f.sync_all()
 }
@@ -161,8 +171,14 @@ pub async fn serve(
         return Err(CliError::TokenRequired(args.bind));
     }
     let (token, origin) = resolve_token(&args.data, explicit)?;
-    let listener = std::net::TcpListener::bind(args.bind).map_err(|source| CliError::Bind { addr: args.bind, source })?;
-    let addr = listener.local_addr().map_err(|source| CliError::Bind { addr: args.bind, source })?;
+    let listener = std::net::TcpListener::bind(args.bind).map_err(|source| CliError::Bind {
+        addr: args.bind,
+        source,
+    })?;
+    let addr = listener.local_addr().map_err(|source| CliError::Bind {
+        addr: args.bind,
+        source,
+    })?;
     let manager = Manager::open(args.data.clone(), hostname).await?;
     let mut config = WebConfig::new(token.clone(), loopback);
     config.max_body_bytes = args.max_body_bytes;
@@ -174,14 +190,21 @@ pub async fn serve(
             "generated API token (stored in {}; shown only now): {token}",
             args.data.join(TOKEN_FILE).display()
         ),
-        TokenOrigin::Stored => format!("API token: as stored in {}", args.data.join(TOKEN_FILE).display()),
+        TokenOrigin::Stored => format!(
+            "API token: as stored in {}",
+            args.data.join(TOKEN_FILE).display()
+        ),
         TokenOrigin::Explicit => "API token: as given".into(),
     };
     eprintln!("magpie: {token_note}");
     eprintln!(
         "magpie: {crawls} crawl(s) in {}; listening on http://{addr}/api/v1 (reads {})",
         args.data.display(),
-        if loopback { "open on loopback" } else { "need the token" }
+        if loopback {
+            "open on loopback"
+        } else {
+            "need the token"
+        }
     );
     serve_http(listener, state, shutdown).await?;
     eprintln!("magpie: stopped; crawls keep their state for the next start");
@@ -226,18 +249,29 @@ struct Batch {
 /// Streams NDJSON from `input` to `POST /api/v1/urls` in batches of `args.batch` lines and
 /// merges the reports. A request the server refuses is reported and the next batch is sent;
 /// an unreachable server ends the run with an error.
-pub async fn submit(args: &SubmitArgs, token: Option<&str>, mut input: impl BufRead) -> Result<SubmitOutcome, CliError> {
+pub async fn submit(
+    args: &SubmitArgs,
+    token: Option<&str>,
+    mut input: impl BufRead,
+) -> Result<SubmitOutcome, CliError> {
     let url = format!("{}/api/v1/urls", args.server.trim_end_matches('/'));
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(600))
         .build()
-        .map_err(|e| CliError::Http { url: url.clone(), message: e.to_string() })?;
+        .map_err(|e| CliError::Http {
+            url: url.clone(),
+            message: e.to_string(),
+        })?;
     let per_batch = args.batch.max(1);
     let mut outcome = SubmitOutcome::default();
     let (mut line_no, mut items) = (0usize, 0usize);
     let mut line = String::new();
     loop {
-        let mut batch = Batch { body: String::new(), lines: Vec::new(), first_item: items };
+        let mut batch = Batch {
+            body: String::new(),
+            lines: Vec::new(),
+            first_item: items,
+        };
         let mut eof = false;
         while batch.lines.len() < per_batch && batch.body.len() < MAX_BATCH_BYTES {
             line.clear();
@@ -265,7 +299,13 @@ pub async fn submit(args: &SubmitArgs, token: Option<&str>, mut input: impl BufR
     Ok(outcome)
 }
 
-async fn send(client: &reqwest::Client, url: &str, token: Option<&str>, batch: Batch, outcome: &mut SubmitOutcome) -> Result<(), CliError> {
+async fn send(
+    client: &reqwest::Client,
+    url: &str,
+    token: Option<&str>,
+    batch: Batch,
+    outcome: &mut SubmitOutcome,
+) -> Result<(), CliError> {
     let (first, last) = (batch.lines[0], batch.lines[batch.lines.len() - 1]);
     let mut req = client
         .post(url)
@@ -274,7 +314,10 @@ async fn send(client: &reqwest::Client, url: &str, token: Option<&str>, batch: B
     if let Some(t) = token {
         req = req.bearer_auth(t);
     }
-    let http_err = |e: reqwest::Error| CliError::Http { url: url.to_string(), message: e.to_string() };
+    let http_err = |e: reqwest::Error| CliError::Http {
+        url: url.to_string(),
+        message: e.to_string(),
+    };
     let resp = req.send().await.map_err(http_err)?;
     let status = resp.status();
     let text = resp.text().await.map_err(http_err)?;
@@ -282,10 +325,16 @@ async fn send(client: &reqwest::Client, url: &str, token: Option<&str>, batch: B
         let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         let mut msg = v["error"].as_str().unwrap_or(text.trim()).to_string();
         // The server numbers lines within the request; name the input line instead.
-        if let Some(l) = v["line"].as_u64().and_then(|l| batch.lines.get((l as usize).saturating_sub(1))) {
+        if let Some(l) = v["line"]
+            .as_u64()
+            .and_then(|l| batch.lines.get((l as usize).saturating_sub(1)))
+        {
             msg = format!("input line {l}: {msg}");
         }
-        outcome.failures.push(format!("lines {first}-{last}: HTTP {}: {msg}", status.as_u16()));
+        outcome.failures.push(format!(
+            "lines {first}-{last}: HTTP {}: {msg}",
+            status.as_u16()
+        ));
         return Ok(());
     }
     let report: IntakeReport = serde_json::from_str(&text).map_err(|e| CliError::Http {

@@ -13,7 +13,9 @@ use serde_json::json;
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
     /// No or a wrong bearer token.
-    #[error("this request needs the header `Authorization: Bearer <token>` with the server's token")]
+    #[error(
+        "this request needs the header `Authorization: Bearer <token>` with the server's token"
+    )]
     Unauthorized,
     /// No route has this path.
     #[error("no such resource: {0}")]
@@ -99,9 +101,13 @@ impl ResponseError for WebError {
                 ManagerError::NotFound(_) => StatusCode::NOT_FOUND,
                 ManagerError::Exists(_) | ManagerError::WrongState { .. } => StatusCode::CONFLICT,
                 ManagerError::Spec(_) => StatusCode::BAD_REQUEST,
-                ManagerError::Frontier(_) | ManagerError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
+                ManagerError::Frontier(_) | ManagerError::Io(_) => {
+                    StatusCode::INTERNAL_SERVER_ERROR
+                }
             },
-            WebError::Spec(_) | WebError::Body(_) | WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::Spec(_) | WebError::Body(_) | WebError::BadRequest(_) => {
+                StatusCode::BAD_REQUEST
+            }
             WebError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             WebError::Payload(_) => StatusCode::BAD_REQUEST,
             WebError::Internal(_) | WebError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -180,7 +186,9 @@ mod tests {
         let resp = e.error_response();
         assert_eq!(resp.status(), 400);
         let body = actix_web::body::to_bytes(resp.into_body());
-        let body = futures_util::FutureExt::now_or_never(body).unwrap().unwrap();
+        let body = futures_util::FutureExt::now_or_never(body)
+            .unwrap()
+            .unwrap();
         let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(v["field"], "seeds[0]");
         assert_eq!(v["code"], "invalid-spec");

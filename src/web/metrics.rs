@@ -20,7 +20,9 @@ pub async fn get(state: web::Data<AppState>) -> HttpResponse {
         .into_iter()
         .filter_map(|v| state.manager.stats(&v.id).ok().map(|s| (v, s)))
         .collect();
-    HttpResponse::Ok().content_type(CONTENT_TYPE).body(render(&crawls))
+    HttpResponse::Ok()
+        .content_type(CONTENT_TYPE)
+        .body(render(&crawls))
 }
 
 /// Escapes a label value: backslash, double quote and newline.
@@ -44,7 +46,13 @@ fn family(out: &mut String, name: &str, kind: &str, help: &str) {
 }
 
 /// Writes one sample; `labels` are (name, value) pairs after the `crawl` label.
-fn sample(out: &mut String, name: &str, crawl: &str, labels: &[(&str, &str)], value: impl std::fmt::Display) {
+fn sample(
+    out: &mut String,
+    name: &str,
+    crawl: &str,
+    labels: &[(&str, &str)],
+    value: impl std::fmt::Display,
+) {
     let _ = write!(out, "{name}{{crawl=\"{}\"", escape(crawl));
     for (k, v) in labels {
         let _ = write!(out, ",{k}=\"{}\"", escape(v));
@@ -63,25 +71,91 @@ const STATES: [(CrawlState, &str); 5] = [
 /// Renders the metrics of `crawls` (their views and live counters).
 pub fn render(crawls: &[(CrawlView, std::sync::Arc<Stats>)]) -> String {
     let mut out = String::with_capacity(1024 + crawls.len() * 2048);
-    family(&mut out, "magpie_crawl_state", "gauge", "1 for the state the crawl is in, 0 for the others.");
+    family(
+        &mut out,
+        "magpie_crawl_state",
+        "gauge",
+        "1 for the state the crawl is in, 0 for the others.",
+    );
     for (v, _) in crawls {
         for (st, name) in STATES {
-            sample(&mut out, "magpie_crawl_state", &v.id, &[("state", name)], u8::from(v.state == st));
+            sample(
+                &mut out,
+                "magpie_crawl_state",
+                &v.id,
+                &[("state", name)],
+                u8::from(v.state == st),
+            );
         }
     }
     type Get = fn(&CrawlView, &Stats) -> u64;
     let simple: [(&str, &str, &str, Get); 11] = [
-        ("magpie_pages_fetched_total", "counter", "Pages fetched and archived (robots.txt not counted), all runs.", |v, _| v.stats.pages_fetched),
-        ("magpie_robots_fetches_total", "counter", "robots.txt fetches, all runs.", |v, _| v.stats.robots_fetches),
-        ("magpie_received_bytes_total", "counter", "Response bytes received as on the wire, all runs.", |v, _| v.stats.bytes_received),
-        ("magpie_warc_bytes_total", "counter", "Compressed bytes written to WARC files, all runs.", |v, _| v.stats.warc_bytes),
-        ("magpie_revisits_total", "counter", "Revisit records written instead of duplicate payloads.", |v, _| v.stats.revisits),
-        ("magpie_urls_discovered_total", "counter", "Distinct URLs ever queued.", |v, _| v.stats.urls_discovered),
-        ("magpie_robots_blocked_total", "counter", "URLs refused by robots.txt.", |v, _| v.stats.robots_blocked),
-        ("magpie_retries_total", "counter", "Fetch attempts put back for a retry.", |v, _| v.stats.retries),
-        ("magpie_urls_queued", "gauge", "URLs waiting in the frontier.", |v, _| v.stats.urls_queued),
-        ("magpie_hosts", "gauge", "Hosts known to the frontier.", |v, _| v.stats.hosts),
-        ("magpie_fetches_in_flight", "gauge", "Fetches in flight.", |_, s| s.inflight.load(Relaxed)),
+        (
+            "magpie_pages_fetched_total",
+            "counter",
+            "Pages fetched and archived (robots.txt not counted), all runs.",
+            |v, _| v.stats.pages_fetched,
+        ),
+        (
+            "magpie_robots_fetches_total",
+            "counter",
+            "robots.txt fetches, all runs.",
+            |v, _| v.stats.robots_fetches,
+        ),
+        (
+            "magpie_received_bytes_total",
+            "counter",
+            "Response bytes received as on the wire, all runs.",
+            |v, _| v.stats.bytes_received,
+        ),
+        (
+            "magpie_warc_bytes_total",
+            "counter",
+            "Compressed bytes written to WARC files, all runs.",
+            |v, _| v.stats.warc_bytes,
+        ),
+        (
+            "magpie_revisits_total",
+            "counter",
+            "Revisit records written instead of duplicate payloads.",
+            |v, _| v.stats.revisits,
+        ),
+        (
+            "magpie_urls_discovered_total",
+            "counter",
+            "Distinct URLs ever queued.",
+            |v, _| v.stats.urls_discovered,
+        ),
+        (
+            "magpie_robots_blocked_total",
+            "counter",
+            "URLs refused by robots.txt.",
+            |v, _| v.stats.robots_blocked,
+        ),
+        (
+            "magpie_retries_total",
+            "counter",
+            "Fetch attempts put back for a retry.",
+            |v, _| v.stats.retries,
+        ),
+        (
+            "magpie_urls_queued",
+            "gauge",
+            "URLs waiting in the frontier.",
+            |v, _| v.stats.urls_queued,
+        ),
+        (
+            "magpie_hosts",
+            "gauge",
+            "Hosts known to the frontier.",
+            |v, _| v.stats.hosts,
+        ),
+        (
+            "magpie_fetches_in_flight",
+            "gauge",
+            "Fetches in flight.",
+            |_, s| s.inflight.load(Relaxed),
+        ),
     ];
     for (name, kind, help, get) in simple {
         family(&mut out, name, kind, help);
@@ -89,42 +163,97 @@ pub fn render(crawls: &[(CrawlView, std::sync::Arc<Stats>)]) -> String {
             sample(&mut out, name, &v.id, &[], get(v, s));
         }
     }
-    family(&mut out, "magpie_responses_total", "counter", "Responses by status class.");
+    family(
+        &mut out,
+        "magpie_responses_total",
+        "counter",
+        "Responses by status class.",
+    );
     for (v, _) in crawls {
         for (class, n) in &v.stats.responses_by_status {
-            sample(&mut out, "magpie_responses_total", &v.id, &[("class", class)], n);
+            sample(
+                &mut out,
+                "magpie_responses_total",
+                &v.id,
+                &[("class", class)],
+                n,
+            );
         }
     }
-    family(&mut out, "magpie_errors_total", "counter", "Fetch and processing errors by kind.");
+    family(
+        &mut out,
+        "magpie_errors_total",
+        "counter",
+        "Fetch and processing errors by kind.",
+    );
     for (v, _) in crawls {
         for (kind, n) in &v.stats.errors_by_kind {
             sample(&mut out, "magpie_errors_total", &v.id, &[("kind", kind)], n);
         }
     }
-    family(&mut out, "magpie_urls_out_of_scope_total", "counter", "Links refused by scope, by reason.");
+    family(
+        &mut out,
+        "magpie_urls_out_of_scope_total",
+        "counter",
+        "Links refused by scope, by reason.",
+    );
     for (v, _) in crawls {
         for (reason, n) in &v.stats.out_of_scope_by_reason {
-            sample(&mut out, "magpie_urls_out_of_scope_total", &v.id, &[("reason", reason)], n);
+            sample(
+                &mut out,
+                "magpie_urls_out_of_scope_total",
+                &v.id,
+                &[("reason", reason)],
+                n,
+            );
         }
     }
-    family(&mut out, "magpie_intake_items_total", "counter", "Scored-URL intake items by source, since the server started.");
+    family(
+        &mut out,
+        "magpie_intake_items_total",
+        "counter",
+        "Scored-URL intake items by source, since the server started.",
+    );
     for (v, s) in crawls {
         let by_source = s.intake.lock().unwrap_or_else(|e| e.into_inner()).clone();
         for (source, n) in &by_source {
-            sample(&mut out, "magpie_intake_items_total", &v.id, &[("source", source)], n);
+            sample(
+                &mut out,
+                "magpie_intake_items_total",
+                &v.id,
+                &[("source", source)],
+                n,
+            );
         }
     }
     let h = "magpie_fetch_duration_seconds";
-    family(&mut out, h, "histogram", "Duration of fetches (robots.txt included), since the server started.");
+    family(
+        &mut out,
+        h,
+        "histogram",
+        "Duration of fetches (robots.txt included), since the server started.",
+    );
     for (v, s) in crawls {
         let mut cumulative = 0u64;
         for (i, bound) in LATENCY_BUCKETS_MS.iter().enumerate() {
             cumulative += s.latency[i].load(Relaxed);
             let le = format!("{}", *bound as f64 / 1000.0);
-            sample(&mut out, &format!("{h}_bucket"), &v.id, &[("le", &le)], cumulative);
+            sample(
+                &mut out,
+                &format!("{h}_bucket"),
+                &v.id,
+                &[("le", &le)],
+                cumulative,
+            );
         }
         cumulative += s.latency[LATENCY_BUCKETS_MS.len()].load(Relaxed);
-        sample(&mut out, &format!("{h}_bucket"), &v.id, &[("le", "+Inf")], cumulative);
+        sample(
+            &mut out,
+            &format!("{h}_bucket"),
+            &v.id,
+            &[("le", "+Inf")],
+            cumulative,
+        );
         let sum = s.latency_sum_ms.load(Relaxed) as f64 / 1000.0;
         sample(&mut out, &format!("{h}_sum"), &v.id, &[], sum);
         sample(&mut out, &format!("{h}_count"), &v.id, &[], cumulative);
@@ -169,8 +298,13 @@ mod tests {
         assert!(text.contains("magpie_fetch_duration_seconds_bucket{crawl=\"a\",le=\"+Inf\"} 3\n"));
         assert!(text.contains("magpie_fetch_duration_seconds_sum{crawl=\"a\"} 20.075\n"));
         assert!(text.contains("magpie_fetch_duration_seconds_count{crawl=\"a\"} 3\n"));
-        assert!(text.contains("magpie_intake_items_total{crawl=\"a\",source=\"scorer \\\"a\\\"\\n\"} 1\n"));
-        assert_eq!(text.matches("# TYPE magpie_fetch_duration_seconds histogram").count(), 1);
+        assert!(text
+            .contains("magpie_intake_items_total{crawl=\"a\",source=\"scorer \\\"a\\\"\\n\"} 1\n"));
+        assert_eq!(
+            text.matches("# TYPE magpie_fetch_duration_seconds histogram")
+                .count(),
+            1
+        );
     }
 
     #[test]

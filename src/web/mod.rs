@@ -120,8 +120,14 @@ pub async fn serve(
     let server = HttpServer::new(move || {
         App::new()
             .app_data(app_data.clone())
-            .app_data(web::QueryConfig::default().error_handler(|e, _| WebError::BadRequest(e.to_string()).into()))
-            .app_data(web::PathConfig::default().error_handler(|e, _| WebError::BadRequest(e.to_string()).into()))
+            .app_data(
+                web::QueryConfig::default()
+                    .error_handler(|e, _| WebError::BadRequest(e.to_string()).into()),
+            )
+            .app_data(
+                web::PathConfig::default()
+                    .error_handler(|e, _| WebError::BadRequest(e.to_string()).into()),
+            )
             .wrap(middleware::from_fn(auth::require_token))
             .configure(routes::configure)
             .default_service(web::to(routes::fallback))

@@ -65,29 +65,46 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
-    const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+    const METHODS: [&str; 8] = [
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
 
     #[test]
     fn openapi_describes_exactly_the_routes() {
-        let doc: serde_json::Value = serde_json::from_str(api::openapi::OPENAPI_JSON).expect("openapi.json is JSON");
-        assert!(doc["openapi"].as_str().unwrap_or("").starts_with("3."), "OpenAPI 3");
+        let doc: serde_json::Value =
+            serde_json::from_str(api::openapi::OPENAPI_JSON).expect("openapi.json is JSON");
+        assert!(
+            doc["openapi"].as_str().unwrap_or("").starts_with("3."),
+            "OpenAPI 3"
+        );
         let paths = doc["paths"].as_object().expect("paths");
         let mut documented = BTreeSet::new();
         for (path, item) in paths {
             for (key, op) in item.as_object().expect("path item") {
                 if METHODS.contains(&key.as_str()) {
                     assert!(op["responses"].is_object(), "{key} {path} has responses");
-                    assert!(op["operationId"].is_string(), "{key} {path} has an operationId");
+                    assert!(
+                        op["operationId"].is_string(),
+                        "{key} {path} has an operationId"
+                    );
                     documented.insert((key.clone(), path.clone()));
                 }
             }
         }
-        let routed: BTreeSet<(String, String)> =
-            ROUTES.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+        let routed: BTreeSet<(String, String)> = ROUTES
+            .iter()
+            .map(|(m, p)| (m.to_string(), p.to_string()))
+            .collect();
         let missing: Vec<_> = routed.difference(&documented).collect();
-        assert!(missing.is_empty(), "routes missing from openapi.json: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "routes missing from openapi.json: {missing:?}"
+        );
         let extra: Vec<_> = documented.difference(&routed).collect();
-        assert!(extra.is_empty(), "openapi.json documents routes that do not exist: {extra:?}");
+        assert!(
+            extra.is_empty(),
+            "openapi.json documents routes that do not exist: {extra:?}"
+        );
     }
 
     #[test]
@@ -97,7 +114,9 @@ mod tests {
         collect_refs(&doc, &mut refs);
         assert!(!refs.is_empty());
         for r in refs {
-            let pointer = r.strip_prefix('#').unwrap_or_else(|| panic!("external $ref {r}"));
+            let pointer = r
+                .strip_prefix('#')
+                .unwrap_or_else(|| panic!("external $ref {r}"));
             assert!(doc.pointer(pointer).is_some(), "dangling $ref {r}");
         }
     }

@@ -30,7 +30,9 @@ impl TestServer {
     /// Starts a server on `data`; `tune` adjusts the configuration (token [`TOKEN`], reads
     /// open, 200 ms stats interval, 2 s grace).
     pub async fn start(data: &Path, tune: impl FnOnce(&mut WebConfig)) -> TestServer {
-        let manager = Manager::open(data.to_path_buf(), "testhost".into()).await.expect("open manager");
+        let manager = Manager::open(data.to_path_buf(), "testhost".into())
+            .await
+            .expect("open manager");
         let mut config = WebConfig::new(TOKEN.into(), true);
         config.stats_interval = Duration::from_millis(200);
         config.grace = Duration::from_secs(5);
@@ -46,7 +48,10 @@ impl TestServer {
         TestServer {
             base,
             data: data.to_path_buf(),
-            client: reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client"),
+            client: reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .expect("client"),
             stop: Some(stop),
             task: Some(task),
         }
@@ -96,7 +101,11 @@ impl TestServer {
 
     /// POSTs a lifecycle action (`start`, `pause`, ...); returns the status and answer.
     pub async fn action(&self, id: &str, action: &str) -> (u16, Value) {
-        let resp = self.post(&format!("/api/v1/crawls/{id}/{action}")).send().await.expect("POST");
+        let resp = self
+            .post(&format!("/api/v1/crawls/{id}/{action}"))
+            .send()
+            .await
+            .expect("POST");
         status_json(resp).await
     }
 
@@ -108,14 +117,23 @@ impl TestServer {
     }
 
     /// Polls the crawl until `pred` holds (or panics after `secs` seconds).
-    pub async fn wait_for(&self, id: &str, secs: u64, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    pub async fn wait_for(
+        &self,
+        id: &str,
+        secs: u64,
+        what: &str,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Value {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
         loop {
             let c = self.crawl(id).await;
             if pred(&c) {
                 return c;
             }
-            assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}: {c}");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "timed out waiting for {what}: {c}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }

@@ -59,7 +59,10 @@ impl Follow {
 }
 
 /// Opens the event stream of a crawl; 404 for an unknown crawl.
-pub async fn stream(id: web::Path<String>, state: web::Data<AppState>) -> Result<HttpResponse, WebError> {
+pub async fn stream(
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
     let id = id.into_inner();
     let stats = state.manager.stats(&id)?;
     let mut tick = tokio::time::interval(state.config.stats_interval);

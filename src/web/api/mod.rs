@@ -13,7 +13,11 @@ use futures_util::StreamExt;
 /// Reads a request body of at most `limit` bytes. A declared `Content-Length` over the limit is
 /// refused before anything is read; a body that grows past it while streaming is refused as
 /// soon as it does, so a huge body is never held in memory.
-pub(crate) async fn read_capped(req: &HttpRequest, mut payload: web::Payload, limit: usize) -> Result<Vec<u8>, WebError> {
+pub(crate) async fn read_capped(
+    req: &HttpRequest,
+    mut payload: web::Payload,
+    limit: usize,
+) -> Result<Vec<u8>, WebError> {
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)

@@ -7,5 +7,7 @@ pub const OPENAPI_JSON: &str = include_str!("../openapi.json");
 
 /// Serves the OpenAPI document.
 pub async fn document() -> HttpResponse {
-    HttpResponse::Ok().content_type("application/json").body(OPENAPI_JSON)
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(OPENAPI_JSON)
 }

@@ -16,7 +16,11 @@ use actix_web::{web, HttpRequest, HttpResponse};
 pub const NDJSON_TYPES: [&str; 2] = ["application/x-ndjson", "application/ndjson"];
 
 /// Reads, checks and applies a batch of scored URLs.
-pub async fn post(req: HttpRequest, payload: web::Payload, state: web::Data<AppState>) -> Result<HttpResponse, WebError> {
+pub async fn post(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
     let ndjson = NDJSON_TYPES.contains(&media_type(&req).as_str());
     let body = read_capped(&req, payload, state.config.max_body_bytes).await?;
     // Parsing tens of MiB takes a while: keep it off the connection-serving thread.
