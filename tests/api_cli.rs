@@ -250,7 +250,7 @@ fn a_running_crawl_resumes_when_the_server_restarts() {
         "network": { "allow_private": true },
         "scope": { "sitemaps": false, "max_depth": 100 },
         "politeness": { "min_delay_ms": 100, "delay_factor": 0.0 },
-        "limits": { "max_pages": 30, "timeout_ms": 3000 }
+        "limits": { "max_pages": 40, "timeout_ms": 3000 }
     });
     let s = Served::start(&data, &["--token", TOKEN]);
     assert_eq!(post(&s.base, "/api/v1/crawls", Some(TOKEN), &spec).0, 201);
@@ -290,7 +290,7 @@ fn a_running_crawl_resumes_when_the_server_restarts() {
         .filter(|h| h.target.starts_with("/n/"))
         .count();
     assert!(
-        (5..30).contains(&before),
+        (5..40).contains(&before),
         "stopped mid-crawl: {before} pages"
     );
 
@@ -308,7 +308,7 @@ fn a_running_crawl_resumes_when_the_server_restarts() {
         );
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert_eq!(done["stats"]["pages_fetched"], 30, "{done}");
+    assert_eq!(done["stats"]["pages_fetched"], 40, "{done}");
     assert_eq!(done["stats"]["stop_reason"], "max-pages");
     let targets: Vec<String> = web
         .hits()
@@ -316,7 +316,7 @@ fn a_running_crawl_resumes_when_the_server_restarts() {
         .filter(|h| h.target.starts_with("/n/"))
         .map(|h| h.target.clone())
         .collect();
-    let want: Vec<String> = (0..30).map(|k| format!("/n/{k}")).collect();
+    let want: Vec<String> = (0..40).map(|k| format!("/n/{k}")).collect();
     assert_eq!(
         targets, want,
         "the restart continued the chain, fetching nothing twice"
@@ -328,7 +328,7 @@ fn a_running_crawl_resumes_when_the_server_restarts() {
         .into_iter()
         .filter(|u| u.contains("/n/"))
         .collect();
-    assert_eq!(captured.len(), 30, "each page archived once");
+    assert_eq!(captured.len(), 40, "each page archived once");
     harness::warcio_check(&harness::warc_files(&data, "chain"));
 }
 

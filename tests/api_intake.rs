@@ -292,3 +292,40 @@ async fn oversized_bodies_get_413_without_being_read() {
     );
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scores_combine_with_the_crawls_update_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let cases = [
+        ("first", 0.2_f64),
+        ("last", 0.6),
+        ("max", 0.6),
+        ("avg", 0.4),
+        ("sum", 1.0 - (-0.8_f64).exp()),
+    ];
+    for (update, want) in cases {
+        let mut spec = idle_spec(&format!("u-{update}"));
+        spec["frontier"] = json!({ "update": update });
+        srv.create(&spec).await;
+        let url = format!("{}page", spec["seeds"][0].as_str().unwrap());
+        for score in [0.2, 0.6] {
+            let item = json!({"crawl_id": format!("u-{update}"), "url": url, "score": score});
+            assert_eq!(srv.post_json("/api/v1/urls", &item).await.0, 200);
+        }
+        let (_, f) = srv
+            .get_json(&format!("/api/v1/crawls/u-{update}/frontier"))
+            .await;
+        let entry = f["urls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["url"] == url.as_str())
+            .unwrap_or_else(|| panic!("{url} queued: {f}"))
+            .clone();
+        let got = entry["priority"].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-5, "{update}: {got} != {want}");
+        assert_eq!(entry["scores"], 2);
+    }
+    srv.stop().await;
+}
