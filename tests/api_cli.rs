@@ -232,6 +232,14 @@ fn a_public_address_needs_an_explicit_token() {
         !ok && err.contains("invalid token"),
         "MAGPIE_TOKEN is used and checked: {err}"
     );
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let (ok, err) = run(&["--bind", &addr], None);
+    assert!(!ok && err.contains("cannot listen on"), "{err}");
+    assert!(
+        !data.join("api-token").exists(),
+        "no token is generated that was never shown"
+    );
 }
 
 #[test]

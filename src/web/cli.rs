@@ -170,7 +170,13 @@ pub async fn serve(
     if !loopback && explicit.is_none() {
         return Err(CliError::TokenRequired(args.bind));
     }
-    let (token, origin) = resolve_token(&args.data, explicit)?;
+    if let Some(t) = &explicit {
+        auth::validate_token(t).map_err(|message| CliError::BadToken {
+            source_name: None,
+            message,
+        })?;
+    }
+    // Bind before a token is generated, so a new token is never stored without being shown.
     let listener = std::net::TcpListener::bind(args.bind).map_err(|source| CliError::Bind {
         addr: args.bind,
         source,
@@ -179,6 +185,7 @@ pub async fn serve(
         addr: args.bind,
         source,
     })?;
+    let (token, origin) = resolve_token(&args.data, explicit)?;
     let manager = Manager::open(args.data.clone(), hostname).await?;
     let mut config = WebConfig::new(token.clone(), loopback);
     config.max_body_bytes = args.max_body_bytes;
