@@ -15,6 +15,7 @@
 //! - [`intake`]: the scored-URL JSON format external scorers POST, and its report.
 //! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
 //! - [`manager`]: the crawls of `magpie serve`: lifecycle, control, intake routing, restart.
+//! - [`web`]: the HTTP API of `magpie serve` (`/api/v1`, events, metrics) and `magpie submit`.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
 
 pub mod archive;
@@ -30,3 +31,4 @@ pub mod scope;
 pub mod spec;
 pub mod store;
 pub mod uri;
+pub mod web;

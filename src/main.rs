@@ -46,6 +46,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the HTTP API: many crawls in one data folder, steered over HTTP (docs/api.md).
+    Serve(magpie::web::cli::ServeArgs),
+    /// Send scored URLs (NDJSON on stdin) to a running `magpie serve`.
+    Submit(magpie::web::cli::SubmitArgs),
     /// WARC file tools.
     Warc {
         #[command(subcommand)]
@@ -103,6 +107,21 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
             run_crawl(spec, data, fresh, json).await
         }
         Command::Demo { data, json } => demo(data, json).await,
+        Command::Serve(args) => {
+            let env_token = std::env::var("MAGPIE_TOKEN").ok();
+            magpie::web::cli::serve(args, env_token, crawl::machine_name(), shutdown_signal())
+                .await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Submit(args) => {
+            let ok =
+                magpie::web::cli::submit_stdin(args, std::env::var("MAGPIE_TOKEN").ok()).await?;
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
         Command::Warc {
             command: WarcCommand::Check { files },
         } => warc_check(&files),
@@ -136,6 +155,27 @@ async fn run_crawl(spec: Spec, data: PathBuf, fresh: bool, json: bool) -> Result
         println!("{}", serde_json::to_string_pretty(&summary)?);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves at the first Ctrl-C or SIGTERM; a second Ctrl-C then aborts at once.
+async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let terminated = async {
+        match term.as_mut() {
+            Some(t) => drop(t.recv().await),
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminated => {}
+    }
+    eprintln!("magpie: stopping: crawls finish fetches in flight and seal their files (Ctrl-C again to abort)");
+    tokio::spawn(async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(130);
+        }
+    });
 }
 
 async fn demo(data: PathBuf, json: bool) -> Result<ExitCode> {

@@ -1,0 +1,197 @@
+//! The API's one error type, and the only place where errors become HTTP statuses and JSON
+//! error bodies (`{"error": ..., "code": ..., "field"?, "line"?, "column"?}`).
+
+use crate::intake::BodyError;
+use crate::manager::ManagerError;
+use crate::spec::SpecError;
+use actix_web::http::{header, StatusCode};
+use actix_web::{HttpResponse, ResponseError};
+use serde_json::json;
+
+/// Everything a request can fail with. Handlers return it; [`ResponseError`] turns it into
+/// a response, so clients always get JSON with a stable `code`.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    /// No or a wrong bearer token.
+    #[error(
+        "this request needs the header `Authorization: Bearer <token>` with the server's token"
+    )]
+    Unauthorized,
+    /// No route has this path.
+    #[error("no such resource: {0}")]
+    NoRoute(String),
+    /// The path exists, the method does not.
+    #[error("method {method} is not allowed on {path}")]
+    MethodNotAllowed {
+        /// The method asked for.
+        method: String,
+        /// The path.
+        path: String,
+        /// The methods the path has.
+        allow: Vec<&'static str>,
+    },
+    /// The crawl manager refused (unknown crawl, name taken, wrong state) or failed.
+    #[error(transparent)]
+    Manager(#[from] ManagerError),
+    /// A crawl spec that does not parse or validate.
+    #[error("invalid spec: {0}")]
+    Spec(#[from] SpecError),
+    /// An intake body that is not valid JSON / NDJSON of scored URLs.
+    #[error("malformed intake body: {0}")]
+    Body(#[from] BodyError),
+    /// The body is larger than the configured limit.
+    #[error("request body larger than {limit} bytes")]
+    TooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A bad query string, path parameter or body encoding.
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    /// The body could not be read from the connection.
+    #[error("cannot read the request body: {0}")]
+    Payload(String),
+    /// A bug or a failed background task.
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// The listener or another OS resource failed.
+    #[error("server I/O: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl WebError {
+    /// A stable machine-readable name of the error, for clients that branch on it.
+    pub fn code(&self) -> &'static str {
+        match self {
+            WebError::Unauthorized => "unauthorized",
+            WebError::NoRoute(_) => "no-route",
+            WebError::MethodNotAllowed { .. } => "method-not-allowed",
+            WebError::Manager(m) => match m {
+                ManagerError::NotFound(_) => "not-found",
+                ManagerError::Exists(_) => "exists",
+                ManagerError::WrongState { .. } => "wrong-state",
+                ManagerError::Spec(_) => "invalid-spec",
+                ManagerError::Frontier(_) => "frontier",
+                ManagerError::Io(_) => "io",
+            },
+            WebError::Spec(_) => "invalid-spec",
+            WebError::Body(_) => "malformed-body",
+            WebError::TooLarge { .. } => "too-large",
+            WebError::BadRequest(_) => "bad-request",
+            WebError::Payload(_) => "payload",
+            WebError::Internal(_) => "internal",
+            WebError::Io(_) => "io",
+        }
+    }
+}
+
+fn spec_field(e: &SpecError) -> &str {
+    match e {
+        SpecError::Json { path, .. } | SpecError::Invalid { path, .. } => path,
+    }
+}
+
+impl ResponseError for WebError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            WebError::Unauthorized => StatusCode::UNAUTHORIZED,
+            WebError::NoRoute(_) => StatusCode::NOT_FOUND,
+            WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            WebError::Manager(m) => match m {
+                ManagerError::NotFound(_) => StatusCode::NOT_FOUND,
+                ManagerError::Exists(_) | ManagerError::WrongState { .. } => StatusCode::CONFLICT,
+                ManagerError::Spec(_) => StatusCode::BAD_REQUEST,
+                ManagerError::Frontier(_) | ManagerError::Io(_) => {
+                    StatusCode::INTERNAL_SERVER_ERROR
+                }
+            },
+            WebError::Spec(_) | WebError::Body(_) | WebError::BadRequest(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            WebError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            WebError::Payload(_) => StatusCode::BAD_REQUEST,
+            WebError::Internal(_) | WebError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        if status.is_server_error() {
+            tracing::error!("request failed: {self}");
+        }
+        let mut body = json!({ "error": self.to_string(), "code": self.code() });
+        match self {
+            WebError::Spec(e) | WebError::Manager(ManagerError::Spec(e)) => {
+                body["field"] = json!(spec_field(e));
+                body["error"] = json!(e.to_string());
+            }
+            WebError::Body(BodyError::Json { line, column, .. }) => {
+                body["line"] = json!(line);
+                body["column"] = json!(column);
+            }
+            WebError::Manager(ManagerError::WrongState { state, .. }) => {
+                body["state"] = json!(state);
+            }
+            _ => {}
+        }
+        let mut resp = HttpResponse::build(status);
+        match self {
+            WebError::Unauthorized => {
+                resp.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"magpie\""));
+            }
+            WebError::MethodNotAllowed { allow, .. } => {
+                resp.insert_header((header::ALLOW, allow.join(", ")));
+            }
+            _ => {}
+        }
+        resp.json(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manager::CrawlState;
+
+    #[test]
+    fn statuses_follow_the_documented_mapping() {
+        let cases: Vec<(WebError, u16)> = vec![
+            (WebError::Unauthorized, 401),
+            (ManagerError::NotFound("x".into()).into(), 404),
+            (ManagerError::Exists("x".into()).into(), 409),
+            (
+                ManagerError::WrongState {
+                    id: "x".into(),
+                    state: CrawlState::Created,
+                    action: "pause",
+                }
+                .into(),
+                409,
+            ),
+            (crate::spec::Spec::from_json("{}").unwrap_err().into(), 400),
+            (BodyError::Empty.into(), 400),
+            (WebError::TooLarge { limit: 1 }, 413),
+            (ManagerError::Frontier("gone".into()).into(), 500),
+        ];
+        for (e, want) in cases {
+            assert_eq!(e.status_code().as_u16(), want, "{e}");
+        }
+    }
+
+    #[test]
+    fn spec_errors_name_the_field() {
+        let e: WebError = crate::spec::Spec::from_json(r#"{"name":"t","seeds":["ftp://x/"]}"#)
+            .unwrap_err()
+            .into();
+        let resp = e.error_response();
+        assert_eq!(resp.status(), 400);
+        let body = actix_web::body::to_bytes(resp.into_body());
+        let body = futures_util::FutureExt::now_or_never(body)
+            .unwrap()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["field"], "seeds[0]");
+        assert_eq!(v["code"], "invalid-spec");
+        assert!(v["error"].as_str().unwrap().contains("not an http(s) URL"));
+    }
+}

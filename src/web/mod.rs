@@ -1,0 +1,186 @@
+//! The HTTP server of `magpie serve`: a versioned JSON API under `/api/v1` over the crawl
+//! manager, server-sent events, Prometheus metrics, and (later) the cockpit pages.
+//!
+//! Layout: `routes.rs` lists every route; `auth.rs` checks the bearer token; `error.rs` is the
+//! only place mapping errors to HTTP statuses; `api/` has one module per resource; `metrics.rs`
+//! renders `/metrics`; `cli.rs` is the `serve` and `submit` commands. The API is documented in
+//! `docs/api.md` and described by `openapi.json`.
+//!
+//! actix-web runs its request handlers on worker threads with their own single-threaded
+//! runtimes. Crawl engines must not live there (a worker's runtime dies with the server), so
+//! whatever may start an engine runs on the runtime [`AppState::new`] was called on.
+
+pub mod api;
+pub mod auth;
+pub mod cli;
+pub mod error;
+pub mod metrics;
+pub mod routes;
+
+use crate::manager::Manager;
+use actix_web::{middleware, web, App, HttpServer};
+use error::WebError;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Default largest request body (intake batches): 64 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+/// Largest crawl spec accepted by `POST /api/v1/crawls`.
+pub const MAX_SPEC_BYTES: usize = 1024 * 1024;
+/// Seconds in-flight requests get to finish when the server stops.
+const HTTP_SHUTDOWN_S: u64 = 5;
+
+/// How the server behaves; built by the command line (or a test), never from the environment.
+#[derive(Clone)]
+pub struct WebConfig {
+    /// The bearer token state-changing requests must present.
+    pub token: String,
+    /// Read-only requests need no token (set when listening on loopback only).
+    pub public_reads: bool,
+    /// Largest intake body in bytes; larger ones get 413 without being read to the end.
+    pub max_body_bytes: usize,
+    /// How long crawls get to seal their files when the server shuts down.
+    pub grace: Duration,
+    /// How long `POST .../stop` waits for the crawl to seal its files before answering 202.
+    pub stop_wait: Duration,
+    /// Period of the statistics events on `/events`.
+    pub stats_interval: Duration,
+    /// HTTP worker threads.
+    pub workers: usize,
+}
+
+impl std::fmt::Debug for WebConfig {
+    // Written out so the token never reaches a log.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebConfig")
+            .field("token", &"<redacted>")
+            .field("public_reads", &self.public_reads)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("grace", &self.grace)
+            .field("stop_wait", &self.stop_wait)
+            .field("stats_interval", &self.stats_interval)
+            .field("workers", &self.workers)
+            .finish()
+    }
+}
+
+impl WebConfig {
+    /// The defaults: 64 MiB bodies, 30 s grace, 10 s stop wait, stats every second, 2 workers.
+    pub fn new(token: String, public_reads: bool) -> WebConfig {
+        WebConfig {
+            token,
+            public_reads,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            grace: Duration::from_secs(30),
+            stop_wait: Duration::from_secs(10),
+            stats_interval: Duration::from_secs(1),
+            workers: 2,
+        }
+    }
+}
+
+/// What every handler shares: the manager, the configuration, the runtime crawls run on,
+/// and the closing flag that ends event streams when the server stops.
+pub struct AppState {
+    pub(crate) manager: Arc<Manager>,
+    pub(crate) config: WebConfig,
+    runtime: tokio::runtime::Handle,
+    closing: watch::Sender<bool>,
+}
+
+impl AppState {
+    /// The state for [`serve`]. Call it inside the runtime crawl engines should run on.
+    ///
+    /// # Panics
+    /// Outside a tokio runtime.
+    pub fn new(manager: Arc<Manager>, config: WebConfig) -> AppState {
+        AppState {
+            manager,
+            config,
+            runtime: tokio::runtime::Handle::current(),
+            closing: watch::channel(false).0,
+        }
+    }
+
+    /// Runs `f` on the crawl runtime (for manager calls that may start an engine) and waits.
+    pub(crate) async fn on_crawl_runtime<T: Send + 'static>(
+        &self,
+        f: impl Future<Output = T> + Send + 'static,
+    ) -> Result<T, WebError> {
+        self.runtime
+            .spawn(f)
+            .await
+            .map_err(|e| WebError::Internal(format!("background task: {e}")))
+    }
+
+    /// A receiver that turns `true` when the server starts shutting down.
+    pub(crate) fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
+    }
+}
+
+/// Serves the API on an already bound listener until `shutdown` resolves; then stops taking
+/// requests, ends event streams, and stops every crawl with [`Manager::shutdown`] so they
+/// seal their files but keep their state for the next start.
+pub async fn serve(
+    listener: std::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), WebError> {
+    let data = web::Data::new(state);
+    let workers = data.config.workers.max(1);
+    let app_data = data.clone();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(app_data.clone())
+            .app_data(
+                web::QueryConfig::default()
+                    .error_handler(|e, _| WebError::BadRequest(e.to_string()).into()),
+            )
+            .app_data(
+                web::PathConfig::default()
+                    .error_handler(|e, _| WebError::BadRequest(e.to_string()).into()),
+            )
+            .wrap(middleware::from_fn(auth::require_token))
+            .configure(routes::configure)
+            .default_service(web::to(routes::fallback))
+    })
+    .workers(workers)
+    .disable_signals()
+    .shutdown_timeout(HTTP_SHUTDOWN_S)
+    .listen(listener)?
+    .run();
+    let handle = server.handle();
+    let mut running = tokio::spawn(server);
+    let early = tokio::select! {
+        r = &mut running => Some(r),
+        _ = shutdown => None,
+    };
+    data.closing.send_replace(true);
+    let result = match early {
+        Some(r) => r,
+        None => {
+            handle.stop(true).await;
+            running.await
+        }
+    };
+    data.manager.shutdown(data.config.grace).await;
+    result
+        .map_err(|e| WebError::Internal(format!("server task: {e}")))?
+        .map_err(WebError::Io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_debug_output_hides_the_token() {
+        let c = WebConfig::new("very-secret-token-value".into(), true);
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("very-secret"), "{shown}");
+        assert!(shown.contains("public_reads: true"));
+    }
+}

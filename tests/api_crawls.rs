@@ -1,0 +1,350 @@
+//! The crawl resource over real HTTP: create, list, get, the lifecycle actions and their
+//! 404/409 cases, bad specs naming their field, authentication, unknown routes, and crawl
+//! states kept across a server restart.
+
+mod web_support;
+
+use serde_json::{json, Value};
+use web_support::{idle_spec, open_warcs, status_json, TestServer, TOKEN};
+
+/// A loopback listener that accepts connections (kernel backlog) but never answers: fetches
+/// from it hang until the crawl's timeout.
+fn black_hole() -> (std::net::TcpListener, String) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", l.local_addr().unwrap());
+    (l, url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crawls_move_through_their_lifecycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let (_hole, seed) = black_hole();
+    let spec = json!({
+        "name": "life",
+        "seeds": [seed],
+        "network": { "allow_private": true },
+        "limits": { "timeout_ms": 1500, "retry_delay_ms": 1000, "max_retries": 2 },
+        "scope": { "sitemaps": false }
+    });
+    let resp = srv.post("/api/v1/crawls").json(&spec).send().await.unwrap();
+    assert_eq!(resp.status(), 201);
+    assert_eq!(resp.headers()["location"], "/api/v1/crawls/life");
+    let (_, body) = status_json(resp).await;
+    assert_eq!(body, json!({ "id": "life" }));
+
+    let (status, dup) = srv.post_json("/api/v1/crawls", &spec).await;
+    assert_eq!(
+        (status, dup["code"].as_str()),
+        (409, Some("exists")),
+        "{dup}"
+    );
+
+    let (status, list) = srv.get_json("/api/v1/crawls").await;
+    assert_eq!(status, 200);
+    let crawls = list["crawls"].as_array().unwrap();
+    assert_eq!(crawls.len(), 1);
+    assert_eq!(crawls[0]["id"], "life");
+    assert_eq!(crawls[0]["state"], "created");
+    assert_eq!(crawls[0]["stats"]["pages_fetched"], 0);
+    srv.wait_for("life", 10, "the seed to be queued", |c| {
+        c["stats"]["urls_queued"] == 1
+    })
+    .await;
+
+    let one = srv.crawl("life").await;
+    assert_eq!(
+        one["spec"]["limits"]["max_pages"], 10_000,
+        "defaults filled in"
+    );
+    assert_eq!(one["spec"]["frontier"]["update"], "avg");
+
+    for action in ["pause", "resume"] {
+        let (status, body) = srv.action("life", action).await;
+        assert_eq!(status, 409, "{action} a created crawl: {body}");
+        assert_eq!(body["code"], "wrong-state");
+        assert_eq!(body["state"], "created");
+    }
+    assert_eq!(
+        srv.action("life", "start").await,
+        (200, json!({"id": "life", "state": "running"}))
+    );
+    assert_eq!(
+        srv.action("life", "start").await.0,
+        200,
+        "starting a running crawl is harmless"
+    );
+    assert_eq!(
+        srv.action("life", "pause").await,
+        (200, json!({"id": "life", "state": "paused"}))
+    );
+    assert_eq!(srv.crawl("life").await["state"], "paused");
+    assert_eq!(
+        srv.action("life", "pause").await.0,
+        409,
+        "pause a paused crawl"
+    );
+    assert_eq!(
+        srv.action("life", "resume").await,
+        (200, json!({"id": "life", "state": "running"}))
+    );
+
+    let (status, body) = srv.action("life", "stop").await;
+    assert_eq!(
+        (status, &body["state"]),
+        (200, &json!("finished")),
+        "{body}"
+    );
+    assert!(
+        open_warcs(dir.path(), "life").is_empty(),
+        "WARC files sealed"
+    );
+    let status_file: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("life/status.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(status_file["state"], "finished");
+    assert_eq!(
+        srv.action("life", "stop").await.0,
+        200,
+        "stopping a finished crawl is harmless"
+    );
+    assert_eq!(srv.action("life", "pause").await.0, 409);
+    let (status, body) = srv.get_json("/api/v1/crawls/life/frontier").await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (409, Some("wrong-state")),
+        "{body}"
+    );
+
+    assert_eq!(
+        srv.action("life", "start").await.1["state"],
+        "running",
+        "a finished crawl runs again"
+    );
+    let (status, body) = srv.action("life", "stop").await;
+    assert_eq!(
+        (status, &body["state"]),
+        (200, &json!("finished")),
+        "{body}"
+    );
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_specs_are_refused_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let cases = [
+        (
+            json!({"name": "x", "seeds": ["ftp://example.org/"]}),
+            "seeds[0]",
+            "not an http(s) URL",
+        ),
+        (
+            json!({"name": "x", "seeds": ["http://a.org/"], "limits": {"max_pages": "many"}}),
+            "limits.max_pages",
+            "invalid type",
+        ),
+        (
+            json!({"name": "../x", "seeds": ["http://a.org/"]}),
+            "name",
+            "letters",
+        ),
+        (json!({"name": "x", "seeds": []}), "seeds", "at least one"),
+        (
+            json!({"name": "x", "seeds": ["http://a.org/"], "frontier": {"update": "median"}}),
+            "frontier.update",
+            "unknown variant",
+        ),
+        (
+            json!({"name": "x", "seeds": ["http://a.org/"], "scope": {"deny": ["(["]}}),
+            "scope.deny[0]",
+            "regex",
+        ),
+    ];
+    for (spec, field, needle) in cases {
+        let (status, body) = srv.post_json("/api/v1/crawls", &spec).await;
+        assert_eq!(status, 400, "{spec}: {body}");
+        assert_eq!(body["code"], "invalid-spec");
+        assert_eq!(body["field"], field, "{body}");
+        assert!(body["error"].as_str().unwrap().contains(needle), "{body}");
+    }
+    let resp = srv
+        .post("/api/v1/crawls")
+        .body("{\"name\": \"x\",\n \"seeds\": [")
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = status_json(resp).await;
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("line 2"), "{body}");
+    let resp = srv
+        .post("/api/v1/crawls")
+        .body(vec![0xff, 0xfe])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(status_json(resp).await.0, 400, "not UTF-8");
+    let resp = srv
+        .post("/api/v1/crawls")
+        .body(vec![b' '; 2 * 1024 * 1024])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(status_json(resp).await.0, 413, "a spec over 1 MiB");
+    assert_eq!(
+        srv.get_json("/api/v1/crawls").await.1,
+        json!({"crawls": []}),
+        "nothing created"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "no folder created"
+    );
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_crawls_and_routes() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    for path in [
+        "/api/v1/crawls/nope",
+        "/api/v1/crawls/nope/frontier",
+        "/api/v1/crawls/nope/events",
+    ] {
+        let (status, body) = srv.get_json(path).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (404, Some("not-found")),
+            "{path}: {body}"
+        );
+        assert!(body["error"].as_str().unwrap().contains("nope"));
+    }
+    for action in ["start", "pause", "resume", "stop"] {
+        assert_eq!(srv.action("nope", action).await.0, 404, "{action}");
+    }
+    let (status, body) = srv.get_json("/api/v1/nothing").await;
+    assert_eq!((status, body["code"].as_str()), (404, Some("no-route")));
+    let resp = srv
+        .client
+        .delete(srv.url("/api/v1/crawls"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 405);
+    assert_eq!(resp.headers()["allow"], "GET, POST");
+    let resp = srv.get("/api/v1/crawls/x/start").send().await.unwrap();
+    assert_eq!(resp.status(), 405);
+    assert_eq!(resp.headers()["allow"], "POST");
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn state_changes_need_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let spec = idle_spec("auth");
+    let no_token = srv
+        .client
+        .post(srv.url("/api/v1/crawls"))
+        .json(&spec)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_token.status(), 401);
+    assert_eq!(
+        no_token.headers()["www-authenticate"],
+        "Bearer realm=\"magpie\""
+    );
+    assert_eq!(status_json(no_token).await.1["code"], "unauthorized");
+    let wrong = srv
+        .client
+        .post(srv.url("/api/v1/crawls"))
+        .bearer_auth("test-token-0123456789abcdeX")
+        .json(&spec);
+    assert_eq!(wrong.send().await.unwrap().status(), 401);
+    let basic = srv
+        .client
+        .post(srv.url("/api/v1/crawls"))
+        .header("Authorization", format!("Basic {TOKEN}"));
+    assert_eq!(basic.json(&spec).send().await.unwrap().status(), 401);
+    let urls = srv.client.post(srv.url("/api/v1/urls")).body("{}");
+    assert_eq!(urls.send().await.unwrap().status(), 401);
+    assert_eq!(
+        srv.get_json("/api/v1/crawls").await,
+        (200, json!({"crawls": []})),
+        "reads are open on loopback"
+    );
+    srv.create(&spec).await;
+    let start = srv
+        .client
+        .post(srv.url("/api/v1/crawls/auth/start"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(start.status(), 401);
+    assert_eq!(
+        srv.crawl("auth").await["state"],
+        "created",
+        "an unauthorized start does nothing"
+    );
+    srv.stop().await;
+
+    let closed = TestServer::start(dir.path(), |c| c.public_reads = false).await;
+    for path in [
+        "/api/v1/crawls",
+        "/api/v1/crawls/auth",
+        "/metrics",
+        "/api/v1/openapi.json",
+    ] {
+        assert_eq!(
+            closed.get(path).send().await.unwrap().status(),
+            401,
+            "{path} without token"
+        );
+        let ok = closed.get(path).bearer_auth(TOKEN).send().await.unwrap();
+        assert_eq!(ok.status(), 200, "{path} with token");
+    }
+    closed.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_server_keeps_crawl_states_and_intake() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    srv.create(&idle_spec("kept")).await;
+    srv.create(&idle_spec("done")).await;
+    assert_eq!(srv.action("done", "start").await.0, 200);
+    srv.wait_for("done", 15, "the idle crawl to finish", |c| {
+        c["state"] == "finished"
+    })
+    .await;
+    srv.stop().await;
+
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    assert_eq!(srv.crawl("kept").await["state"], "created");
+    assert_eq!(srv.crawl("done").await["state"], "finished");
+    let seed = srv.crawl("kept").await["spec"]["seeds"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let item = json!({"crawl_id": "kept", "url": format!("{seed}later"), "score": 0.4});
+    let (_, report) = srv.post_json("/api/v1/urls", &item).await;
+    assert_eq!(
+        report["inserted"], 1,
+        "a created crawl takes intake after a restart: {report}"
+    );
+    let item = json!({"crawl_id": "done", "url": format!("{seed}later"), "score": 0.4});
+    let (_, report) = srv.post_json("/api/v1/urls", &item).await;
+    assert!(
+        report["rejected"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("takes no intake"),
+        "{report}"
+    );
+    srv.stop().await;
+}

@@ -1,0 +1,148 @@
+//! End-to-end: an external scorer steers a crawl of the loopback fixture web over the API.
+//! The crawl is created, primed with scores for ten pages and a blacklisted URL, then started
+//! with one fetch per host at a time: the pages are fetched in descending score order, the
+//! blacklisted URL (linked from every page) never, and each capture's WARC metadata names
+//! the scorer as its `sourceTag`.
+
+mod support;
+mod web_support;
+
+use serde_json::{json, Value};
+use support::{harness, page, FixtureWeb, Reply};
+use web_support::TestServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetch_order_follows_the_scores_posted_over_http() {
+    let web = FixtureWeb::start(1);
+    let pages: Vec<String> = (0..10).map(|i| format!("/p{i}.html")).collect();
+    let mut home_links: Vec<&str> = pages.iter().map(String::as_str).collect();
+    home_links.push("/blocked.html");
+    web.route(0, "/", Reply::html(page("Home", "", &home_links)));
+    for p in &pages {
+        web.route(0, p, Reply::html(page(p, "", &["/blocked.html", "/"])));
+    }
+    web.route(0, "/blocked.html", Reply::html(page("Blocked", "", &[])));
+
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let spec = json!({
+        "name": "scored",
+        "seeds": [web.url(0, "/")],
+        "network": { "allow_private": true },
+        "scope": { "sitemaps": false },
+        "politeness": { "min_delay_ms": 0, "delay_factor": 0.0, "max_parallel_per_host": 1 },
+        "limits": { "timeout_ms": 3000, "retry_delay_ms": 50 }
+    });
+    srv.create(&spec).await;
+
+    let scores = [0.30, 0.90, 0.10, 0.70, 0.50, 0.20, 0.80, 0.40, 0.60, 0.05];
+    let mut batch: Vec<Value> = pages
+        .iter()
+        .zip(scores)
+        .map(|(p, s)| json!({"crawl_id": "scored", "url": web.url(0, p), "score": s, "source": "scorer-x"}))
+        .collect();
+    batch.push(json!({"crawl_id": "scored", "url": web.url(0, "/blocked.html"), "blacklist": true, "source": "scorer-x"}));
+    let (status, report) = srv.post_json("/api/v1/urls", &json!(batch)).await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(
+        (report["inserted"].as_u64(), report["blacklisted"].as_u64()),
+        (Some(10), Some(1)),
+        "{report}"
+    );
+    assert_eq!(report["rejected"], json!([]));
+
+    // A second opinion on p9 (0.05): the average 0.45 puts it between p4 (0.5) and p7 (0.4).
+    let again = json!({"crawl_id": "scored", "url": web.url(0, "/p9.html"), "score": 0.85, "source": "scorer-y"});
+    let (_, report) = srv.post_json("/api/v1/urls", &again).await;
+    assert_eq!(report["updated"], 1, "{report}");
+
+    let want = [
+        "/p1.html", "/p6.html", "/p3.html", "/p8.html", "/p4.html", "/p9.html", "/p7.html",
+        "/p0.html", "/p5.html", "/p2.html",
+    ];
+    let (_, f) = srv
+        .get_json("/api/v1/crawls/scored/frontier?limit=20")
+        .await;
+    let planned: Vec<String> = f["urls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["url"].as_str().unwrap().to_string())
+        .collect();
+    let mut expected_plan = vec![web.url(0, "/")];
+    expected_plan.extend(want.iter().map(|p| web.url(0, p)));
+    assert_eq!(
+        planned, expected_plan,
+        "the frontier shows the scored order before the crawl starts"
+    );
+    let p9 = &f["urls"][6];
+    assert_eq!(
+        (p9["scores"].as_u64(), p9["source"].as_str()),
+        (Some(2), Some("scorer-y")),
+        "{p9}"
+    );
+    assert!(web.hits().is_empty(), "a created crawl fetches nothing");
+
+    assert_eq!(srv.action("scored", "start").await.0, 200);
+    let done = srv
+        .wait_for("scored", 30, "the crawl to finish", |c| {
+            c["state"] == "finished"
+        })
+        .await;
+    assert_eq!(done["stats"]["pages_fetched"], 11, "{done}");
+
+    let order: Vec<String> = web.hits_for(0).iter().map(|h| h.target.clone()).collect();
+    assert_eq!(
+        order[..2],
+        ["/robots.txt".to_string(), "/".to_string()],
+        "robots.txt, then the seed (priority 1)"
+    );
+    assert_eq!(
+        order[2..],
+        want.map(String::from),
+        "pages in descending score order"
+    );
+    assert!(
+        web.hits_to(0, "/blocked.html").is_empty(),
+        "the blacklisted URL is never fetched"
+    );
+
+    let recs = harness::records(dir.path(), "scored");
+    for (p, source) in [
+        ("/p1.html", "scorer-x"),
+        ("/p9.html", "scorer-y"),
+        ("/", "seed"),
+    ] {
+        let meta = harness::one(&recs, "metadata", &web.url(0, p));
+        let body = String::from_utf8_lossy(&meta.body);
+        assert!(
+            body.contains(&format!("sourceTag: {source}\r\n")),
+            "{p}: {body}"
+        );
+    }
+    harness::warcio_check(&harness::warc_files(dir.path(), "scored"));
+
+    // Every fetch (robots.txt and 11 pages) is in the latency histogram.
+    let text = srv
+        .get("/metrics")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let count = text
+        .lines()
+        .find_map(|l| l.strip_prefix("magpie_fetch_duration_seconds_count{crawl=\"scored\"} "))
+        .unwrap_or_else(|| panic!("histogram count in\n{text}"));
+    assert_eq!(count, "12");
+    assert!(
+        text.contains("magpie_pages_fetched_total{crawl=\"scored\"} 11\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("magpie_intake_items_total{crawl=\"scored\",source=\"scorer-x\"} 11\n"),
+        "{text}"
+    );
+    srv.stop().await;
+}
