@@ -25,6 +25,7 @@
 //! | `runs`        | 1       | repetitions (each a fresh crawl)                     |
 //! | `check`       | false   | validate the WARC files afterwards (not timed)       |
 //! | `keep`        | (none)  | data folder to keep instead of a temporary one       |
+//! | `trace`       | false   | print progress every half second (on stderr)         |
 
 use magpie::crawl::{self, stats::Stats, CrawlOptions};
 use magpie::sample_site::{self, SampleWeb, SiteConfig};
@@ -34,6 +35,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
@@ -189,19 +191,46 @@ fn spec(s: &Settings, seeds: &[String]) -> Spec {
     Spec::from_json(&v.to_string()).unwrap_or_else(|e| fail(&format!("spec: {e}")))
 }
 
-/// CPU time (user + system) and peak RSS of `who` (`RUSAGE_SELF` or `RUSAGE_CHILDREN`).
-fn usage(who: libc::c_int) -> (f64, u64) {
+/// CPU time (user + system), system time alone and peak RSS of `who` (`RUSAGE_SELF` or
+/// `RUSAGE_CHILDREN`).
+fn usage(who: libc::c_int) -> (f64, f64, u64) {
     // SAFETY: getrusage only writes into the struct it is given.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let rc = unsafe { libc::getrusage(who, &mut ru) };
     if rc != 0 {
-        return (0.0, 0);
+        return (0.0, 0.0, 0);
     }
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (
         secs(ru.ru_utime) + secs(ru.ru_stime),
+        secs(ru.ru_stime),
         ru.ru_maxrss as u64 * 1024,
     )
+}
+
+/// Prints progress every half second (`trace=1`): pages done, in flight, queued, CPU so far.
+fn trace(stats: Arc<Stats>) -> (Arc<AtomicBool>, std::thread::JoinHandle<()>) {
+    let done = Arc::new(AtomicBool::new(false));
+    let stop = done.clone();
+    let handle = std::thread::spawn(move || {
+        let t0 = Instant::now();
+        let (mut last_pages, mut last_cpu) = (0, usage(libc::RUSAGE_SELF).0);
+        while !stop.load(Relaxed) {
+            std::thread::sleep(Duration::from_millis(500));
+            let pages = stats.pages.load(Relaxed);
+            let cpu = usage(libc::RUSAGE_SELF).0;
+            eprintln!(
+                "  t={:5.1}s pages={pages:6} (+{:4}) inflight={:3} queued={:6} cpu={:4.0}%",
+                t0.elapsed().as_secs_f64(),
+                pages - last_pages,
+                stats.inflight.load(Relaxed),
+                stats.queued.load(Relaxed),
+                (cpu - last_cpu) * 200.0,
+            );
+            (last_pages, last_cpu) = (pages, cpu);
+        }
+    });
+    (done, handle)
 }
 
 fn dir_bytes(dir: &Path) -> (u64, Vec<PathBuf>) {
@@ -261,14 +290,19 @@ fn bench_once(s: &Settings) {
     };
     let (_stop_tx, stop_rx) = watch::channel(false);
     let stats = Arc::new(Stats::default());
+    let tracer = s.flag("trace", false).then(|| trace(stats.clone()));
 
-    let (cpu0, _) = usage(libc::RUSAGE_SELF);
+    let (cpu0, sys0, _) = usage(libc::RUSAGE_SELF);
     let t0 = Instant::now();
     let summary = rt
         .block_on(crawl::run(spec, opts, stats, stop_rx))
         .unwrap_or_else(|e| fail(&format!("crawl failed: {e}")));
     let wall = t0.elapsed().as_secs_f64();
-    let (cpu1, rss) = usage(libc::RUSAGE_SELF);
+    let (cpu1, sys1, rss) = usage(libc::RUSAGE_SELF);
+    if let Some((done, handle)) = tracer {
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = handle.join();
+    }
 
     if let Some(web) = web {
         rt.block_on(web.shutdown());
@@ -301,7 +335,10 @@ fn bench_once(s: &Settings) {
     );
     println!("  wall            {wall:8.2} s");
     println!("  pages/s         {pps:8.0}");
-    println!("  crawler CPU     {cpu:8.2} s ({per_page_ms:.3} ms/page)");
+    println!(
+        "  crawler CPU     {cpu:8.2} s ({per_page_ms:.3} ms/page, {:.2} s system)",
+        sys1 - sys0
+    );
     if let Some(sc) = server_cpu {
         println!("  server CPU      {sc:8.2} s (separate process)");
     }
@@ -317,7 +354,7 @@ fn bench_once(s: &Settings) {
     );
     let line = json!({
         "settings": settings_line, "pages": pages, "wall_s": wall, "pages_per_s": pps,
-        "cpu_s": cpu, "cpu_ms_per_page": per_page_ms, "server_cpu_s": server_cpu,
+        "cpu_s": cpu, "sys_s": sys1 - sys0, "cpu_ms_per_page": per_page_ms, "server_cpu_s": server_cpu,
         "peak_rss_bytes": rss, "warc_bytes": warc_bytes,
         "bytes_received": summary.bytes_received,
     });
