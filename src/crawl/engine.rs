@@ -156,11 +156,13 @@ impl Engine {
                     continue;
                 }
             }
-            let wake = self
-                .frontier
-                .next_wake()
-                .unwrap_or(last_commit + COMMIT_EVERY);
-            let deadline = wake.min(last_commit + COMMIT_EVERY);
+            // A ready host is only worth waking for when a worker could take its URL; at the
+            // concurrency or page limit, waiting on its (past) time would spin the loop.
+            let commit_at = last_commit + COMMIT_EVERY;
+            let deadline = match self.frontier.next_wake() {
+                Some(wake) if !stopping && !self.at_capacity() => wake.min(commit_at),
+                _ => commit_at,
+            };
             tokio::select! {
                 Some(done) = self.rx.recv() => self.finish(done)?,
                 _ = tokio::time::sleep_until(deadline.into()) => {}
@@ -189,6 +191,13 @@ impl Engine {
             .hosts
             .store(self.frontier.host_count() as u64, Relaxed);
         self.stats.inflight.store(self.inflight as u64, Relaxed);
+    }
+
+    /// Whether no further worker may start now (concurrency or page limit reached).
+    fn at_capacity(&self) -> bool {
+        let limits = &self.spec.raw.limits;
+        self.inflight >= limits.max_concurrency
+            || self.stats.pages.load(Relaxed) + self.inflight as u64 >= limits.max_pages
     }
 
     /// Starts workers for every lease that is ready, up to the concurrency limit.
