@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, watch, Semaphore};
 
 /// How often staged work is made durable.
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
@@ -89,6 +89,10 @@ pub struct Engine {
     since_commit: usize,
     tx: mpsc::UnboundedSender<Done>,
     rx: mpsc::UnboundedReceiver<Done>,
+    /// One permit per core for the processor chain: exchanges wait for a permit instead of
+    /// each taking a blocking thread, so hundreds of fetches in flight do not become hundreds
+    /// of threads competing for a few cores (context switches, cold caches, allocator churn).
+    cpu: Arc<Semaphore>,
 }
 
 impl Engine {
@@ -120,6 +124,9 @@ impl Engine {
             since_commit: 0,
             tx,
             rx,
+            cpu: Arc::new(Semaphore::new(
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            )),
         })
     }
 
@@ -233,6 +240,7 @@ impl Engine {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.writer.warcinfo_id().to_string();
+        let cpu = self.cpu.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
             let result = match url::Url::parse(&lease.uri.url) {
@@ -244,7 +252,10 @@ impl Engine {
                     Err(e) => Err(FetchFailure::Fetch(e)),
                     Ok(fetched) => {
                         let uri = lease.uri.clone();
+                        // The semaphore is never closed, so a permit always comes.
+                        let permit = cpu.acquire_owned().await.ok();
                         tokio::task::spawn_blocking(move || {
+                            let _permit = permit;
                             pipeline::process_page(&ctx, &uri, &fetched, &warcinfo)
                         })
                         .await
@@ -263,6 +274,7 @@ impl Engine {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.writer.warcinfo_id().to_string();
+        let cpu = self.cpu.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
             let mut chain = Vec::new();
@@ -286,7 +298,9 @@ impl Engine {
                 };
                 let location = redirect_target(&fetched.info, &url);
                 let (c, w) = (ctx.clone(), warcinfo.clone());
+                let permit = cpu.clone().acquire_owned().await.ok();
                 match tokio::task::spawn_blocking(move || {
+                    let _permit = permit;
                     pipeline::process_robots(&c, &fetched, &w)
                 })
                 .await
