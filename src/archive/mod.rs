@@ -55,6 +55,7 @@
 mod check;
 mod digest;
 mod fields;
+mod gzip;
 mod http;
 mod reader;
 mod record;
