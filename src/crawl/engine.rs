@@ -6,7 +6,8 @@
 //! `COMMIT_EVERY` the WARC file is flushed and its checkpoint committed to the store together
 //! with the frontier, so the store and the archive agree after any crash.
 
-use super::pipeline::{self, PipelineCtx, Processed};
+use super::pipeline::{self, Outlink, PipelineCtx, Processed};
+use super::records::EncodedRecords;
 use super::stats::{Stats, Totals};
 use crate::archive::{self, Checkpoint, RecordCommon, WarcWriter};
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
@@ -14,6 +15,7 @@ use crate::frontier::keys::{self, UrlState};
 use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, Offer, UrlLease};
 use crate::model::CrawlUri;
+use crate::scope::Reject;
 use crate::spec::Spec;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -340,7 +342,7 @@ impl Engine {
     fn finish_page(
         &mut self,
         lease: UrlLease,
-        p: Processed,
+        mut p: Processed,
         took: Duration,
         now: Instant,
     ) -> Result<(), super::CrawlError> {
@@ -364,10 +366,11 @@ impl Engine {
         for note in &p.notes {
             self.stats.error(note);
         }
-        self.archive(&p)?;
+        self.archive(&p.records)?;
         self.stats.pages.fetch_add(1, Relaxed);
         self.stats.status(status);
-        self.offer_all(&p);
+        let via = std::mem::take(&mut p.records.info.url);
+        self.offer_all(p.outlinks, &p.rejected, &via);
         let timing = FetchTiming {
             duration: took,
             retry_after,
@@ -425,7 +428,7 @@ impl Engine {
                     if last.is_none() {
                         self.frontier.set_ip(&host, p.records.info.ip);
                     }
-                    self.archive(&p)?;
+                    self.archive(&p.records)?;
                     self.stats.robots_fetches.fetch_add(1, Relaxed);
                     self.stats.status(p.records.info.status);
                     last = p.robots;
@@ -510,20 +513,25 @@ impl Engine {
         }
     }
 
-    fn offer_all(&mut self, p: &Processed) {
-        for r in &p.rejected {
+    /// Queues the outlinks the frontier has not seen; `via` is the page they were found on.
+    fn offer_all(&mut self, outlinks: Vec<Outlink>, rejected: &[Reject], via: &str) {
+        for r in rejected {
             self.stats.reject(r.as_str());
         }
-        for o in &p.outlinks {
-            if self.frontier.offer(o.fp, &o.host, &o.origin, o.uri.clone()) == Offer::Added {
+        for o in outlinks {
+            if self.frontier.state(o.fp).is_some() {
+                continue;
+            }
+            let fp = o.fp;
+            let (host, origin, uri) = o.into_uri(via);
+            if self.frontier.offer(fp, &host, &origin, uri) == Offer::Added {
                 self.stats.discovered.fetch_add(1, Relaxed);
             }
         }
     }
 
     /// Appends an exchange's records; a payload archived before becomes a revisit.
-    fn archive(&mut self, p: &Processed) -> Result<(), super::CrawlError> {
-        let r = &p.records;
+    fn archive(&mut self, r: &EncodedRecords) -> Result<(), super::CrawlError> {
         let info = &r.info;
         self.stats.bytes_received.fetch_add(r.response_len, Relaxed);
         let before = self.writer.bytes_written();
