@@ -29,9 +29,8 @@ struct Scratch {
 
 impl Scratch {
     fn new(level: i32) -> Result<Scratch, ArchiveError> {
-        let lvl = CompressionLvl::new(level).map_err(|_| {
-            ArchiveError::Config(format!("gzip level {level} is not supported"))
-        })?;
+        let lvl = CompressionLvl::new(level)
+            .map_err(|_| ArchiveError::Config(format!("gzip level {level} is not supported")))?;
         Ok(Scratch {
             level,
             compressor: Compressor::new(lvl),

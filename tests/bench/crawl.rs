@@ -282,7 +282,9 @@ fn bench_once(s: &Settings) {
         if inproc { "inproc" } else { "child" },
     );
     let tmp = tempfile::tempdir().unwrap_or_else(|e| fail(&format!("tempdir: {e}")));
-    let data = s.str("keep").map_or(tmp.path().to_path_buf(), PathBuf::from);
+    let data = s
+        .str("keep")
+        .map_or(tmp.path().to_path_buf(), PathBuf::from);
     let opts = CrawlOptions {
         data: data.clone(),
         fresh: true,
@@ -366,7 +368,12 @@ fn bench_once(s: &Settings) {
             match magpie::archive::check_file(f) {
                 Ok(d) => {
                     for x in d.iter().take(5) {
-                        eprintln!("  defect {}: offset {}: {}", f.display(), x.offset, x.message);
+                        eprintln!(
+                            "  defect {}: offset {}: {}",
+                            f.display(),
+                            x.offset,
+                            x.message
+                        );
                     }
                     defects += d.len();
                 }
