@@ -57,6 +57,7 @@
 mod check;
 mod digest;
 mod fields;
+mod gzip;
 mod http;
 mod reader;
 mod record;

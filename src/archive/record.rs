@@ -4,7 +4,7 @@
 //! Everything here is pure (no shared state), so records can be encoded on worker threads in
 //! parallel and handed to the single-threaded [`super::WarcWriter`] as finished bytes.
 
-use super::{sha1_digest, ArchiveError};
+use super::{gzip, sha1_digest, ArchiveError};
 use flate2::{write::GzEncoder, Compression};
 use std::io::{Read, Write};
 use std::net::IpAddr;
@@ -20,9 +20,10 @@ const CT_FIELDS: &str = "application/warc-fields";
 /// Encodes ONE record as ONE complete gzip member.
 ///
 /// Fields are written in the given order, exactly as given (names keep their case), then
-/// `Content-Length` (computed from `block_len`), a blank line, the block streamed from `block`,
-/// and CRLF CRLF. Streaming keeps memory at the size of the compressed output even for huge
-/// blocks. Errors if `block` yields fewer or more than `block_len` bytes, if a field cannot be
+/// `Content-Length` (computed from `block_len`), a blank line, the block read from `block`,
+/// and CRLF CRLF. Records up to a few MiB are compressed in one call with libdeflate (see
+/// `gzip`); larger blocks are streamed through flate2, which keeps memory at the size of the
+/// compressed output even for huge blocks. Errors if `block` yields fewer or more than `block_len` bytes, if a field cannot be
 /// written (empty or non-token name, CR/LF in a value) or if the caller passed `Content-Length`.
 /// `Content-Type` is added only if the caller put it in `fields`. `level` is the gzip level
 /// (0-9; larger values are treated as 9).
@@ -50,10 +51,27 @@ pub fn encode_record(
     head.push_str(&block_len.to_string());
     head.push_str("\r\n\r\n");
 
+    if block_len <= gzip::ONE_SHOT_MAX {
+        return gzip::member(level, |plain| {
+            plain.reserve(head.len() + block_len as usize + 4);
+            plain.extend_from_slice(head.as_bytes());
+            let copied = block.take(block_len).read_to_end(plain)? as u64;
+            check_block_end(block, block_len, copied)?;
+            plain.extend_from_slice(b"\r\n\r\n");
+            Ok(())
+        });
+    }
     let capacity = (block_len / 3).min(8 << 20) as usize + head.len() / 2 + 64;
     let mut enc = GzEncoder::new(Vec::with_capacity(capacity), Compression::new(level.min(9)));
     enc.write_all(head.as_bytes())?;
     let copied = std::io::copy(&mut block.take(block_len), &mut enc)?;
+    check_block_end(block, block_len, copied)?;
+    enc.write_all(b"\r\n\r\n")?;
+    Ok(enc.finish()?)
+}
+
+/// Errors unless exactly `block_len` bytes were copied and `block` has nothing more.
+fn check_block_end(block: &mut dyn Read, block_len: u64, copied: u64) -> Result<(), ArchiveError> {
     if copied != block_len {
         return Err(ArchiveError::BlockLength {
             declared: block_len,
@@ -67,8 +85,7 @@ pub fn encode_record(
             actual: "had more bytes".into(),
         });
     }
-    enc.write_all(b"\r\n\r\n")?;
-    Ok(enc.finish()?)
+    Ok(())
 }
 
 fn read_retrying(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -349,6 +366,22 @@ Content-Length: 5\r\n\r\nhello\r\n\r\n"
             ip: None,
         };
         assert!(request_record(&c, "<urn:uuid:y>", b"GET / HTTP/1.1\r\n\r\n", 1).is_err());
+    }
+
+    #[test]
+    fn one_shot_and_streamed_records_hold_the_same_bytes() {
+        for len in [gzip::ONE_SHOT_MAX - 200, gzip::ONE_SHOT_MAX + 1] {
+            let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let m = encode_record(&[("WARC-Type", "resource")], &mut &data[..], len, 1)
+                .expect("encode");
+            let mut want = b"WARC/1.1\r\nWARC-Type: resource\r\n".to_vec();
+            want.extend_from_slice(format!("Content-Length: {len}\r\n\r\n").as_bytes());
+            want.extend_from_slice(&data);
+            want.extend_from_slice(b"\r\n\r\n");
+            assert!(gunzip(&m) == want, "block of {len} bytes");
+            let short = encode_record(&[("WARC-Type", "resource")], &mut &data[1..], len, 1);
+            assert!(matches!(short, Err(ArchiveError::BlockLength { .. })));
+        }
     }
 
     #[test]

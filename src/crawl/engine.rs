@@ -7,7 +7,8 @@
 //! with the frontier, so the store and the archive agree after any crash.
 
 use super::control::Control;
-use super::pipeline::{self, PipelineCtx, Processed};
+use super::pipeline::{self, Outlink, PipelineCtx, Processed};
+use super::records::EncodedRecords;
 use super::stats::{Stats, Totals};
 use crate::archive::{self, Checkpoint, RecordCommon, WarcWriter};
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
@@ -15,13 +16,14 @@ use crate::frontier::keys::{self, UrlState};
 use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, Offer, UrlLease};
 use crate::model::CrawlUri;
+use crate::scope::Reject;
 use crate::spec::Spec;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Semaphore};
 
 /// How often staged work is made durable.
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
@@ -90,6 +92,10 @@ pub struct Engine {
     since_commit: usize,
     tx: mpsc::UnboundedSender<Done>,
     rx: mpsc::UnboundedReceiver<Done>,
+    /// One permit per core for the processor chain: exchanges wait for a permit instead of
+    /// each taking a blocking thread, so hundreds of fetches in flight do not become hundreds
+    /// of threads competing for a few cores (context switches, cold caches, allocator churn).
+    cpu: Arc<Semaphore>,
 }
 
 impl Engine {
@@ -121,6 +127,9 @@ impl Engine {
             since_commit: 0,
             tx,
             rx,
+            cpu: Arc::new(Semaphore::new(
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            )),
         })
     }
 
@@ -159,9 +168,11 @@ impl Engine {
                     continue;
                 }
             }
+            // A ready host is only worth waking for when a worker could take its URL; at the
+            // concurrency or page limit, waiting on its (past) time would spin the loop.
             let commit_at = last_commit + COMMIT_EVERY;
             let wake = match self.frontier.next_wake() {
-                Some(t) if !paused => t.min(commit_at),
+                Some(t) if !paused && !stopping && !self.at_capacity() => t.min(commit_at),
                 _ => commit_at,
             };
             tokio::select! {
@@ -216,6 +227,13 @@ impl Engine {
         self.stats.inflight.store(self.inflight as u64, Relaxed);
     }
 
+    /// Whether no further worker may start now (concurrency or page limit reached).
+    fn at_capacity(&self) -> bool {
+        let limits = &self.spec.raw.limits;
+        self.inflight >= limits.max_concurrency
+            || self.stats.pages.load(Relaxed) + self.inflight as u64 >= limits.max_pages
+    }
+
     /// Starts workers for every lease that is ready, up to the concurrency limit.
     fn dispatch(&mut self) {
         let max = self.spec.raw.limits.max_concurrency;
@@ -249,6 +267,7 @@ impl Engine {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.writer.warcinfo_id().to_string();
+        let cpu = self.cpu.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
             let result = match url::Url::parse(&lease.uri.url) {
@@ -260,7 +279,10 @@ impl Engine {
                     Err(e) => Err(FetchFailure::Fetch(e)),
                     Ok(fetched) => {
                         let uri = lease.uri.clone();
+                        // The semaphore is never closed, so a permit always comes.
+                        let permit = cpu.acquire_owned().await.ok();
                         tokio::task::spawn_blocking(move || {
+                            let _permit = permit;
                             pipeline::process_page(&ctx, &uri, &fetched, &warcinfo)
                         })
                         .await
@@ -282,6 +304,7 @@ impl Engine {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.writer.warcinfo_id().to_string();
+        let cpu = self.cpu.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
             let mut chain = Vec::new();
@@ -305,7 +328,9 @@ impl Engine {
                 };
                 let location = redirect_target(&fetched.info, &url);
                 let (c, w) = (ctx.clone(), warcinfo.clone());
+                let permit = cpu.clone().acquire_owned().await.ok();
                 match tokio::task::spawn_blocking(move || {
+                    let _permit = permit;
                     pipeline::process_robots(&c, &fetched, &w)
                 })
                 .await
@@ -349,7 +374,7 @@ impl Engine {
     fn finish_page(
         &mut self,
         lease: UrlLease,
-        p: Processed,
+        mut p: Processed,
         took: Duration,
         now: Instant,
     ) -> Result<(), super::CrawlError> {
@@ -373,10 +398,11 @@ impl Engine {
         for note in &p.notes {
             self.stats.error(note);
         }
-        self.archive(&p)?;
+        self.archive(&p.records)?;
         self.stats.pages.fetch_add(1, Relaxed);
         self.stats.status(status);
-        self.offer_all(&p);
+        let via = std::mem::take(&mut p.records.info.url);
+        self.offer_all(p.outlinks, &p.rejected, &via);
         let timing = FetchTiming {
             duration: took,
             retry_after,
@@ -434,7 +460,7 @@ impl Engine {
                     if last.is_none() {
                         self.frontier.set_ip(&host, p.records.info.ip);
                     }
-                    self.archive(&p)?;
+                    self.archive(&p.records)?;
                     self.stats.robots_fetches.fetch_add(1, Relaxed);
                     self.stats.status(p.records.info.status);
                     last = p.robots;
@@ -528,20 +554,25 @@ impl Engine {
         }
     }
 
-    fn offer_all(&mut self, p: &Processed) {
-        for r in &p.rejected {
+    /// Queues the outlinks the frontier has not seen; `via` is the page they were found on.
+    fn offer_all(&mut self, outlinks: Vec<Outlink>, rejected: &[Reject], via: &str) {
+        for r in rejected {
             self.stats.reject(r.as_str());
         }
-        for o in &p.outlinks {
-            if self.frontier.offer(o.fp, &o.host, &o.origin, o.uri.clone()) == Offer::Added {
+        for o in outlinks {
+            if self.frontier.state(o.fp).is_some() {
+                continue;
+            }
+            let fp = o.fp;
+            let (host, origin, uri) = o.into_uri(via);
+            if self.frontier.offer(fp, &host, &origin, uri) == Offer::Added {
                 self.stats.discovered.fetch_add(1, Relaxed);
             }
         }
     }
 
     /// Appends an exchange's records; a payload archived before becomes a revisit.
-    fn archive(&mut self, p: &Processed) -> Result<(), super::CrawlError> {
-        let r = &p.records;
+    fn archive(&mut self, r: &EncodedRecords) -> Result<(), super::CrawlError> {
         let info = &r.info;
         self.stats.bytes_received.fetch_add(r.response_len, Relaxed);
         let before = self.writer.bytes_written();

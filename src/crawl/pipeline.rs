@@ -29,17 +29,41 @@ pub struct PipelineCtx {
     pub user_agent: String,
 }
 
-/// A link accepted by scope, ready for the frontier.
+/// A link accepted by scope. Most links of a page are known to the frontier already, so
+/// what only a newly queued URL needs (host key, origin, the [`CrawlUri`]) is built by
+/// [`Outlink::into_uri`] once the frontier's seen-test has said it is new.
 #[derive(Debug, Clone)]
 pub struct Outlink {
     /// Fingerprint of the canonical URL.
     pub fp: u64,
-    /// Host key.
-    pub host: String,
-    /// `scheme://host[:port]`.
-    pub origin: String,
-    /// The URL to queue.
-    pub uri: CrawlUri,
+    /// The URL, parsed.
+    pub url: Url,
+    /// The URL as the parser gave it; this is what is queued.
+    pub raw: String,
+    /// Hop path from the seed, ending with this link's hop.
+    pub hops: String,
+}
+
+impl Outlink {
+    /// Host key, origin (`scheme://host[:port]`) and the [`CrawlUri`] to queue; `via` is the
+    /// URL of the page the link was found on.
+    pub fn into_uri(self, via: &str) -> (String, String, CrawlUri) {
+        let depth = self.hops.chars().filter(|&c| c == Hop::Link.code()).count();
+        let host = uri::host_key(&self.url);
+        let origin = self.url.origin().ascii_serialization();
+        let uri = CrawlUri {
+            url: self.raw,
+            hops: self.hops,
+            via: Some(via.to_string()),
+            priority: 1.0 / (1.0 + depth as f32),
+            source: "crawl".into(),
+            discovered: 1,
+            retries: 0,
+            scores: 0,
+            score_sum: 0.0,
+        };
+        (host, origin, uri)
+    }
 }
 
 /// The outcome of processing one exchange.
@@ -65,8 +89,8 @@ pub fn process_page(
 ) -> Result<Processed, ArchiveError> {
     let mut notes = Vec::new();
     let (links, nofollow) = extract(ctx, uri, fetched, &mut notes);
-    let (outlinks, rejected) = scope_links(ctx, uri, &links, nofollow, &fetched.info.url);
     let records = records::encode(fetched, uri, &links, warcinfo_id, ctx.gzip_level)?;
+    let (outlinks, rejected) = scope_links(ctx, uri, links, nofollow, &fetched.info.url);
     Ok(Processed {
         records,
         outlinks,
@@ -218,7 +242,7 @@ fn classify(mime: &str, is_sitemap: bool) -> BodyKind {
 fn scope_links(
     ctx: &PipelineCtx,
     parent: &CrawlUri,
-    links: &[Link],
+    links: Vec<Link>,
     nofollow: bool,
     page_url: &str,
 ) -> (Vec<Outlink>, Vec<Reject>) {
@@ -243,22 +267,11 @@ fn scope_links(
         if !seen.insert(fp) {
             continue;
         }
-        let depth = hops.chars().filter(|&c| c == Hop::Link.code()).count();
         out.push(Outlink {
             fp,
-            host: uri::host_key(&url),
-            origin: url.origin().ascii_serialization(),
-            uri: CrawlUri {
-                url: link.url.clone(),
-                hops,
-                via: Some(page_url.to_string()),
-                priority: 1.0 / (1.0 + depth as f32),
-                source: "crawl".into(),
-                discovered: 1,
-                retries: 0,
-                scores: 0,
-                score_sum: 0.0,
-            },
+            url,
+            raw: link.url,
+            hops,
         });
     }
     (out, rejected)
