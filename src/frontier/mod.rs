@@ -303,7 +303,7 @@ impl Frontier {
             let rows = self
                 .store
                 .scan(&prefix, cfg.balance_per_queue as usize, |k| {
-                    leased.contains_key(k) || ws.staged(k) == Some(None)
+                    hidden(leased, ws, k)
                 })
                 .unwrap_or_default();
             h.buffer = rows
@@ -517,6 +517,14 @@ impl Frontier {
     pub fn host_view(&self, name: &str) -> Option<host::HostView> {
         self.hosts.get(name).map(|h| h.view(name))
     }
+}
+
+/// Whether a committed queue entry must not be handed out yet: it is leased, or a write to it is
+/// staged. A staged delete means it is gone; a staged put means it changed (rescored to the same
+/// key, retried) and the committed copy is stale until the next commit, so leasing it would let
+/// a completion overwrite the newer entry.
+fn hidden(leased: &HashMap<Vec<u8>, bool>, ws: &WriteSet, key: &[u8]) -> bool {
+    leased.contains_key(key) || ws.staged(key).is_some()
 }
 
 fn encode_entry(fp: u64, uri: &CrawlUri) -> Vec<u8> {
