@@ -529,7 +529,7 @@ fn hidden(leased: &HashMap<Vec<u8>, bool>, ws: &WriteSet, key: &[u8]) -> bool {
 
 fn encode_entry(fp: u64, uri: &CrawlUri) -> Vec<u8> {
     let mut v = fp.to_be_bytes().to_vec();
-    v.extend_from_slice(&keys::encode_uri(uri));
+    keys::encode_uri_into(&mut v, uri);
     v
 }
 
