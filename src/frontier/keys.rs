@@ -1,6 +1,7 @@
 //! The frontier's key scheme in the store (after Adaptive Heritrix, ARCOMEM section 4.4).
 //!
-//! - `q` host `\0` inverted-priority(u32 BE) seq(u64 BE) → the queued [`CrawlUri`]. Keys sort by
+//! - `q` host `\0` inverted-priority(u32 BE) seq(u64 BE) → fingerprint(u64 BE), then the queued
+//!   [`CrawlUri`] (compact binary, see [`encode_uri_into`]; JSON in older state). Keys sort by
 //!   host, then highest priority, then discovery order, so a prefix scan yields the next URL of a
 //!   host, and changing a priority is "delete the old key, insert the new one".
 //! - `s` fingerprint(u64 BE) → state byte, then the `q` key while queued (the map from a URL to
@@ -105,19 +106,152 @@ pub fn digest_key(digest: &str) -> Vec<u8> {
     [b"d", digest.as_bytes()].concat()
 }
 
+/// First byte of the binary encoding of a queued URL. Older crawl state holds JSON, which
+/// starts with `{`, so both can be told apart and old queues still load.
+const URI_BINARY: u8 = 1;
+
 /// Encodes a queued URL.
 pub fn encode_uri(uri: &CrawlUri) -> Vec<u8> {
-    serde_json::to_vec(uri).unwrap_or_default()
+    let mut v = Vec::new();
+    encode_uri_into(&mut v, uri);
+    v
 }
 
-/// Decodes a queued URL; `None` for a damaged value.
+/// Appends the compact binary form of a queued URL: a tag byte, then `url`, `hops`, `via`
+/// (presence byte), `priority` (f32 LE), `source`, `discovered`, `retries`, `scores` and
+/// `score_sum` (f32 LE); strings are length-prefixed and integers LEB128 varints. It is about
+/// half the size of JSON and much cheaper to read and write on the per-page path.
+pub fn encode_uri_into(v: &mut Vec<u8>, uri: &CrawlUri) {
+    let via = uri.via.as_deref();
+    v.reserve(24 + uri.url.len() + uri.hops.len() + uri.source.len() + via.map_or(0, str::len));
+    v.push(URI_BINARY);
+    put_str(v, &uri.url);
+    put_str(v, &uri.hops);
+    match via {
+        Some(s) => {
+            v.push(1);
+            put_str(v, s);
+        }
+        None => v.push(0),
+    }
+    v.extend_from_slice(&uri.priority.to_le_bytes());
+    put_str(v, &uri.source);
+    put_varint(v, u64::from(uri.discovered));
+    v.push(uri.retries);
+    put_varint(v, u64::from(uri.scores));
+    v.extend_from_slice(&uri.score_sum.to_le_bytes());
+}
+
+/// Decodes a queued URL (binary or the older JSON); `None` for a damaged value.
 pub fn decode_uri(bytes: &[u8]) -> Option<CrawlUri> {
-    serde_json::from_slice(bytes).ok()
+    match bytes.first()? {
+        &URI_BINARY => {
+            let mut r = Reader(&bytes[1..]);
+            let uri = CrawlUri {
+                url: r.string()?,
+                hops: r.string()?,
+                via: match r.byte()? {
+                    0 => None,
+                    1 => Some(r.string()?),
+                    _ => return None,
+                },
+                priority: r.f32()?,
+                source: r.string()?,
+                discovered: u32::try_from(r.varint()?).ok()?,
+                retries: r.byte()?,
+                scores: u32::try_from(r.varint()?).ok()?,
+                score_sum: r.f32()?,
+            };
+            r.0.is_empty().then_some(uri)
+        }
+        b'{' => serde_json::from_slice(bytes).ok(),
+        _ => None,
+    }
+}
+
+fn put_varint(v: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        v.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    v.push(n as u8);
+}
+
+fn put_str(v: &mut Vec<u8>, s: &str) {
+    put_varint(v, s.len() as u64);
+    v.extend_from_slice(s.as_bytes());
+}
+
+/// A cursor over an encoded value; every read fails cleanly past the end.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if n > self.0.len() {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            n |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Some(n);
+            }
+        }
+        None
+    }
+
+    fn f32(&mut self) -> Option<f32> {
+        Some(f32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let n = usize::try_from(self.varint()?).ok()?;
+        String::from_utf8(self.take(n)?.to_vec()).ok()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn queued_urls_round_trip_and_old_json_entries_still_load() {
+        let mut u = CrawlUri::seed("https://example.org/\u{e9}t\u{e9}?q=1");
+        let plain = u.clone();
+        u.hops = "LLE".into();
+        u.via = Some("https://example.org/".into());
+        u.priority = 0.375;
+        u.discovered = 300;
+        u.retries = 2;
+        u.scores = 70_000;
+        u.score_sum = 12.5;
+        for uri in [plain, u.clone()] {
+            let bytes = encode_uri(&uri);
+            assert_eq!(decode_uri(&bytes), Some(uri.clone()));
+            assert!(bytes.len() < serde_json::to_vec(&uri).unwrap().len() / 2 + 16);
+        }
+        let json = serde_json::to_vec(&u).unwrap();
+        assert_eq!(decode_uri(&json), Some(u.clone()));
+        let bytes = encode_uri(&u);
+        for cut in 0..bytes.len() {
+            assert_eq!(decode_uri(&bytes[..cut]), None, "truncated at {cut}");
+        }
+        let mut long = bytes.clone();
+        long.push(0);
+        assert_eq!(decode_uri(&long), None, "trailing bytes are damage");
+        assert_eq!(decode_uri(&[9, 1, 2]), None, "unknown tag");
+    }
 
     #[test]
     fn queue_keys_sort_by_host_then_priority_then_sequence() {

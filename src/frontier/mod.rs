@@ -303,7 +303,7 @@ impl Frontier {
             let rows = self
                 .store
                 .scan(&prefix, cfg.balance_per_queue as usize, |k| {
-                    leased.contains_key(k) || ws.staged(k) == Some(None)
+                    hidden(leased, ws, k)
                 })
                 .unwrap_or_default();
             h.buffer = rows
@@ -519,9 +519,17 @@ impl Frontier {
     }
 }
 
+/// Whether a committed queue entry must not be handed out yet: it is leased, or a write to it is
+/// staged. A staged delete means it is gone; a staged put means it changed (rescored to the same
+/// key, retried) and the committed copy is stale until the next commit, so leasing it would let
+/// a completion overwrite the newer entry.
+fn hidden(leased: &HashMap<Vec<u8>, bool>, ws: &WriteSet, key: &[u8]) -> bool {
+    leased.contains_key(key) || ws.staged(key).is_some()
+}
+
 fn encode_entry(fp: u64, uri: &CrawlUri) -> Vec<u8> {
     let mut v = fp.to_be_bytes().to_vec();
-    v.extend_from_slice(&keys::encode_uri(uri));
+    keys::encode_uri_into(&mut v, uri);
     v
 }
 

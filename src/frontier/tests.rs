@@ -186,3 +186,30 @@ fn drain_marks_every_queued_url() {
     f.commit().unwrap();
     assert!(f.next(Instant::now()).is_none());
 }
+
+#[test]
+fn a_rescored_url_is_not_handed_out_stale_before_the_commit() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
+    let first = update::UpdateFn::First;
+    f.score(1, "a", "http://a", uri("http://a/1", 0.0), 0.5, first)
+        .unwrap();
+    f.commit().unwrap();
+    // FIRST keeps the priority, so the queue key stays the same while its entry changes.
+    let s = f.score(1, "a", "http://a", uri("http://a/1", 0.0), 0.9, first);
+    assert_eq!(s.unwrap(), update::Scored::Updated { old: 0.5, new: 0.5 });
+    assert!(
+        f.next(Instant::now()).is_none(),
+        "the committed copy is stale until the commit"
+    );
+    f.commit().unwrap();
+    let l = url_lease(f.next(Instant::now()));
+    assert_eq!((l.uri.scores, l.uri.discovered), (2, 2));
+    f.complete(&l, Completion::Retry, FAST, Instant::now());
+    f.commit().unwrap();
+    let again = url_lease(f.next(Instant::now()));
+    assert_eq!(
+        (again.uri.scores, again.uri.retries),
+        (2, 1),
+        "no score is lost"
+    );
+}

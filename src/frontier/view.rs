@@ -51,7 +51,7 @@ impl Frontier {
         for (name, ready) in hosts {
             let leased = &self.hosts[name].leased;
             let rows = self.store.scan(&keys::host_prefix(name), limit, |k| {
-                leased.contains_key(k) || self.ws.staged(k) == Some(None)
+                super::hidden(leased, &self.ws, k)
             })?;
             for (i, (_, v)) in rows.iter().enumerate() {
                 let Some((_, u)) = decode_entry(v) else {

@@ -1,0 +1,436 @@
+//! Model-based property test of the frontier: random sequences of offers, scores, blacklisting,
+//! pops, completions, commits and crashes, checked step by step against a small in-memory model.
+//!
+//! The model keeps two snapshots of every URL: what was last committed and what is live (staged).
+//! A URL can be popped when its committed snapshot is queued, nothing was staged for it since the
+//! last commit, and it is not leased; each host yields its poppable URLs by priority (at the
+//! store's resolution of 1e-9), then by insertion sequence. A crash drops everything staged and
+//! every lease. Politeness is off, so `next` must hand out a URL whenever some idle host has one.
+
+use magpie::frontier::keys::UrlState;
+use magpie::frontier::politeness::{FetchTiming, PolitenessConfig};
+use magpie::frontier::update::{Scored, UpdateFn};
+use magpie::frontier::{Completion, Frontier, FrontierConfig, Lease, Offer, UrlLease};
+use magpie::model::CrawlUri;
+use magpie::store::Store;
+use proptest::prelude::*;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const HOSTS: u64 = 3;
+const URLS: u64 = 14;
+
+fn host(fp: u64) -> String {
+    format!("h{}.test", fp % HOSTS)
+}
+
+fn origin(fp: u64) -> String {
+    format!("http://{}", host(fp))
+}
+
+fn url(fp: u64) -> String {
+    format!("{}/p{fp}", origin(fp))
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Offer { fp: u64, prio: f32 },
+    Score { fp: u64, score: f32, f: UpdateFn },
+    Blacklist { fp: u64 },
+    Pop,
+    Complete { pick: usize, how: Completion },
+    Commit,
+    Crash,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let prio = prop::sample::select(vec![0.0f32, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.5, -0.5]);
+    let score = prop::sample::select(vec![
+        0.0f32,
+        0.1,
+        0.25,
+        0.5,
+        0.75,
+        0.9,
+        1.0,
+        2.0,
+        -1.0,
+        f32::NAN,
+    ]);
+    let func = prop::sample::select(vec![
+        UpdateFn::First,
+        UpdateFn::Last,
+        UpdateFn::Max,
+        UpdateFn::Avg,
+        UpdateFn::Sum,
+    ]);
+    let how = prop::sample::select(vec![
+        Completion::Done,
+        Completion::Retry,
+        Completion::Failed,
+        Completion::RobotsBlocked,
+    ]);
+    prop_oneof![
+        3 => (0..URLS, prio).prop_map(|(fp, prio)| Op::Offer { fp, prio }),
+        4 => (0..URLS, score, func).prop_map(|(fp, score, f)| Op::Score { fp, score, f }),
+        1 => (0..URLS).prop_map(|fp| Op::Blacklist { fp }),
+        5 => Just(Op::Pop),
+        4 => (any::<usize>(), how).prop_map(|(pick, how)| Op::Complete { pick, how }),
+        2 => Just(Op::Commit),
+        1 => Just(Op::Crash),
+    ]
+}
+
+/// What the model knows of one URL.
+#[derive(Debug, Clone, PartialEq)]
+struct MUrl {
+    state: UrlState,
+    prio: f32,
+    seq: u64,
+    scores: u32,
+    sum: f32,
+    discovered: u32,
+    retries: u8,
+}
+
+impl MUrl {
+    /// Fetch order within a host: higher stored priority first, then older first.
+    fn rank(&self) -> (Reverse<u32>, u64) {
+        let stored = (self.prio.clamp(0.0, 1.0) * 1e9) as u32;
+        (Reverse(stored), self.seq)
+    }
+
+    /// The ARCOMEM update functions, written out independently of the frontier.
+    fn score(&mut self, f: UpdateFn, score: f32) -> f32 {
+        let s = if score.is_finite() {
+            score.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        self.scores += 1;
+        self.sum += s;
+        let p = match f {
+            UpdateFn::Sum => 1.0 - (-self.sum).exp(),
+            _ if self.scores == 1 => s,
+            UpdateFn::First => self.prio,
+            UpdateFn::Last => s,
+            UpdateFn::Max => self.prio.max(s),
+            UpdateFn::Avg => self.sum / self.scores as f32,
+        };
+        self.prio = p.clamp(0.0, 1.0);
+        self.prio
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Snapshot {
+    urls: BTreeMap<u64, MUrl>,
+    seq: u64,
+}
+
+#[derive(Debug, Default)]
+struct Model {
+    committed: Snapshot,
+    live: Snapshot,
+    /// URLs with a write staged since the last commit.
+    dirty: BTreeSet<u64>,
+    /// Leased URLs: `true` while in flight, `false` once completed but not committed.
+    leased: BTreeMap<u64, bool>,
+}
+
+impl Model {
+    fn state(&self, fp: u64) -> Option<UrlState> {
+        self.live.urls.get(&fp).map(|u| u.state)
+    }
+
+    fn queued(&self) -> u64 {
+        let live = self.live.urls.values();
+        live.filter(|u| u.state == UrlState::Queued).count() as u64
+    }
+
+    fn insert(&mut self, fp: u64, prio: f32) -> &mut MUrl {
+        self.live.seq += 1;
+        self.dirty.insert(fp);
+        let u = MUrl {
+            state: UrlState::Queued,
+            prio,
+            seq: self.live.seq,
+            scores: 0,
+            sum: 0.0,
+            discovered: 1,
+            retries: 0,
+        };
+        self.live.urls.entry(fp).or_insert(u)
+    }
+
+    fn busy(&self, h: u64) -> bool {
+        self.leased
+            .iter()
+            .any(|(&fp, &inflight)| inflight && fp % HOSTS == h)
+    }
+
+    /// Poppable URLs of a host, in the order they must come out.
+    fn poppable(&self, h: u64) -> Vec<u64> {
+        let mut v: Vec<(&u64, &MUrl)> = self
+            .committed
+            .urls
+            .iter()
+            .filter(|(fp, u)| {
+                **fp % HOSTS == h
+                    && u.state == UrlState::Queued
+                    && !self.dirty.contains(fp)
+                    && !self.leased.contains_key(fp)
+            })
+            .collect();
+        v.sort_by_key(|(_, u)| u.rank());
+        v.into_iter().map(|(fp, _)| *fp).collect()
+    }
+
+    fn commit(&mut self) {
+        self.committed = self.live.clone();
+        self.dirty.clear();
+        self.leased.retain(|_, inflight| *inflight);
+    }
+
+    fn crash(&mut self) {
+        self.live = self.committed.clone();
+        self.dirty.clear();
+        self.leased.clear();
+    }
+}
+
+fn open(dir: &Path) -> Frontier {
+    let cfg = FrontierConfig {
+        politeness: PolitenessConfig {
+            min_delay: Duration::ZERO,
+            max_delay: Duration::ZERO,
+            delay_factor: 0.0,
+            max_parallel_per_host: 1,
+            max_parallel_per_ip: 1,
+            max_retry_after: Duration::ZERO,
+        },
+        balance_per_queue: 1,
+        max_pages_per_host: u64::MAX,
+        respect_robots: false,
+    };
+    // sled releases its folder lock from background threads a moment after the last handle is
+    // dropped, so a reopen right after a simulated crash may have to wait for it.
+    let mut tries = 0;
+    let store = loop {
+        match Store::open(dir) {
+            Ok(s) => break s,
+            Err(e) if tries < 200 && e.to_string().contains("lock") => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => panic!("reopen {}: {e}", dir.display()),
+        }
+    };
+    Frontier::open(store, cfg).expect("open frontier")
+}
+
+fn crawl_uri(fp: u64, prio: f32) -> CrawlUri {
+    CrawlUri {
+        priority: prio,
+        hops: "L".into(),
+        source: "crawl".into(),
+        ..CrawlUri::seed(url(fp))
+    }
+}
+
+const FAST: Option<FetchTiming> = Some(FetchTiming {
+    duration: Duration::ZERO,
+    retry_after: None,
+    backoff: None,
+});
+
+fn pop(f: &mut Frontier, m: &mut Model, leases: &mut Vec<UrlLease>) -> Result<(), TestCaseError> {
+    let heads: BTreeMap<u64, u64> = (0..HOSTS)
+        .filter(|&h| !m.busy(h))
+        .filter_map(|h| m.poppable(h).first().map(|&fp| (h, fp)))
+        .collect();
+    match f.next(Instant::now()) {
+        None => prop_assert!(
+            heads.is_empty(),
+            "nothing popped, expected one of {heads:?}"
+        ),
+        Some(Lease::Robots { host, .. }) => prop_assert!(false, "robots lease for {host}"),
+        Some(Lease::Url(l)) => {
+            prop_assert_eq!(&l.host, &host(l.fp));
+            prop_assert_eq!(&l.uri.url, &url(l.fp));
+            let want = heads.get(&(l.fp % HOSTS));
+            prop_assert_eq!(
+                want,
+                Some(&l.fp),
+                "popped {} but heads are {:?}",
+                l.fp,
+                heads
+            );
+            let u = &m.committed.urls[&l.fp];
+            prop_assert_eq!(l.uri.priority.to_bits(), u.prio.to_bits());
+            prop_assert_eq!(l.uri.retries, u.retries);
+            prop_assert_eq!(l.uri.scores, u.scores);
+            prop_assert_eq!(l.uri.discovered, u.discovered);
+            m.leased.insert(l.fp, true);
+            leases.push(l);
+        }
+    }
+    Ok(())
+}
+
+fn complete(f: &mut Frontier, m: &mut Model, l: &UrlLease, how: Completion) {
+    let timing = (how != Completion::RobotsBlocked).then_some(FAST).flatten();
+    f.complete(l, how, timing, Instant::now());
+    m.leased.insert(l.fp, false);
+    m.dirty.insert(l.fp);
+    let u = m.live.urls.get_mut(&l.fp).expect("leased URL is known");
+    match how {
+        Completion::Done => u.state = UrlState::Done,
+        Completion::Failed => u.state = UrlState::Failed,
+        Completion::RobotsBlocked => u.state = UrlState::RobotsBlocked,
+        Completion::Retry => u.retries += 1,
+    }
+}
+
+fn score(
+    f: &mut Frontier,
+    m: &mut Model,
+    fp: u64,
+    s: f32,
+    func: UpdateFn,
+) -> Result<(), TestCaseError> {
+    let got = f
+        .score(fp, &host(fp), &origin(fp), crawl_uri(fp, 0.3), s, func)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let want = match m.state(fp) {
+        None => {
+            let u = m.insert(fp, 0.0);
+            Scored::Inserted(u.score(func, s))
+        }
+        Some(UrlState::Queued) if m.leased.contains_key(&fp) => Scored::InFlight,
+        Some(UrlState::Queued) => {
+            m.dirty.insert(fp);
+            let u = m.live.urls.get_mut(&fp).expect("queued URL is known");
+            let old = u.prio;
+            let new = u.score(func, s);
+            u.discovered += 1;
+            Scored::Updated { old, new }
+        }
+        Some(st) => Scored::Ignored(st),
+    };
+    prop_assert_eq!(got, want);
+    Ok(())
+}
+
+fn blacklist(f: &mut Frontier, m: &mut Model, fp: u64) -> Result<(), TestCaseError> {
+    let got = f
+        .blacklist(fp, &host(fp))
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let before = m.state(fp);
+    prop_assert_eq!(got, before);
+    let leased = m.leased.contains_key(&fp);
+    if before.is_none() || (before == Some(UrlState::Queued) && !leased) {
+        m.dirty.insert(fp);
+        let u = m.live.urls.entry(fp).or_insert(MUrl {
+            state: UrlState::Blacklisted,
+            prio: 0.0,
+            seq: 0,
+            scores: 0,
+            sum: 0.0,
+            discovered: 0,
+            retries: 0,
+        });
+        u.state = UrlState::Blacklisted;
+    }
+    Ok(())
+}
+
+/// What the frontier reports must agree with the model after every step.
+fn check(f: &Frontier, m: &Model) -> Result<(), TestCaseError> {
+    prop_assert_eq!(f.queued(), m.queued());
+    for fp in 0..URLS {
+        prop_assert_eq!(f.state(fp), m.state(fp), "state of {}", fp);
+    }
+    for h in 0..HOSTS {
+        let name = host(h);
+        let view = f
+            .peek(64, Some(&name))
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let got: Vec<&str> = view.iter().map(|q| q.url.as_str()).collect();
+        let want: Vec<String> = m.poppable(h).into_iter().map(url).collect();
+        prop_assert_eq!(got, want, "fetch order of {}", name);
+    }
+    Ok(())
+}
+
+fn run(ops: &[Op]) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut f = open(dir.path());
+    let mut m = Model::default();
+    let mut leases: Vec<UrlLease> = Vec::new();
+    for op in ops {
+        match *op {
+            Op::Offer { fp, prio } => {
+                let got = f.offer(fp, &host(fp), &origin(fp), crawl_uri(fp, prio));
+                let want = match m.state(fp) {
+                    Some(st) => Offer::Known(st),
+                    None => {
+                        m.insert(fp, prio);
+                        Offer::Added
+                    }
+                };
+                prop_assert_eq!(got, want);
+            }
+            Op::Score {
+                fp,
+                score: s,
+                f: func,
+            } => score(&mut f, &mut m, fp, s, func)?,
+            Op::Blacklist { fp } => blacklist(&mut f, &mut m, fp)?,
+            Op::Pop => pop(&mut f, &mut m, &mut leases)?,
+            Op::Complete { pick, how } => {
+                if !leases.is_empty() {
+                    let l = leases.swap_remove(pick % leases.len());
+                    complete(&mut f, &mut m, &l, how);
+                }
+            }
+            Op::Commit => {
+                f.commit().map_err(|e| TestCaseError::fail(e.to_string()))?;
+                m.commit();
+            }
+            Op::Crash => {
+                drop(f);
+                leases.clear();
+                f = open(dir.path());
+                m.crash();
+            }
+        }
+        check(&f, &m)?;
+    }
+    // Draining everything that is left must empty the frontier in model order, per host.
+    for l in std::mem::take(&mut leases) {
+        complete(&mut f, &mut m, &l, Completion::Done);
+    }
+    f.commit().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    m.commit();
+    while m.queued() > 0 {
+        pop(&mut f, &mut m, &mut leases)?;
+        let l = leases.pop().expect("a URL was popped");
+        complete(&mut f, &mut m, &l, Completion::Done);
+        f.commit().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        m.commit();
+    }
+    prop_assert!(f.next(Instant::now()).is_none());
+    check(&f, &m)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn frontier_pops_in_model_order(ops in prop::collection::vec(op(), 1..80)) {
+        run(&ops)?;
+    }
+}
