@@ -15,10 +15,12 @@
 //! - [`archive`]: WARC 1.1 records, the writer with crash recovery, the reader and validator.
 //! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
+//! - [`eval`]: offline evaluation of topical crawling by simulated crawls (`magpie eval`).
 
 pub mod analysis;
 pub mod archive;
 pub mod crawl;
+pub mod eval;
 pub mod fetch;
 pub mod frontier;
 pub mod model;

@@ -301,7 +301,7 @@ impl Default for RawScoring {
     fn default() -> Self {
         RawScoring {
             weights: RawWeights::default(),
-            threshold: 0.1,
+            threshold: 0.2,
             spam_domains: vec![],
         }
     }
@@ -591,7 +591,7 @@ mod tests {
             (w.document, w.paragraph, w.anchor, w.url, w.parent),
             (1.0, 1.0, 1.0, 0.5, 0.0)
         );
-        assert_eq!(s.raw.scoring.threshold, 0.1);
+        assert_eq!(s.raw.scoring.threshold, 0.2);
         let zero = r#"{"name":"t","seeds":["http://x/"],"scoring":{"weights":
             {"document":0,"paragraph":0,"anchor":0,"url":0,"parent":0}}}"#;
         assert!(

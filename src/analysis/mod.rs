@@ -163,6 +163,11 @@ impl Analyzer {
         &self.topic
     }
 
+    /// The weights of the score components.
+    pub fn weights(&self) -> &RawWeights {
+        &self.weights
+    }
+
     /// The relevance a page needs to count as relevant.
     pub fn threshold(&self) -> f32 {
         self.threshold
