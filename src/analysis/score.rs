@@ -10,7 +10,7 @@
 //! - `anchor`: cosine of the anchor text (the parser includes `title` and `alt`);
 //! - `url`: cosine of the words of host and path (not the query) with the topic. Words that
 //!   are not topic terms but contain a keyword stem of four bytes or more count as that stem
-//!   (`/climatechange/`). `www`, `com`, `html` and the like are ignored;
+//!   (`/climatechange/`; the first such stem of the topic, in term order). `www`, `com`, `html` and the like are ignored;
 //! - `parent`: SharkSearch's inherited score. A relevant page passes on
 //!   [`PARENT_DECAY`] × its relevance; an irrelevant one passes on [`PARENT_DECAY`] × what it
 //!   inherited, so the score halves with each irrelevant hop. All links of a page share it.
@@ -88,6 +88,10 @@ pub(super) fn analyze(
     let mut anchor: Vec<Tok> = vec![];
     let mut anchor_phrases: Vec<(u32, u32)> = vec![];
     let mut url_buf = String::new();
+    // Per URL word (by term): the keyword stem inside it, looked for once per page.
+    const UNKNOWN: u32 = u32::MAX;
+    const NONE: u32 = u32::MAX - 1;
+    let mut inner_stem: Vec<u32> = vec![];
     let mut url_toks: Vec<Tok> = vec![];
     for link in &page.links {
         anchor.clear();
@@ -141,12 +145,24 @@ pub(super) fn analyze(
                 term,
                 start: start as u32,
             });
-            if terms.info[term as usize].weight == 0.0 {
-                for (stem, id) in stems {
-                    if t.len() > stem.len() && t.contains(stem.as_str()) {
-                        counts.add(terms.id(*id, || stem.clone()));
-                    }
-                }
+            if stems.is_empty() || terms.info[term as usize].weight != 0.0 {
+                return;
+            }
+            let i = term as usize;
+            if i >= inner_stem.len() {
+                inner_stem.resize(i + 1, UNKNOWN);
+            }
+            if inner_stem[i] == UNKNOWN {
+                inner_stem[i] = stems
+                    .iter()
+                    .position(|(s, _)| {
+                        t.len() > s.len()
+                            && t.as_bytes().windows(s.len()).any(|w| w == s.as_bytes())
+                    })
+                    .map_or(NONE, |k| k as u32);
+            }
+            if let Some((stem, id)) = stems.get(inner_stem[i] as usize) {
+                counts.add(terms.id(*id, || stem.clone()));
             }
         });
         anchor_phrases.clear();
@@ -159,7 +175,8 @@ pub(super) fn analyze(
         }
         let url = counts.cosine(&terms);
 
-        let blacklist = page_spam || is_spam(an, host_and_path(&link.url).0);
+        let blacklist =
+            page_spam || (!an.spam_domains.is_empty() && is_spam(an, host_and_path(&link.url).0));
         let mut total = if weight_sum > 0.0 {
             (w.document * relevance
                 + w.paragraph * paragraph

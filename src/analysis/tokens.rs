@@ -181,6 +181,8 @@ pub(crate) fn url_text(url: &str, buf: &mut String) {
                 chars.next();
                 chars.next();
                 buf.push(' ');
+            } else if c.is_ascii() {
+                buf.push(c.to_ascii_lowercase());
             } else {
                 buf.extend(c.to_lowercase());
             }
