@@ -5,12 +5,15 @@
 //!
 //! - each host has a main topic (hosts are dealt round-robin over the topics); a page is about
 //!   its host's topic with probability 85%, else about another topic;
-//! - page kinds: the host's home page, articles, hubs (8%, many links, mostly to pages of their
-//!   topic on any host) and bridges (8%, off-topic directory pages written in general words
-//!   that link anywhere, so on-topic pages are also reached through off-topic ones);
+//! - page kinds: the host's home page, its "About us" and "Contact" pages (off-topic, linked
+//!   from every page of the host, as site boilerplate is on the real web), articles, hubs (8%,
+//!   many links, mostly to pages of their topic on any host) and bridges (8%, off-topic
+//!   directory pages written in general words that link anywhere, so on-topic pages are also
+//!   reached through off-topic ones);
 //! - an article's or home page's link stays on its topic with probability `locality` (half of
-//!   those on the same host), else goes to any page of the web; every page also links home and
-//!   to two pages of its host with navigation anchors ("Archive", "Next page");
+//!   those on the same host), else goes to any page of the web; every page also links home, to
+//!   the boilerplate pages, and to two pages of its host with navigation anchors ("Archive",
+//!   "Next page");
 //! - anchors are words of the target's title with probability 65%, else generic ("read more");
 //!   half the links sit next to a few words about the target's topic;
 //! - sentences mix function words (30%), words of the page's topic (28%), words of other topics
@@ -89,6 +92,8 @@ impl Rng {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Home,
+    /// "About us" and "Contact": linked from every page of the host.
+    Boilerplate,
     Article,
     Hub,
     Bridge,
@@ -130,20 +135,30 @@ pub fn generate(opts: &SynthOptions) -> Web {
         ) {
             let kind = match (i, rng.below(100)) {
                 (0, _) => Kind::Home,
+                (1 | 2, _) => Kind::Boilerplate,
                 (_, r) if r < 8 => Kind::Hub,
                 (_, r) if r < 16 => Kind::Bridge,
                 _ => Kind::Article,
             };
             let topic = match kind {
-                Kind::Bridge => None,
+                Kind::Bridge | Kind::Boilerplate => None,
                 _ if topics > 1 && !rng.chance(85) => {
                     Some((h % topics + 1 + rng.below(topics - 1)) % topics)
                 }
                 _ => Some(h % topics),
             };
-            let title = title(&mut rng, kind, topic);
+            let title = match (kind, i) {
+                (Kind::Boilerplate, 1) => "About us".to_owned(),
+                (Kind::Boilerplate, _) => "Contact".to_owned(),
+                _ => title(&mut rng, kind, topic),
+            };
             let url = if kind == Kind::Home {
                 format!("http://{host_name}/")
+            } else if kind == Kind::Boilerplate {
+                format!(
+                    "http://{host_name}/{}.html",
+                    if i == 1 { "about" } else { "contact" }
+                )
             } else if rng.chance(60) {
                 let slug: Vec<String> = title.split(' ').map(str::to_lowercase).collect();
                 format!("http://{host_name}/{}-{i}.html", slug.join("-"))
@@ -187,6 +202,7 @@ pub fn generate(opts: &SynthOptions) -> Web {
             seeds.push(id);
         }
     }
+    seeds.sort_unstable();
     let on = web_pages.iter().filter(|p| p.on_topic).count();
     Web {
         description: format!(
@@ -229,7 +245,7 @@ fn title(rng: &mut Rng, kind: Kind, topic: Option<usize>) -> String {
         Kind::Hub => t.push_str(" Resources"),
         Kind::Bridge => t.push_str(" Directory"),
         Kind::Home => t.push_str(" Home"),
-        Kind::Article => {}
+        Kind::Article | Kind::Boilerplate => {}
     }
     t
 }
@@ -270,7 +286,7 @@ impl Graph<'_> {
     fn target(&self, rng: &mut Rng, from: usize) -> usize {
         let p = &self.pages[from];
         let stay = match p.kind {
-            Kind::Bridge => 0,
+            Kind::Bridge | Kind::Boilerplate => 0,
             Kind::Hub => 90,
             Kind::Home | Kind::Article => self.locality,
         };
@@ -332,6 +348,13 @@ impl Graph<'_> {
             "<a href=\"{}\">Home</a>",
             self.pages[host_pages[0] as usize].url
         );
+        for (k, name) in ["About us", "Contact"].iter().enumerate() {
+            if let Some(&to) = host_pages.get(k + 1) {
+                if self.pages[to as usize].kind == Kind::Boilerplate {
+                    let _ = write!(h, " <a href=\"{}\">{name}</a>", self.pages[to as usize].url);
+                }
+            }
+        }
         for _ in 0..2 {
             let to = host_pages[rng.below(host_pages.len())] as usize;
             let _ = write!(
@@ -344,6 +367,7 @@ impl Graph<'_> {
         let _ = write!(h, "</nav>\n<h1>{}</h1>\n", p.title);
         let (links, paragraphs) = match p.kind {
             Kind::Home => (rng.range(6, 12), rng.range(1, 2)),
+            Kind::Boilerplate => (rng.range(0, 2), rng.range(1, 2)),
             Kind::Article => (rng.range(3, 8), rng.range(3, 6)),
             Kind::Hub => (rng.range(15, 30), 1),
             Kind::Bridge => (rng.range(10, 20), 1),

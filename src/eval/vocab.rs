@@ -434,8 +434,7 @@ pub(crate) const GENERIC_ANCHORS: &[&str] = &[
 ];
 
 /// Site navigation anchor texts.
-pub(crate) const NAV_ANCHORS: &[&str] =
-    &["About us", "Contact", "Archive", "Next page", "Previous"];
+pub(crate) const NAV_ANCHORS: &[&str] = &["Archive", "Next page", "Previous", "More stories"];
 
 /// Syllables of host names.
 pub(crate) const SYLLABLES: &[&str] = &[
