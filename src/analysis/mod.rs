@@ -175,9 +175,10 @@ impl Analyzer {
 
     /// Scores a page and each of its links.
     ///
-    /// `page_url` is the page's own URL; `parent_inherited` is the `inherited` value of the
-    /// page this one was found on (pass 0 for a seed, which has no ancestors). Never panics;
-    /// every score is finite and in [0, 1].
+    /// `page_url` is the page's own URL (on a spam domain, all its links are blacklisted);
+    /// `parent_inherited` is the `inherited` value of the page this one was found on (pass 0
+    /// for a seed, which has no ancestors). Never panics; every score is finite and in [0, 1].
+    /// Allocates a few buffers per call, none per word.
     pub fn analyze(
         &self,
         page: &ParsedPage,
