@@ -11,15 +11,19 @@
 //! - [`frontier`]: per-host priority queues on the store, the seen-test, politeness.
 //! - [`fetch`]: the recording HTTP client (exact wire bytes), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
+//! - [`analysis`]: online analysis: page relevance and outlink scores against the topic.
 //! - [`archive`]: WARC 1.1 records, the writer with crash recovery, the reader and validator.
 //! - [`intake`]: the scored-URL JSON format external scorers POST, and its report.
 //! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
 //! - [`manager`]: the crawls of `magpie serve`: lifecycle, control, intake routing, restart.
 //! - [`web`]: the HTTP API of `magpie serve` (`/api/v1`, events, metrics) and `magpie submit`.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
+//! - [`eval`]: offline evaluation of topical crawling by simulated crawls (`magpie eval`).
 
+pub mod analysis;
 pub mod archive;
 pub mod crawl;
+pub mod eval;
 pub mod fetch;
 pub mod frontier;
 pub mod intake;

@@ -65,6 +65,12 @@ pub struct RawSpec {
     /// Frontier ordering.
     #[serde(default)]
     pub frontier: RawFrontier,
+    /// What the crawl is about (topical focus).
+    #[serde(default)]
+    pub topic: RawTopic,
+    /// How outlinks are scored against the topic.
+    #[serde(default)]
+    pub scoring: RawScoring,
 }
 
 /// `scope`: which URLs belong to the crawl.
@@ -240,6 +246,72 @@ impl Default for RawFrontier {
     }
 }
 
+/// `topic`: what the crawl is about. Empty keywords and entities are allowed: the topic vector
+/// is then built from the reference pages (the seeds and `reference_urls`) alone.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawTopic {
+    /// Words or phrases of the topic; a multi-word keyword is matched as a unit and word by word.
+    pub keywords: Vec<String>,
+    /// Names (people, organisations, places) matched as units; their single words count less.
+    pub entities: Vec<String>,
+    /// Pages fetched at the start whose text is added to the topic vector, like the seeds'.
+    pub reference_urls: Vec<String>,
+    /// ISO 639-1 (or 639-3) codes of the wanted languages; empty accepts every language.
+    /// Keywords are stemmed in each of them (English when empty).
+    pub languages: Vec<String>,
+}
+
+/// `scoring.weights`: the user's weights of the score components in the weighted average.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawWeights {
+    /// Cosine of the whole page with the topic.
+    pub document: f32,
+    /// Cosine of the text block around the link (a window of it, for huge blocks).
+    pub paragraph: f32,
+    /// Cosine of the anchor text (with `title` and `alt`).
+    pub anchor: f32,
+    /// Topic terms in the link's host and path.
+    pub url: f32,
+    /// Score inherited from relevant ancestors, decaying with each irrelevant hop (SharkSearch).
+    pub parent: f32,
+}
+
+impl Default for RawWeights {
+    fn default() -> Self {
+        RawWeights {
+            document: 1.0,
+            paragraph: 1.0,
+            anchor: 1.0,
+            url: 0.5,
+            parent: 0.0,
+        }
+    }
+}
+
+/// `scoring`: how links are prioritised and which pages count as relevant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawScoring {
+    /// Weights of the components; all zero is allowed and makes every link score 0.
+    pub weights: RawWeights,
+    /// A page whose cosine with the topic reaches this is relevant (counts in the harvest ratio).
+    pub threshold: f32,
+    /// Links to these domains (and their subdomains) are flagged as spam and score 0.
+    pub spam_domains: Vec<String>,
+}
+
+impl Default for RawScoring {
+    fn default() -> Self {
+        RawScoring {
+            weights: RawWeights::default(),
+            threshold: 0.2,
+            spam_domains: vec![],
+        }
+    }
+}
+
 /// The validated specification the crawler runs on.
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -354,6 +426,8 @@ impl Spec {
         if raw.frontier.balance_per_queue == 0 {
             return Err(invalid("frontier.balance_per_queue", "must be at least 1"));
         }
+        validate_topic(&raw.topic, raw.limits.max_url_length)?;
+        validate_scoring(&raw.scoring)?;
         Ok(Spec {
             seeds,
             allow,
@@ -397,6 +471,58 @@ fn parse_seed(s: &str, max_len: usize) -> Result<Url, String> {
         return Err(format!("longer than limits.max_url_length ({max_len})"));
     }
     Ok(url)
+}
+
+fn validate_topic(t: &RawTopic, max_url_len: usize) -> Result<(), SpecError> {
+    for (i, u) in t.reference_urls.iter().enumerate() {
+        parse_seed(u, max_url_len).map_err(|m| invalid(format!("topic.reference_urls[{i}]"), m))?;
+    }
+    for (i, l) in t.languages.iter().enumerate() {
+        let ok = (2..=3).contains(&l.len()) && l.chars().all(|c| c.is_ascii_lowercase());
+        if !ok {
+            return Err(invalid(
+                format!("topic.languages[{i}]"),
+                format!("not an ISO 639-1 or 639-3 code (two or three lowercase letters): {l:?}"),
+            ));
+        }
+    }
+    // Keywords that can never match (empty, punctuation, a lone stopword) are refused here,
+    // when the spec is submitted, rather than silently ignored during the crawl.
+    crate::analysis::Topic::from_spec(t).map_err(|e| invalid(e.path(), e.message()))?;
+    Ok(())
+}
+
+/// Checks `scoring`: weights finite and >= 0, threshold in [0, 1], spam domains bare names.
+/// Shared with the analysis, which can be configured without a whole spec.
+pub(crate) fn validate_scoring(s: &RawScoring) -> Result<(), SpecError> {
+    let w = &s.weights;
+    for (v, path) in [
+        (w.document, "scoring.weights.document"),
+        (w.paragraph, "scoring.weights.paragraph"),
+        (w.anchor, "scoring.weights.anchor"),
+        (w.url, "scoring.weights.url"),
+        (w.parent, "scoring.weights.parent"),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(invalid(path, "must be a finite number >= 0"));
+        }
+    }
+    if !(s.threshold.is_finite() && (0.0..=1.0).contains(&s.threshold)) {
+        return Err(invalid("scoring.threshold", "must be a number from 0 to 1"));
+    }
+    for (i, d) in s.spam_domains.iter().enumerate() {
+        let d = d.trim().trim_start_matches('.');
+        let ok = !d.is_empty()
+            && d.chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '.' || c == '_');
+        if !ok {
+            return Err(invalid(
+                format!("scoring.spam_domains[{i}]"),
+                "must be a domain name such as spam.example (no scheme, port or path)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn compile_all(patterns: &[String], path: &str) -> Result<Vec<Regex>, SpecError> {
@@ -459,6 +585,45 @@ mod tests {
                 .starts_with("warc.gzip_level")
         );
         assert!(err("{\"name\":").contains("line 1"));
+    }
+
+    #[test]
+    fn topic_and_scoring_have_documented_defaults() {
+        let s = Spec::from_json(r#"{"name":"t","seeds":["http://example.org/"]}"#).unwrap();
+        assert!(s.raw.topic.keywords.is_empty() && s.raw.topic.languages.is_empty());
+        let w = &s.raw.scoring.weights;
+        assert_eq!(
+            (w.document, w.paragraph, w.anchor, w.url, w.parent),
+            (1.0, 1.0, 1.0, 0.5, 0.0)
+        );
+        assert_eq!(s.raw.scoring.threshold, 0.2);
+        let zero = r#"{"name":"t","seeds":["http://x/"],"scoring":{"weights":
+            {"document":0,"paragraph":0,"anchor":0,"url":0,"parent":0}}}"#;
+        assert!(
+            Spec::from_json(zero).is_ok(),
+            "all-zero weights are allowed"
+        );
+    }
+
+    #[test]
+    fn topic_and_scoring_errors_name_the_field() {
+        let with = |section: &str| format!(r#"{{"name":"t","seeds":["http://x/"],{section}}}"#);
+        assert!(err(&with(r#""scoring":{"weights":{"anchor":-1}}"#))
+            .starts_with("scoring.weights.anchor: must be a finite number >= 0"));
+        assert!(err(&with(r#""scoring":{"threshold":2}"#)).starts_with("scoring.threshold:"));
+        assert!(err(&with(r#""scoring":{"spam_domains":["http://x/"]}"#))
+            .starts_with("scoring.spam_domains[0]:"));
+        assert!(
+            err(&with(r#""scoring":{"weights":{"bogus":1}}"#)).contains("unknown field `bogus`")
+        );
+        assert!(
+            err(&with(r#""topic":{"keywords":["solar","the"]}"#)).starts_with("topic.keywords[1]:")
+        );
+        assert!(err(&with(r#""topic":{"entities":["!!"]}"#)).starts_with("topic.entities[0]:"));
+        assert!(err(&with(r#""topic":{"languages":["EN"]}"#)).starts_with("topic.languages[0]:"));
+        assert!(err(&with(r#""topic":{"reference_urls":["x"]}"#))
+            .starts_with("topic.reference_urls[0]:"));
+        assert!(err(&with(r#""topic":{"keyword":[]}"#)).contains("unknown field `keyword`"));
     }
 
     #[test]

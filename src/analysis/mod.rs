@@ -1,0 +1,190 @@
+//! Online analysis (ARCOMEM section 4.2): how relevant is a page to the crawl's topic, and how
+//! promising is each of its outlinks?
+//!
+//! An [`Analyzer`] is built once per crawl from the spec's `topic` and `scoring` sections,
+//! learns the reference pages (the seeds and `topic.reference_urls`) with
+//! [`Analyzer::add_reference`], and is then shared read-only by all workers: [`Analyzer::analyze`]
+//! is a pure function of the page. The text pipeline (in these files) is:
+//!
+//! - `lang`: language identification (whatlang, trusted only when reliable; else the declared
+//!   language) and the per-language processing it selects;
+//! - `tokens`: Unicode word tokens, character bigrams for scripts without spaces, URL words;
+//! - `stopwords`: the stoplists (en, de, fr, es, it, nl, pt);
+//! - `terms`: stemmed term ids interned per page, term counts and cosine similarity;
+//! - `topic`: the topic vector from keywords, entities and reference pages;
+//! - `page`: one page read into terms and phrases;
+//! - `score`: the page's relevance and each outlink's score components.
+//!
+//! Every link gets five components, each in [0, 1], kept side by side so the crawl can record
+//! why a URL was ranked as it was; `total` is their weighted average with the user's weights.
+
+mod lang;
+mod page;
+mod score;
+mod stopwords;
+mod terms;
+mod tokens;
+mod topic;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_bad_input;
+
+pub use page::MAX_TEXT_BYTES;
+pub use score::{HUGE_BLOCK_TOKENS, LANGUAGE_PENALTY, PARENT_DECAY, WINDOW_TOKENS};
+pub use topic::{Topic, ENTITY_WORD_WEIGHT, KEYWORD_WEIGHT};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ParsedPage;
+use crate::spec::{RawScoring, RawTopic, RawWeights};
+
+/// A topic or scoring configuration that cannot be used. Names the spec field.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    /// A field of `topic` or `scoring` has a value that cannot work.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// JSON path of the field, e.g. `topic.keywords[2]` or `scoring.weights.anchor`.
+        path: String,
+        /// Why it cannot be used.
+        message: String,
+    },
+}
+
+impl AnalysisError {
+    /// The JSON path of the field concerned.
+    pub fn path(&self) -> &str {
+        match self {
+            AnalysisError::Invalid { path, .. } => path,
+        }
+    }
+
+    /// What is wrong, without the path.
+    pub fn message(&self) -> &str {
+        match self {
+            AnalysisError::Invalid { message, .. } => message,
+        }
+    }
+}
+
+/// The scores of one outlink, each in [0, 1]. Serializable: the crawl writes it to the WARC
+/// metadata record of the page, so every priority can be explained afterwards.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LinkScore {
+    /// Cosine of the whole page (title and text) with the topic.
+    pub document: f32,
+    /// Cosine of the link's text block (or a window of it) with the topic.
+    pub paragraph: f32,
+    /// Cosine of the anchor text (with `title` and `alt`) with the topic.
+    pub anchor: f32,
+    /// Cosine of the words of the link's host and path with the topic.
+    pub url: f32,
+    /// The score inherited from the page's relevant ancestors (SharkSearch).
+    pub parent: f32,
+    /// Weighted average of the components; 0 for spam links, scaled down by
+    /// [`LANGUAGE_PENALTY`] on pages in an unwanted language. This is the URL's priority.
+    pub total: f32,
+    /// The link points into one of `scoring.spam_domains`.
+    pub blacklist: bool,
+}
+
+/// What the analysis learned about one page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageAnalysis {
+    /// Cosine of the page with the topic, in [0, 1].
+    pub relevance: f32,
+    /// `relevance` reaches `scoring.threshold` and the page's language is wanted: the page
+    /// counts towards the harvest ratio.
+    pub relevant: bool,
+    /// The page's language (ISO 639-1 where one exists): detected when whatlang is sure,
+    /// else as declared; `None` when neither says.
+    pub lang: Option<String>,
+    /// whatlang's confidence in its own guess (0 when it made none).
+    pub lang_confidence: f64,
+    /// False when `topic.languages` is non-empty and the page's known language is not in it.
+    pub lang_wanted: bool,
+    /// The value this page passes on to its children as their `parent` input.
+    pub inherited: f32,
+    /// One score per link, in the order of `page.links`.
+    pub links: Vec<LinkScore>,
+}
+
+/// The topical scorer of a crawl: built once from the spec, then shared by all workers.
+#[derive(Debug, Clone)]
+pub struct Analyzer {
+    topic: Topic,
+    compiled: topic::Compiled,
+    weights: RawWeights,
+    threshold: f32,
+    spam_domains: Vec<String>,
+}
+
+impl Analyzer {
+    /// Builds the analyzer for a spec's `topic` and `scoring`. Errors name the field (a
+    /// keyword that can never match, a bad language code, a negative weight).
+    pub fn new(topic: &RawTopic, scoring: &RawScoring) -> Result<Analyzer, AnalysisError> {
+        Analyzer::from_topic(Topic::from_spec(topic)?, scoring)
+    }
+
+    /// Builds the analyzer around a stored topic (for a crawl that resumes).
+    pub fn from_topic(topic: Topic, scoring: &RawScoring) -> Result<Analyzer, AnalysisError> {
+        crate::spec::validate_scoring(scoring).map_err(|e| match e {
+            crate::spec::SpecError::Invalid { path, message }
+            | crate::spec::SpecError::Json { path, message } => {
+                AnalysisError::Invalid { path, message }
+            }
+        })?;
+        let spam_domains = scoring
+            .spam_domains
+            .iter()
+            .map(|d| d.trim().trim_start_matches('.').to_ascii_lowercase())
+            .filter(|d| !d.is_empty())
+            .collect();
+        Ok(Analyzer {
+            compiled: topic.compile(),
+            topic,
+            weights: scoring.weights.clone(),
+            threshold: scoring.threshold,
+            spam_domains,
+        })
+    }
+
+    /// Adds a reference page (a seed, or one of `topic.reference_urls`) to the topic vector.
+    /// Call before sharing the analyzer; pages analysed earlier are not rescored.
+    pub fn add_reference(&mut self, page: &ParsedPage) {
+        self.topic.add_reference_with(&self.compiled, page);
+        self.compiled = self.topic.compile();
+    }
+
+    /// The topic as built so far (store it with the crawl).
+    pub fn topic(&self) -> &Topic {
+        &self.topic
+    }
+
+    /// The weights of the score components.
+    pub fn weights(&self) -> &RawWeights {
+        &self.weights
+    }
+
+    /// The relevance a page needs to count as relevant.
+    pub fn threshold(&self) -> f32 {
+        self.threshold
+    }
+
+    /// Scores a page and each of its links.
+    ///
+    /// `page_url` is the page's own URL (on a spam domain, all its links are blacklisted);
+    /// `parent_inherited` is the `inherited` value of the page this one was found on (pass 0
+    /// for a seed, which has no ancestors). Never panics; every score is finite and in [0, 1].
+    /// Allocates a few buffers per call, none per word.
+    pub fn analyze(
+        &self,
+        page: &ParsedPage,
+        page_url: &str,
+        parent_inherited: f32,
+    ) -> PageAnalysis {
+        score::analyze(self, page, page_url, parent_inherited)
+    }
+}

@@ -1,0 +1,391 @@
+//! Tests of the topical scorer: text pipeline, topic vector, cosine, each score component,
+//! aggregation, language scaling and the spam blacklist.
+
+use super::lang::Profile;
+use super::terms::Terms;
+use super::*;
+use crate::model::{Hop, Link};
+use crate::spec::{RawScoring, RawTopic, RawWeights};
+
+pub(super) fn topic(keywords: &[&str]) -> RawTopic {
+    RawTopic {
+        keywords: keywords.iter().map(|s| s.to_string()).collect(),
+        ..RawTopic::default()
+    }
+}
+
+pub(super) fn analyzer(keywords: &[&str]) -> Analyzer {
+    Analyzer::new(&topic(keywords), &RawScoring::default()).unwrap()
+}
+
+pub(super) fn link(url: &str, text: &str, block: Option<u32>) -> Link {
+    Link {
+        url: url.into(),
+        hop: Hop::Link,
+        context: "a/@href".into(),
+        text: text.into(),
+        block,
+    }
+}
+
+pub(super) fn page(blocks: &[&str], links: Vec<Link>) -> ParsedPage {
+    ParsedPage {
+        title: None,
+        charset: "utf-8".into(),
+        declared_lang: Some("en".into()),
+        blocks: blocks.iter().map(|s| s.to_string()).collect(),
+        links,
+        ..ParsedPage::default()
+    }
+}
+
+fn relevance(an: &Analyzer, text: &str) -> f32 {
+    an.analyze(&page(&[text], vec![]), "http://p.example/", 0.0)
+        .relevance
+}
+
+#[test]
+fn stemming_conflates_inflections_and_case() {
+    let compiled = Topic::default().compile();
+    let mut terms = Terms::new(Profile::of("en"), &compiled, false);
+    let a = terms.token("Connected");
+    assert_eq!(terms.token("connection"), a);
+    assert_eq!(terms.token("CONNECTING"), a);
+    assert_ne!(terms.token("energy"), a);
+    let mut de = Terms::new(Profile::of("de"), &compiled, false);
+    assert_eq!(de.token("Häuser"), de.token("Haus"));
+}
+
+#[test]
+fn stopwords_do_not_count() {
+    let an = analyzer(&["energy"]);
+    assert!((relevance(&an, "energy") - 1.0).abs() < 1e-6);
+    assert!((relevance(&an, "the energy of all of them") - 1.0).abs() < 1e-6);
+    assert!(relevance(&an, "the energy of wind") < 0.99);
+}
+
+#[test]
+fn phrases_count_as_units_as_well_as_words() {
+    let an = analyzer(&["climate change"]);
+    let words = an.topic().top_terms(10);
+    assert!(words.iter().any(|(t, _)| t == "climat chang"), "{words:?}");
+    let phrase = relevance(&an, "climate change threatens harvests");
+    let scattered = relevance(&an, "change threatens the climate of harvests");
+    assert!(phrase > scattered, "{phrase} <= {scattered}");
+    assert!(scattered > 0.0);
+    // A phrase with a stopword inside is matched with it.
+    let an = analyzer(&["ministry of finance"]);
+    let inside = relevance(&an, "the ministry of finance said");
+    let apart = relevance(&an, "the ministry said finance");
+    assert!(inside > apart, "{inside} <= {apart}");
+}
+
+#[test]
+fn cosine_is_bounded_scale_free_and_zero_when_disjoint() {
+    let an = analyzer(&["solar", "battery"]);
+    let once = relevance(&an, "solar battery storage");
+    let twice = relevance(&an, "solar battery storage solar battery storage");
+    assert!((once - twice).abs() < 1e-6, "{once} vs {twice}");
+    assert!(once > 0.0 && once < 1.0);
+    assert_eq!(relevance(&an, "football striker penalty"), 0.0);
+    assert!((relevance(&an, "solar battery") - 1.0).abs() < 1e-6);
+}
+
+#[test]
+fn reference_pages_build_the_topic() {
+    let mut an = analyzer(&[]);
+    assert_eq!(
+        relevance(&an, "telescope galaxy nebula"),
+        0.0,
+        "empty topic scores 0"
+    );
+    an.add_reference(&page(
+        &["The telescope observed a distant galaxy and a bright nebula near the galaxy core."],
+        vec![],
+    ));
+    assert_eq!(an.topic().reference_count, 1);
+    let on = relevance(&an, "A galaxy seen through the telescope");
+    let off = relevance(&an, "A recipe for tomato soup");
+    assert!(on > 0.4 && off == 0.0, "{on} {off}");
+    let top = an.topic().top_terms(1);
+    assert_eq!(top[0].0, "galaxi");
+}
+
+#[test]
+fn keywords_outweigh_any_ordinary_term() {
+    let mut an = analyzer(&["nebula"]);
+    for _ in 0..20 {
+        an.add_reference(&page(&["galaxy galaxy galaxy galaxy telescope"], vec![]));
+    }
+    let w = an.topic().weights();
+    assert!(w["nebula"] >= w["galaxi"], "{w:?}");
+    assert!(w["galaxi"] > 0.0);
+}
+
+#[test]
+fn stored_topic_scores_the_same() {
+    let mut an = analyzer(&["wind turbine", "grid"]);
+    an.add_reference(&page(
+        &["Offshore wind turbine farms feed the grid."],
+        vec![],
+    ));
+    let json = serde_json::to_string(an.topic()).unwrap();
+    let back: Topic = serde_json::from_str(&json).unwrap();
+    let again = Analyzer::from_topic(back, &RawScoring::default()).unwrap();
+    let p = page(&["the wind turbine and the grid"], vec![]);
+    assert_eq!(
+        an.analyze(&p, "http://x.example/", 0.0),
+        again.analyze(&p, "http://x.example/", 0.0)
+    );
+}
+
+fn components_page() -> ParsedPage {
+    page(
+        &[
+            "Solar panels and battery storage for homes. Read about solar inverters.",
+            "Our office is closed on public holidays. Contact us by phone.",
+        ],
+        vec![
+            link("http://a.example/guide", "solar panel guide", Some(0)),
+            link("http://b.example/solar-battery/", "click here", Some(1)),
+            link("http://c.example/x", "", None),
+        ],
+    )
+}
+
+#[test]
+fn each_component_measures_its_own_evidence() {
+    let an = analyzer(&["solar panel", "battery"]);
+    let a = an.analyze(&components_page(), "http://p.example/", 0.0);
+    let [on, off, none] = [a.links[0], a.links[1], a.links[2]];
+    // document: the same for every link of the page.
+    assert!(on.document > 0.0);
+    assert_eq!(on.document, off.document);
+    // paragraph: the block the link sits in; no block falls back to the document.
+    assert!(on.paragraph > 0.0 && off.paragraph == 0.0);
+    assert_eq!(none.paragraph, a.relevance);
+    // anchor.
+    assert!(on.anchor > 0.5 && off.anchor == 0.0 && none.anchor == 0.0);
+    // url: words of host and path.
+    assert!(off.url > 0.0 && on.url == 0.0, "{} {}", off.url, on.url);
+    // parent: the page's inherited value, for every link.
+    assert_eq!(on.parent, a.inherited);
+    for s in &a.links {
+        for v in [s.document, s.paragraph, s.anchor, s.url, s.parent, s.total] {
+            assert!((0.0..=1.0).contains(&v));
+        }
+    }
+}
+
+#[test]
+fn url_words_containing_a_keyword_stem_count() {
+    let an = analyzer(&["climate"]);
+    let p = page(
+        &[],
+        vec![
+            link("http://x.example/climatechange/", "", None),
+            link("http://x.example/weather/", "", None),
+        ],
+    );
+    let a = an.analyze(&p, "http://x.example/", 0.0);
+    assert!(a.links[0].url > 0.0 && a.links[1].url == 0.0);
+}
+
+#[test]
+fn huge_blocks_are_scored_by_a_window_around_the_anchor() {
+    let an = analyzer(&["telescope", "galaxy"]);
+    let mut words: Vec<String> = (0..1200).map(|i| format!("filler{}", i % 97)).collect();
+    for w in &mut words[900..930] {
+        *w = "telescope galaxy".into();
+    }
+    words[600] = "early".into();
+    words[601] = "anchor".into();
+    words[915] = "late".into();
+    words[916] = "anchor".into();
+    let block = words.join(" ");
+    let p = page(
+        &[&block],
+        vec![
+            link("http://x.example/1", "early anchor", Some(0)),
+            link("http://x.example/2", "late anchor", Some(0)),
+            link("http://x.example/3", "not in the text", Some(0)),
+        ],
+    );
+    let a = an.analyze(&p, "http://x.example/", 0.0);
+    assert_eq!(
+        a.links[0].paragraph, 0.0,
+        "the early window sees only filler"
+    );
+    assert!(a.links[1].paragraph > 0.5, "{}", a.links[1].paragraph);
+    // Not found: the window stays where the previous one was.
+    assert!(a.links[2].paragraph > 0.5, "{}", a.links[2].paragraph);
+}
+
+#[test]
+fn total_is_the_weighted_average() {
+    let weights = RawWeights {
+        document: 1.0,
+        paragraph: 2.0,
+        anchor: 3.0,
+        url: 0.5,
+        parent: 1.0,
+    };
+    let scoring = RawScoring {
+        weights: weights.clone(),
+        ..RawScoring::default()
+    };
+    let an = Analyzer::new(&topic(&["solar panel", "battery"]), &scoring).unwrap();
+    let a = an.analyze(&components_page(), "http://p.example/", 0.8);
+    for s in &a.links {
+        let expect =
+            (s.document + 2.0 * s.paragraph + 3.0 * s.anchor + 0.5 * s.url + s.parent) / 7.5;
+        assert!((s.total - expect).abs() < 1e-6, "{s:?}");
+    }
+    // One weight alone: the total is that component.
+    let only_anchor = RawScoring {
+        weights: RawWeights {
+            document: 0.0,
+            paragraph: 0.0,
+            anchor: 1.0,
+            url: 0.0,
+            parent: 0.0,
+        },
+        ..RawScoring::default()
+    };
+    let an = Analyzer::new(&topic(&["solar panel", "battery"]), &only_anchor).unwrap();
+    for s in an.analyze(&components_page(), "http://p/", 0.0).links {
+        assert_eq!(s.total, s.anchor);
+    }
+}
+
+#[test]
+fn inherited_score_decays_with_irrelevant_hops() {
+    let an = analyzer(&["solar"]);
+    let relevant = an.analyze(&page(&["solar solar power"], vec![]), "http://x/", 0.9);
+    assert!(relevant.relevant);
+    assert!((relevant.inherited - PARENT_DECAY * relevant.relevance).abs() < 1e-6);
+    let mut inherited = relevant.inherited;
+    let off = page(&["football results"], vec![link("http://y/", "next", None)]);
+    for _ in 0..3 {
+        let a = an.analyze(&off, "http://x/", inherited);
+        assert!(!a.relevant);
+        assert!((a.inherited - PARENT_DECAY * inherited).abs() < 1e-7);
+        assert_eq!(a.links[0].parent, a.inherited);
+        inherited = a.inherited;
+    }
+    assert!(an.analyze(&off, "http://x/", f32::NAN).inherited == 0.0);
+}
+
+#[test]
+fn threshold_decides_relevance() {
+    let strict = RawScoring {
+        threshold: 0.9,
+        ..RawScoring::default()
+    };
+    let an = Analyzer::new(&topic(&["solar"]), &strict).unwrap();
+    let a = an.analyze(&page(&["solar power plants"], vec![]), "http://x/", 0.0);
+    assert!(a.relevance > 0.1 && a.relevance < 0.9 && !a.relevant);
+    assert!(
+        analyzer(&["solar"])
+            .analyze(&page(&["solar power plants"], vec![]), "http://x/", 0.0)
+            .relevant
+    );
+}
+
+#[test]
+fn unwanted_languages_are_scaled_down() {
+    let german = page(
+        &[
+            "Die Solaranlage auf dem Dach erzeugt Strom für das ganze Haus, und der Speicher \
+           hält die Energie für die Nacht bereit. Solar ist die Zukunft der Energie.",
+        ],
+        vec![link("http://x.example/solar", "Solar Energie", Some(0))],
+    );
+    let any = RawTopic {
+        keywords: vec!["solar".into(), "energie".into()],
+        ..RawTopic::default()
+    };
+    let english_only = RawTopic {
+        languages: vec!["en".into()],
+        ..any.clone()
+    };
+    let a_any = Analyzer::new(&any, &RawScoring::default()).unwrap();
+    let a_en = Analyzer::new(&english_only, &RawScoring::default()).unwrap();
+    let free = a_any.analyze(&german, "http://x.example/", 0.0);
+    let scaled = a_en.analyze(&german, "http://x.example/", 0.0);
+    assert_eq!(free.lang.as_deref(), Some("de"));
+    assert!(free.lang_wanted && free.relevant);
+    assert!(!scaled.lang_wanted && !scaled.relevant);
+    assert!(free.links[0].total > 0.0);
+    assert!((scaled.links[0].total - LANGUAGE_PENALTY * free.links[0].total).abs() < 1e-6);
+    assert_eq!(
+        scaled.links[0].anchor, free.links[0].anchor,
+        "components are kept"
+    );
+}
+
+#[test]
+fn spam_domains_are_blacklisted() {
+    let scoring = RawScoring {
+        spam_domains: vec!["Spam.example".into()],
+        ..RawScoring::default()
+    };
+    let an = Analyzer::new(&topic(&["solar"]), &scoring).unwrap();
+    let p = page(
+        &["solar solar"],
+        vec![
+            link("http://cheap.spam.example/solar", "solar", Some(0)),
+            link("http://notspam.example/solar", "solar", Some(0)),
+        ],
+    );
+    let a = an.analyze(&p, "http://good.example/", 0.0);
+    assert!(a.links[0].blacklist && a.links[0].total == 0.0);
+    assert!(a.links[0].anchor > 0.0, "components are kept");
+    assert!(!a.links[1].blacklist && a.links[1].total > 0.0);
+    let farm = an.analyze(&p, "http://spam.example/farm", 0.0);
+    assert!(farm.links.iter().all(|l| l.blacklist && l.total == 0.0));
+}
+
+#[test]
+fn analyzer_is_shareable_between_workers() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Analyzer>();
+}
+
+#[test]
+fn bad_configurations_name_the_field() {
+    let negative = RawScoring {
+        weights: RawWeights {
+            anchor: -1.0,
+            ..RawWeights::default()
+        },
+        ..RawScoring::default()
+    };
+    let e = Analyzer::new(&topic(&["solar"]), &negative).unwrap_err();
+    assert_eq!(e.path(), "scoring.weights.anchor");
+    let e = Analyzer::new(&topic(&["solar", "the"]), &RawScoring::default()).unwrap_err();
+    assert_eq!(e.path(), "topic.keywords[1]");
+    assert!(e.to_string().contains("stopword"), "{e}");
+    let e = Analyzer::new(&topic(&["--"]), &RawScoring::default()).unwrap_err();
+    assert_eq!(e.path(), "topic.keywords[0]");
+    // Only stopwords, but several: a phrase ("The Who").
+    let an = analyzer(&["The Who"]);
+    assert!(relevance(&an, "the who played live") > 0.0);
+    assert_eq!(relevance(&an, "who is the singer"), 0.0);
+}
+
+#[test]
+fn entities_weigh_their_words_less() {
+    let an = Analyzer::new(
+        &RawTopic {
+            entities: vec!["European Central Bank".into()],
+            ..RawTopic::default()
+        },
+        &RawScoring::default(),
+    )
+    .unwrap();
+    let w = an.topic().weights();
+    assert_eq!(w["european central bank"], KEYWORD_WEIGHT);
+    assert_eq!(w["central"], ENTITY_WORD_WEIGHT);
+    assert!(relevance(&an, "the European Central Bank") > relevance(&an, "the central bank"));
+}
