@@ -11,10 +11,13 @@
 //! - [`frontier`]: per-host priority queues on the store, the seen-test, politeness.
 //! - [`fetch`]: the recording HTTP client (exact wire bytes), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
+//! - [`aah`]: the application-aware helper: detects web applications and page kinds by XPath from
+//!   an XML knowledge base, extracts web objects, judges links, relaxes failing patterns.
 //! - [`archive`]: WARC 1.1 records, the writer with crash recovery, the reader and validator.
 //! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
 
+pub mod aah;
 pub mod archive;
 pub mod crawl;
 pub mod fetch;

@@ -52,6 +52,35 @@ enum Command {
         #[command(subcommand)]
         command: WarcCommand,
     },
+    /// Knowledge-base tools of the application-aware helper.
+    Kb {
+        #[command(subcommand)]
+        command: KbCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum KbCommand {
+    /// Validate a knowledge base; errors name file, line and reason.
+    Check {
+        /// The knowledge-base folder.
+        #[arg(default_value = "kb")]
+        dir: PathBuf,
+    },
+    /// Detect application and level, extract objects and judge links on a saved page.
+    Detect {
+        /// The saved HTML page.
+        file: PathBuf,
+        /// The URL the page was fetched from.
+        #[arg(long)]
+        url: String,
+        /// The knowledge-base folder.
+        #[arg(long, default_value = "kb")]
+        kb: PathBuf,
+        /// Print the JSON contract instead of a report.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -107,6 +136,24 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Warc {
             command: WarcCommand::Check { files },
         } => warc_check(&files),
+        Command::Kb {
+            command: KbCommand::Check { dir },
+        } => {
+            print!("{}", magpie::aah::cli::check(&dir)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Kb {
+            command:
+                KbCommand::Detect {
+                    file,
+                    url,
+                    kb,
+                    json,
+                },
+        } => {
+            print!("{}", magpie::aah::cli::detect(&kb, &file, &url, json)?);
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
