@@ -158,3 +158,37 @@ fn a_page_of_no_known_application_is_left_alone() {
     assert_eq!(m.links[0].action, LinkAction::Follow);
     assert_eq!(m.links[0].rule, "default");
 }
+
+#[test]
+fn hostile_pages_do_not_stall_or_crash_the_helper() {
+    let helper = Helper::load(&root().join("kb")).unwrap();
+    let url = Url::parse("https://forum.example.org/viewtopic.php?t=1").unwrap();
+    // Deep nesting on a page that passes the pre-filter, so it is parsed and evaluated.
+    let mut deep = String::from("<body id='phpbb' class='section-viewtopic'>");
+    deep.push_str(&"<div class='post'>".repeat(30_000));
+    let t = std::time::Instant::now();
+    let m = helper.analyze(&url, &[], deep.as_bytes(), &[]);
+    assert_eq!(m.application.map(|a| a.name).as_deref(), Some("phpbb"));
+    assert!(t.elapsed().as_secs() < 20, "took {:?}", t.elapsed());
+    // Names XML cannot hold, prefixes, and a flood of attributes.
+    let mut odd = String::from("<body id='phpbb'><fb:like :class='x' @click='y' v-on:click='z'></fb:like><svg><use xlink:href='#a'/></svg><img ");
+    for i in 0..2000 {
+        odd.push_str(&format!("a{i}='1' "));
+    }
+    odd.push('>');
+    let m = helper.analyze(&url, &[], odd.as_bytes(), &[]);
+    assert!(m.application.is_some());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    #[test]
+    fn analysis_never_panics(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2000),
+                             soup in "(<div class=\"(post|content|postbody)\"( id=\"p[0-9]\")?>|</div>|<body id=\"phpbb\" class=\"section-viewtopic\">|<a href=\"/[a-z?=&]{0,12}\">|[a-z ]{0,8}){0,40}") {
+        let helper = Helper::load(&root().join("kb")).unwrap();
+        let url = Url::parse("https://x.example/viewtopic.php?t=1").unwrap();
+        let _ = helper.analyze(&url, &[], &body, &[]);
+        let page = html(soup.as_bytes(), None, None, &url, &ParseLimits::default());
+        let _ = helper.analyze(&url, &[], soup.as_bytes(), &page.links);
+    }
+}

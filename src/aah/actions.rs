@@ -146,7 +146,12 @@ impl Helper {
                         .get_or_init(|| self.captured(ctx.host, ctx.url))
                         .as_ref()?;
                     let value = cap.fields.get(&action)?.first()?;
-                    relearn_field(page, &roots, value, f.expr.src.starts_with('.'))
+                    let len = cap
+                        .lengths
+                        .get(&action)
+                        .and_then(|l| l.first().copied())
+                        .unwrap_or(value.len());
+                    relearn_field(page, &roots, value, len, f.expr.src.starts_with('.'))
                 };
                 let generate =
                     || candidates(self, ctx, &f.expr.src, &format!("field:{}", f.name), &roots);

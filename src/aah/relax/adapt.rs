@@ -215,22 +215,28 @@ impl HostState {
     }
 }
 
-/// Relearns a field against the value captured on an earlier visit: finds the smallest element
-/// (or attribute) under one of `roots` whose text is that value, describes it by tag and class
-/// (or a stable id, or its parent's class), and returns the expression if it yields the value
-/// again. `relative` makes a `.//` expression for fields evaluated under object roots.
+/// Relearns a field against the value captured on an earlier visit (`captured`, a prefix of a
+/// text of `length` bytes): finds the element (or attribute) under one of `roots` whose text is
+/// that value, describes it by tag and class (or a stable id, or its parent's class), and returns
+/// the expression if it yields the value again. `relative` makes a `.//` expression for fields
+/// evaluated under object roots.
 pub(crate) fn relearn_field<'d>(
     page: &Page<'d>,
     roots: &[XNode<'d>],
     captured: &str,
+    length: usize,
     relative: bool,
 ) -> Option<String> {
+    let prefix_only = length > captured.len();
     let matches = |text: &str| {
         !text.is_empty()
-            && (text == captured || (captured.len() >= 64 && text.starts_with(captured)))
+            && if prefix_only {
+                text.starts_with(captured)
+            } else {
+                text == captured
+            }
     };
     for root in roots {
-        let mut best: Option<(usize, Element<'d>, Option<String>)> = None;
         let elements: Vec<Element<'d>> = match root {
             XNode::Element(e) => descendants(*e),
             XNode::Root(r) => r
@@ -241,23 +247,27 @@ pub(crate) fn relearn_field<'d>(
                 .collect(),
             _ => continue,
         };
-        for (depth, e) in elements.iter().enumerate() {
-            if matches(&node_text(XNode::Element(*e))) {
-                // Later in document order within a subtree means deeper or later: prefer the
-                // last (innermost) match of the first matching subtree.
-                if best.as_ref().is_none_or(|(_, b, _)| is_ancestor(*b, *e)) {
-                    best = Some((depth, *e, None));
-                }
-            } else if best.is_none() {
-                for a in e.attributes() {
-                    if matches(a.value().trim()) {
-                        best = Some((depth, *e, Some(a.name().local_part().to_owned())));
-                        break;
-                    }
-                }
-            }
-        }
-        let Some((_, e, attr)) = best else { continue };
+        // The element whose text is the value and whose length is closest to the captured
+        // length; among equals the outermost (document order visits it first): the container
+        // an archivist would name, not its first paragraph. Failing that, an attribute holding
+        // the value (a date in @datetime).
+        let best = elements
+            .iter()
+            .filter_map(|e| {
+                let t = node_text(XNode::Element(*e));
+                matches(&t).then(|| (t.len().abs_diff(length), *e))
+            })
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, e)| (e, None))
+            .or_else(|| {
+                elements.iter().find_map(|e| {
+                    e.attributes()
+                        .into_iter()
+                        .find(|a| matches(a.value().trim()))
+                        .map(|a| (*e, Some(a.name().local_part().to_owned())))
+                })
+            });
+        let Some((e, attr)) = best else { continue };
         let step = describe(e)?;
         let mut expr = format!("{}{step}", if relative { ".//" } else { "//" });
         if let Some(a) = attr {
@@ -268,7 +278,7 @@ pub(crate) fn relearn_field<'d>(
             .into_iter()
             .map(node_text)
             .find(|t| !t.is_empty());
-        if got.as_deref().is_some_and(matches) {
+        if got.as_deref().is_some_and(|t| matches(t.trim())) {
             return Some(expr);
         }
     }
@@ -283,17 +293,6 @@ fn descendants(root: Element<'_>) -> Vec<Element<'_>> {
         stack.extend(e.children().into_iter().rev().filter_map(|c| c.element()));
     }
     out
-}
-
-fn is_ancestor(a: Element<'_>, b: Element<'_>) -> bool {
-    let mut cur = b.parent().and_then(|p| p.element());
-    while let Some(p) = cur {
-        if p == a {
-            return true;
-        }
-        cur = p.parent().and_then(|p| p.element());
-    }
-    false
 }
 
 /// A location step that names an element: `tag[class token]`, `tag[@id]` for ids without

@@ -54,8 +54,11 @@ pub struct Captured {
     pub application: String,
     /// Level id.
     pub level: String,
-    /// Values per action.
+    /// Values per action (prefixes of at most [`CAPTURE_BYTES`] bytes).
     pub fields: BTreeMap<String, Vec<String>>,
+    /// Full byte length of each value, so a prefix can be told from a longer text.
+    #[serde(default)]
+    pub lengths: BTreeMap<String, Vec<usize>>,
 }
 
 /// Longest captured value prefix.

@@ -253,3 +253,32 @@ fn relearned_expressions_come_first_and_zero_validation_adopts_at_once() {
     assert_eq!(r, Recovery::Adopted("//section[@id='text']".into()));
     assert_eq!(st.adoptions[0].source, "relearn");
 }
+
+#[test]
+fn relearning_finds_the_container_of_a_long_captured_text() {
+    use crate::aah::dom::{html_package, node_text, Dom};
+    use crate::aah::engine::Page;
+    let long = "reeds ".repeat(80);
+    let html = format!(
+        "<div class='wrap'><div class='text'><p>{long}</p><p>second paragraph</p></div><div class='meta'>footer</div></div>"
+    );
+    let pkg = html_package(&html);
+    let page = Page::new(Dom::new(&pkg));
+    let full = node_text(page.nodes("//div[@class='text']", page.root())[0]);
+    let prefix = &full[..256];
+    let got = adapt::relearn_field(&page, &[page.root()], prefix, full.len(), false);
+    assert_eq!(
+        got.as_deref(),
+        Some("//div[contains(concat(' ',normalize-space(@class),' '),' text ')]")
+    );
+    // A short exact value is found as such; an absent one is not invented.
+    let got = adapt::relearn_field(&page, &[page.root()], "footer", 6, false);
+    assert_eq!(
+        got.as_deref(),
+        Some("//div[contains(concat(' ',normalize-space(@class),' '),' meta ')]")
+    );
+    assert_eq!(
+        adapt::relearn_field(&page, &[page.root()], "absent", 6, false),
+        None
+    );
+}
