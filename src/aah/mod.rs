@@ -12,13 +12,15 @@
 //! - `xpath`: checking expressions before sxd-xpath sees them, pre-filter words, safe evaluation;
 //! - `dom`: HTML (html5ever, scripting off, guarded) to an sxd-document with documented names;
 //! - `engine`: running detection, extraction and navigation rules on one page;
-//! - `helper`, `actions`: the per-page orchestration and per-host memory;
+//! - `helper`, `actions`, `detection`: the per-page orchestration, the actions, relaxed
+//!   detection, and per-host memory;
 //! - `relax`: relaxation, validation and adoption of patterns, relearning on recrawls, and the
 //!   typed store wrapper;
 //! - `output`: the result types; `cli`: `magpie kb check` and `magpie kb detect`.
 
 mod actions;
 pub mod cli;
+mod detection;
 pub(crate) mod dom;
 pub(crate) mod engine;
 mod error;

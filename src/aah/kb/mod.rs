@@ -4,6 +4,7 @@
 //! `docs/kb.md` and the grammar `kb/aah-kb.xsd`; `parse` reads it.
 
 mod parse;
+mod xml;
 
 use std::path::{Path, PathBuf};
 
