@@ -107,9 +107,6 @@ impl Helper {
                 } else if res.roots > 0 {
                     out.actions
                         .push(report(&obj_action, ActionStatus::Ok, orig, None));
-                } else {
-                    out.actions
-                        .push(report(&obj_action, ActionStatus::Failed, orig, None));
                 }
             }
             let roots: Vec<XNode<'_>> = match &root_src {
@@ -121,6 +118,10 @@ impl Helper {
             } else {
                 roots.into_iter().take(1).collect()
             };
+            if roots.is_empty() {
+                // No object (a post without comments): nothing to extract, nothing failed.
+                continue;
+            }
             let mut changed = false;
             for (i, f) in obj.fields.iter().enumerate() {
                 let action = format!("{obj_action}/{}", f.name);
@@ -129,7 +130,7 @@ impl Helper {
                         .push(report(&action, ActionStatus::Ok, &f.expr.src, None));
                     continue;
                 }
-                if !f.required || roots.is_empty() {
+                if !f.required {
                     out.actions
                         .push(report(&action, ActionStatus::Failed, &f.expr.src, None));
                     continue;
