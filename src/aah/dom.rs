@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use html5ever::ns;
 use scraper::{Html, Node};
-use sxd_document::dom::{Document, Element};
+use sxd_document::dom::{Attribute, Document, Element};
 use sxd_document::Package;
 use sxd_xpath::nodeset::Node as XNode;
 
@@ -133,12 +133,34 @@ fn ns_prefix(ns: &html5ever::Namespace) -> &'static str {
     }
 }
 
-/// A converted page ready for evaluation: the document plus each element's document position,
-/// so node sets (which sxd returns unordered) can be put in document order cheaply.
+/// A converted page ready for evaluation: the document plus a flat index of its elements in
+/// document order (preorder), which puts node sets (which sxd returns unordered) in document
+/// order cheaply and lets simple expressions run without the XPath engine (`native`).
 pub(crate) struct Dom<'d> {
     /// The sxd document.
     pub(crate) doc: Document<'d>,
     order: HashMap<Element<'d>, u32>,
+    /// Elements in document order.
+    pub(crate) els: Vec<Element<'d>>,
+    /// Local name of each element.
+    pub(crate) names: Vec<&'d str>,
+    /// Index of each element's parent element ([`NONE`] at the top).
+    pub(crate) parent: Vec<u32>,
+    /// End (exclusive) of each element's subtree: its descendants are `i + 1 .. end[i]`.
+    pub(crate) end: Vec<u32>,
+    /// Each element's attributes, as a range of [`Dom::attrs`].
+    pub(crate) attr_range: Vec<(u32, u32)>,
+    /// All attributes, element by element.
+    pub(crate) attrs: Vec<Attribute<'d>>,
+}
+
+/// No element (the parent of a top-level element).
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A step of the indexing walk.
+enum Visit<'d> {
+    Enter(Element<'d>, u32),
+    Exit(u32),
 }
 
 // sxd elements hash by node address, which never changes while the package lives; the
@@ -148,34 +170,74 @@ impl<'d> Dom<'d> {
     /// Indexes a converted package.
     pub(crate) fn new(package: &'d Package) -> Dom<'d> {
         let doc = package.as_document();
-        let mut order = HashMap::new();
-        let mut stack: Vec<Element<'d>> = doc
+        let mut dom = Dom {
+            doc,
+            order: HashMap::new(),
+            els: Vec::new(),
+            names: Vec::new(),
+            parent: Vec::new(),
+            end: Vec::new(),
+            attr_range: Vec::new(),
+            attrs: Vec::new(),
+        };
+        let mut stack: Vec<Visit<'d>> = doc
             .root()
             .children()
             .into_iter()
             .rev()
             .filter_map(|c| c.element())
+            .map(|e| Visit::Enter(e, NONE))
             .collect();
-        let mut n = 0u32;
-        while let Some(e) = stack.pop() {
-            order.insert(e, n);
-            n += 1;
-            stack.extend(e.children().into_iter().rev().filter_map(|c| c.element()));
+        while let Some(v) = stack.pop() {
+            match v {
+                Visit::Enter(e, parent) => {
+                    let i = dom.els.len() as u32;
+                    dom.order.insert(e, i);
+                    dom.els.push(e);
+                    dom.names.push(e.name().local_part());
+                    dom.parent.push(parent);
+                    dom.end.push(i + 1);
+                    let a = dom.attrs.len() as u32;
+                    dom.attrs.extend(e.attributes());
+                    dom.attr_range.push((a, dom.attrs.len() as u32));
+                    stack.push(Visit::Exit(i));
+                    stack.extend(
+                        e.children()
+                            .into_iter()
+                            .rev()
+                            .filter_map(|c| c.element())
+                            .map(|c| Visit::Enter(c, i)),
+                    );
+                }
+                Visit::Exit(i) => dom.end[i as usize] = dom.els.len() as u32,
+            }
         }
-        Dom { doc, order }
+        dom
     }
 
     /// Number of elements in the page.
     #[cfg(test)]
     pub(crate) fn elements(&self) -> usize {
-        self.order.len()
+        self.els.len()
     }
 
     /// Every element in document order.
     pub(crate) fn all_elements(&self) -> Vec<Element<'d>> {
-        let mut v: Vec<_> = self.order.iter().map(|(e, &n)| (n, *e)).collect();
-        v.sort_unstable_by_key(|(n, _)| *n);
-        v.into_iter().map(|(_, e)| e).collect()
+        self.els.clone()
+    }
+
+    /// The index of an element.
+    pub(crate) fn index(&self, e: Element<'d>) -> Option<u32> {
+        self.order.get(&e).copied()
+    }
+
+    /// The value of an attribute of element `i`.
+    pub(crate) fn attr(&self, i: u32, name: &str) -> Option<&'d str> {
+        let (a, b) = self.attr_range[i as usize];
+        self.attrs[a as usize..b as usize]
+            .iter()
+            .find(|x| x.name().local_part() == name)
+            .map(|x| x.value())
     }
 
     /// Sorts nodes into document order (nodes that are not elements sort with their parent
@@ -184,13 +246,31 @@ impl<'d> Dom<'d> {
         nodes.sort_by_cached_key(|n| self.key(*n));
     }
 
-    fn key(&self, n: XNode<'d>) -> (u32, u32) {
+    /// Sort rank of an element: after the document node.
+    fn rank(&self, e: Element<'d>) -> u32 {
+        self.index(e).map_or(u32::MAX, |i| i.saturating_add(1))
+    }
+
+    /// Document-order key: element rank, then 0 for the element itself, 1 for its attributes
+    /// (in attribute order), 2 for its other children (in child order).
+    fn key(&self, n: XNode<'d>) -> (u32, u32, u32) {
         match n {
-            XNode::Root(_) => (0, 0),
-            XNode::Element(e) => (self.order.get(&e).copied().unwrap_or(u32::MAX), 0),
+            XNode::Root(_) => (0, 0, 0),
+            XNode::Element(e) => (self.rank(e), 0, 0),
             XNode::Attribute(a) => match a.parent() {
-                Some(p) => (self.order.get(&p).copied().unwrap_or(u32::MAX), 1),
-                None => (u32::MAX, 0),
+                Some(p) => {
+                    let k = self
+                        .index(p)
+                        .and_then(|i| {
+                            let (s, e) = self.attr_range[i as usize];
+                            self.attrs[s as usize..e as usize]
+                                .iter()
+                                .position(|x| *x == a)
+                        })
+                        .unwrap_or(0);
+                    (self.rank(p), 1, k as u32)
+                }
+                None => (u32::MAX, 0, 0),
             },
             other => match other.parent() {
                 Some(XNode::Element(p)) => {
@@ -199,12 +279,9 @@ impl<'d> Dom<'d> {
                         .iter()
                         .position(|c| child_node(*c) == other)
                         .unwrap_or(0);
-                    (
-                        self.order.get(&p).copied().unwrap_or(u32::MAX),
-                        2 + idx as u32,
-                    )
+                    (self.rank(p), 2, idx as u32)
                 }
-                _ => (u32::MAX, 0),
+                _ => (u32::MAX, 0, 0),
             },
         }
     }

@@ -12,6 +12,7 @@ use url::Url;
 
 use super::dom::{node_text, Dom};
 use super::kb::{Condition, Detect, ObjectRule, PageWords};
+use super::native::{self, Plan};
 use super::output::WebObject;
 use super::relax::PageVocab;
 use super::xpath;
@@ -22,6 +23,7 @@ pub(crate) struct Page<'d> {
     pub(crate) dom: Dom<'d>,
     ctx: Context<'d>,
     cache: RefCell<HashMap<String, Option<Rc<XPath>>>>,
+    plans: RefCell<HashMap<String, Option<Rc<Plan>>>>,
     evaluations: Cell<usize>,
     vocab: RefCell<Option<Rc<PageVocab>>>,
 }
@@ -32,6 +34,7 @@ impl<'d> Page<'d> {
             dom,
             ctx: Context::new(),
             cache: RefCell::new(HashMap::new()),
+            plans: RefCell::new(HashMap::new()),
             evaluations: Cell::new(0),
             vocab: RefCell::new(None),
         }
@@ -58,12 +61,25 @@ impl<'d> Page<'d> {
         c
     }
 
-    /// The nodes an expression selects from `at`, in document order.
+    fn plan(&self, src: &str) -> Option<Rc<Plan>> {
+        if let Some(p) = self.plans.borrow().get(src) {
+            return p.clone();
+        }
+        let p = native::plan(src).map(Rc::new);
+        self.plans.borrow_mut().insert(src.to_owned(), p.clone());
+        p
+    }
+
+    /// The nodes an expression selects from `at`, in document order: through the fast path
+    /// when the expression has one, else through the XPath engine.
     pub(crate) fn nodes(&self, src: &str, at: XNode<'d>) -> Vec<XNode<'d>> {
+        self.evaluations.set(self.evaluations.get() + 1);
+        if let Some(v) = self.plan(src).and_then(|p| native::run(&self.dom, &p, at)) {
+            return v;
+        }
         let Some(x) = self.compiled(src) else {
             return Vec::new();
         };
-        self.evaluations.set(self.evaluations.get() + 1);
         let mut v = xpath::nodes(&x, &self.ctx, at);
         self.dom.sort(&mut v);
         v
@@ -71,11 +87,26 @@ impl<'d> Page<'d> {
 
     /// The boolean value of an expression at `at`.
     pub(crate) fn truthy(&self, src: &str, at: XNode<'d>) -> bool {
+        self.evaluations.set(self.evaluations.get() + 1);
+        if let Some(v) = self.plan(src).and_then(|p| native::run(&self.dom, &p, at)) {
+            return !v.is_empty();
+        }
         let Some(x) = self.compiled(src) else {
             return false;
         };
-        self.evaluations.set(self.evaluations.get() + 1);
         xpath::truthy(&x, &self.ctx, at)
+    }
+
+    /// The nodes an expression selects through the XPath engine only (tests compare it with the
+    /// fast path).
+    #[cfg(test)]
+    pub(crate) fn engine_nodes(&self, src: &str, at: XNode<'d>) -> Vec<XNode<'d>> {
+        let Some(x) = self.compiled(src) else {
+            return Vec::new();
+        };
+        let mut v = xpath::nodes(&x, &self.ctx, at);
+        self.dom.sort(&mut v);
+        v
     }
 
     /// The page's class tokens and ids with the tags that carry them, and its tag names.
@@ -117,19 +148,41 @@ pub(crate) struct Facts<'a> {
     pub(crate) words: &'a PageWords,
 }
 
-/// Whether a detection rule holds. XPath conditions the pre-filter rules out are false without
-/// evaluation; without a page, XPath conditions are false.
-pub(crate) fn detect(d: &Detect, page: Option<&Page<'_>>, facts: &Facts<'_>) -> bool {
-    let mut holds = |c: &Condition| match c {
+/// Whether a URL or header condition holds (XPath conditions: false).
+fn holds_without_page(c: &Condition, facts: &Facts<'_>) -> bool {
+    match c {
         Condition::Url(m) => m.is_match(facts.url),
         Condition::Header { name, value } => facts
             .headers
             .iter()
             .any(|(n, v)| n.eq_ignore_ascii_case(name) && value.is_match(v)),
+        Condition::XPath(_) => false,
+    }
+}
+
+/// Whether a detection rule may hold, decided before the page is parsed: URL and header
+/// conditions are evaluated, XPath conditions hold unless the pre-filter rules them out.
+pub(crate) fn may_detect(d: &Detect, facts: &Facts<'_>) -> bool {
+    let may = |c: &Condition| match c {
+        Condition::XPath(e) => facts.words.may_match(e),
+        other => holds_without_page(other, facts),
+    };
+    if d.all {
+        d.conditions.iter().all(may)
+    } else {
+        d.conditions.iter().any(may)
+    }
+}
+
+/// Whether a detection rule holds. XPath conditions the pre-filter rules out are false without
+/// evaluation; without a page, XPath conditions are false.
+pub(crate) fn detect(d: &Detect, page: Option<&Page<'_>>, facts: &Facts<'_>) -> bool {
+    let mut holds = |c: &Condition| match c {
         Condition::XPath(e) => match page {
             Some(p) if facts.words.may_match(e) => p.truthy(&e.src, p.root()),
             _ => false,
         },
+        other => holds_without_page(other, facts),
     };
     if d.all {
         d.conditions.iter().all(&mut holds)

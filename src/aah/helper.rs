@@ -201,7 +201,7 @@ impl Helper {
         }
         let maybe: Vec<usize> = order
             .into_iter()
-            .filter(|&i| words.may_detect(&self.kb.apps[i].detect))
+            .filter(|&i| engine::may_detect(&self.kb.apps[i].detect, &facts))
             .collect();
         let looks = self.looks_like(&words);
         let detection_state = st.adoptions.iter().any(|a| a.source == "detection")

@@ -12,6 +12,7 @@
 //! - `xpath`: checking expressions before sxd-xpath sees them, pre-filter words, safe evaluation;
 //! - `dom`: HTML (html5ever, scripting off, guarded) to an sxd-document with documented names;
 //! - `engine`: running detection, extraction and navigation rules on one page;
+//! - `native`: the fast path for simple attribute-testing paths (the XPath engine does the rest);
 //! - `helper`, `actions`, `detection`: the per-page orchestration, the actions, relaxed
 //!   detection, and per-host memory;
 //! - `relax`: relaxation, validation and adoption of patterns, relearning on recrawls, and the
@@ -26,6 +27,7 @@ pub(crate) mod engine;
 mod error;
 mod helper;
 pub mod kb;
+mod native;
 mod output;
 pub(crate) mod relax;
 pub(crate) mod xpath;

@@ -213,10 +213,93 @@ pub(crate) fn compile(src: &str) -> Result<XPath, String> {
     build(src)
 }
 
-/// Compiles an expression already checked with [`check`].
+/// Names whose presence in a predicate may make its value a number (a position test).
+const NUMERIC: [&str; 11] = [
+    "position",
+    "last",
+    "count",
+    "sum",
+    "string-length",
+    "number",
+    "floor",
+    "ceiling",
+    "round",
+    "div",
+    "mod",
+];
+
+/// Rewrites `//name[…]` as `/descendant::name[…]` where that means the same thing, because
+/// sxd-xpath evaluates `//` literally (every node of the page, then the children of each), which
+/// is several times slower than one walk of the descendants. The two differ only when a predicate
+/// is positional (`//li[1]` is the first `li` of each parent), so steps whose predicates may be
+/// numbers keep their `//`.
+pub(crate) fn optimized(src: &str) -> String {
+    let Ok(toks) = lex_spanned(src) else {
+        return src.to_owned();
+    };
+    let mut out = String::with_capacity(src.len() + 32);
+    let mut last = 0;
+    for (i, (t, span)) in toks.iter().enumerate() {
+        if *t != Tok::Sym("//") {
+            continue;
+        }
+        let name_test = match (toks.get(i + 1), toks.get(i + 2)) {
+            (Some((Tok::Name(_), _)), Some((Tok::Sym("(" | "::"), _))) => false,
+            (Some((Tok::Name(_), _)), _) | (Some((Tok::Sym("*"), _)), _) => true,
+            _ => false,
+        };
+        if !name_test || !predicates_are_boolean(&toks[i + 2..]) {
+            continue;
+        }
+        out.push_str(&src[last..span.start]);
+        out.push_str("/descendant::");
+        last = span.end;
+    }
+    out.push_str(&src[last..]);
+    out
+}
+
+/// Whether the predicates at the start of `toks` (if any) can only be booleans or node sets.
+fn predicates_are_boolean(toks: &[(Tok, std::ops::Range<usize>)]) -> bool {
+    let mut i = 0;
+    while toks.get(i).map(|(t, _)| t) == Some(&Tok::Sym("[")) {
+        let mut depth = 0i32;
+        loop {
+            let Some((t, _)) = toks.get(i) else {
+                return false;
+            };
+            match t {
+                Tok::Sym("[") => depth += 1,
+                Tok::Sym("]") => depth -= 1,
+                Tok::Num(_) | Tok::Sym("+" | "-" | "$") => return false,
+                Tok::Name(n) if NUMERIC.contains(&n.as_str()) => return false,
+                Tok::Sym("*") => {
+                    // A wildcard follows a path or axis separator; anything else multiplies.
+                    let wildcard = i > 0
+                        && matches!(
+                            toks[i - 1].0,
+                            Tok::Sym("/" | "//" | "::" | "@" | "[" | "(" | "," | "|")
+                        );
+                    if !wildcard {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    true
+}
+
+/// Compiles an expression already checked with [`check`] (in its [`optimized`] form).
 pub(crate) fn build(src: &str) -> Result<XPath, String> {
     let factory = Factory::new();
-    match catch_unwind(AssertUnwindSafe(|| factory.build(src))) {
+    let src = optimized(src);
+    match catch_unwind(AssertUnwindSafe(|| factory.build(&src))) {
         Ok(Ok(Some(x))) => Ok(x),
         Ok(Ok(None)) => Err("empty expression".into()),
         Ok(Err(e)) => Err(format!("not XPath 1.0: {e}")),

@@ -114,3 +114,58 @@ fn evaluation_of_a_prefixed_name_never_panics() {
     assert!(nodes(&x, &Context::new(), doc.root().into()).is_empty());
     assert!(!truthy(&x, &Context::new(), doc.root().into()));
 }
+
+#[test]
+fn double_slash_becomes_descendant_unless_positional() {
+    assert_eq!(
+        optimized("//div[@class='a']//h2"),
+        "/descendant::div[@class='a']/descendant::h2"
+    );
+    assert_eq!(
+        optimized(".//p | //*[contains(@id,'x')]"),
+        "./descendant::p | /descendant::*[contains(@id,'x')]"
+    );
+    assert_eq!(optimized("//li[1]"), "//li[1]");
+    assert_eq!(optimized("//li[last()]/a"), "//li[last()]/a");
+    assert_eq!(optimized("//li[position()>1]"), "//li[position()>1]");
+    assert_eq!(optimized("//li[count(a)]"), "//li[count(a)]");
+    assert_eq!(optimized("//td[@x * 2]"), "//td[@x * 2]");
+    assert_eq!(
+        optimized("//@href | //text() | //node()"),
+        "//@href | //text() | //node()"
+    );
+    assert_eq!(optimized("(//a)[1]"), "(/descendant::a)[1]");
+    assert_eq!(
+        optimized("//a[.//*[@href]]"),
+        "/descendant::a[./descendant::*[@href]]"
+    );
+}
+
+#[test]
+fn the_rewrite_selects_the_same_nodes() {
+    let html = "<html><body><ul><li>a</li><li class='x'>b<ul><li>c</li><li class='x'>d</li></ul></li></ul>\
+                <table><tr><td>1</td><td>2</td></tr></table><p><a href='/1'>1</a></p></body></html>";
+    let pkg = crate::aah::dom::html_package(html);
+    let dom = crate::aah::dom::Dom::new(&pkg);
+    let ctx = Context::new();
+    for e in [
+        "//li",
+        "//li[@class='x']",
+        "//ul//li[contains(@class,'x')]",
+        "//li[1]",
+        "//li[last()]",
+        "//table//td[2]",
+        "//*[@href] | //td",
+        "(//li)[2]",
+        ".//li[not(@class)]",
+    ] {
+        let fast = nodes(&compile(e).unwrap(), &ctx, dom.doc.root().into());
+        let plain = Factory::new().build(e).unwrap().unwrap();
+        let slow = nodes(&plain, &ctx, dom.doc.root().into());
+        let mut fast: Vec<String> = fast.into_iter().map(|n| n.string_value()).collect();
+        let mut slow: Vec<String> = slow.into_iter().map(|n| n.string_value()).collect();
+        fast.sort();
+        slow.sort();
+        assert_eq!(fast, slow, "{e}");
+    }
+}

@@ -408,22 +408,6 @@ impl PageWords {
             .as_ref()
             .is_some_and(|p| p.get(i).copied().unwrap_or(false))
     }
-
-    /// Whether a detection rule may hold on this page (URL and header conditions always may).
-    pub(crate) fn may_detect(&self, d: &Detect) -> bool {
-        let mut xpaths = d.conditions.iter().filter_map(|c| match c {
-            Condition::XPath(e) => Some(e),
-            _ => None,
-        });
-        if d.all {
-            xpaths.all(|e| self.may_match(e))
-        } else {
-            d.conditions.iter().any(|c| match c {
-                Condition::XPath(e) => self.may_match(e),
-                _ => true,
-            })
-        }
-    }
 }
 
 #[cfg(test)]
