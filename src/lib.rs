@@ -12,6 +12,8 @@
 //! - [`fetch`]: the recording HTTP client (exact wire bytes), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
 //! - [`analysis`]: online analysis: page relevance and outlink scores against the topic.
+//! - [`aah`]: the application-aware helper: detects web applications and page kinds by XPath from
+//!   an XML knowledge base, extracts web objects, judges links, relaxes failing patterns.
 //! - [`archive`]: WARC 1.1 records, the writer with crash recovery, the reader and validator.
 //! - [`intake`]: the scored-URL JSON format external scorers POST, and its report.
 //! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
@@ -21,6 +23,7 @@
 //! - [`eval`]: offline evaluation of topical crawling by simulated crawls (`magpie eval`).
 
 pub mod analysis;
+pub mod aah;
 pub mod archive;
 pub mod crawl;
 pub mod eval;

@@ -61,6 +61,11 @@ enum Command {
         #[command(subcommand)]
         command: EvalCommand,
     },
+    /// Knowledge-base tools of the application-aware helper.
+    Kb {
+        #[command(subcommand)]
+        command: KbCommand,
+    },
 }
 
 #[derive(Subcommand)]
@@ -86,6 +91,30 @@ enum EvalCommand {
         /// Also write the web to this directory.
         #[arg(long)]
         write: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum KbCommand {
+    /// Validate a knowledge base; errors name file, line and reason.
+    Check {
+        /// The knowledge-base folder.
+        #[arg(default_value = "kb")]
+        dir: PathBuf,
+    },
+    /// Detect application and level, extract objects and judge links on a saved page.
+    Detect {
+        /// The saved HTML page.
+        file: PathBuf,
+        /// The URL the page was fetched from.
+        #[arg(long)]
+        url: String,
+        /// The knowledge-base folder.
+        #[arg(long, default_value = "kb")]
+        kb: PathBuf,
+        /// Print the JSON contract instead of a report.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -180,6 +209,24 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
             opts.budget = budget.unwrap_or(opts.budget);
             opts.write = write;
             print!("{}", eval::run(&opts)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Kb {
+            command: KbCommand::Check { dir },
+        } => {
+            print!("{}", magpie::aah::cli::check(&dir)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Kb {
+            command:
+                KbCommand::Detect {
+                    file,
+                    url,
+                    kb,
+                    json,
+                },
+        } => {
+            print!("{}", magpie::aah::cli::detect(&kb, &file, &url, json)?);
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -71,6 +71,9 @@ pub struct RawSpec {
     /// How outlinks are scored against the topic.
     #[serde(default)]
     pub scoring: RawScoring,
+    /// The application-aware helper.
+    #[serde(default)]
+    pub aah: RawAah,
 }
 
 /// `scope`: which URLs belong to the crawl.
@@ -312,6 +315,26 @@ impl Default for RawScoring {
     }
 }
 
+/// `aah`: the application-aware helper (detects web applications, extracts web objects, judges
+/// links; see `docs/kb.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawAah {
+    /// Run the helper on HTML pages.
+    pub enabled: bool,
+    /// The knowledge-base folder (one XML file per application).
+    pub kb: String,
+}
+
+impl Default for RawAah {
+    fn default() -> Self {
+        RawAah {
+            enabled: true,
+            kb: "kb/".into(),
+        }
+    }
+}
+
 /// The validated specification the crawler runs on.
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -428,6 +451,9 @@ impl Spec {
         }
         validate_topic(&raw.topic, raw.limits.max_url_length)?;
         validate_scoring(&raw.scoring)?;
+        if raw.aah.enabled && raw.aah.kb.trim().is_empty() {
+            return Err(invalid("aah.kb", "must name the knowledge-base folder"));
+        }
         Ok(Spec {
             seeds,
             allow,
@@ -559,6 +585,22 @@ mod tests {
         assert_eq!(s.max_parallel_per_ip, 1);
         assert!(s.raw.scope.embeds && s.raw.scope.sitemaps && s.raw.warc.dedup);
         assert!(!s.raw.network.allow_private);
+        assert!(s.raw.aah.enabled);
+        assert_eq!(s.raw.aah.kb, "kb/");
+    }
+
+    #[test]
+    fn aah_section_is_checked() {
+        assert!(err(r#"{"name":"t","seeds":["http://x/"],"aah":{"kb":""}}"#).starts_with("aah.kb:"));
+        assert!(
+            err(r#"{"name":"t","seeds":["http://x/"],"aah":{"kbb":"x"}}"#)
+                .contains("unknown field `kbb`")
+        );
+        let s = Spec::from_json(
+            r#"{"name":"t","seeds":["http://x/"],"aah":{"enabled":false,"kb":""}}"#,
+        )
+        .unwrap();
+        assert!(!s.raw.aah.enabled);
     }
 
     #[test]

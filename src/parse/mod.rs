@@ -27,6 +27,9 @@ mod html_tests;
 
 pub use charset::decode;
 pub use css::css;
+/// The guarded HTML parse (scripting off, capped size, depth and attributes), shared with the
+/// application-aware helper so both see the same repaired tree.
+pub(crate) use guard::parse_document;
 pub use html::html;
 pub use sitemap::{sitemap, Sitemap};
 

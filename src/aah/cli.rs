@@ -1,0 +1,189 @@
+//! `magpie kb check` and `magpie kb detect`: the knowledge-base tools, as functions returning the
+//! text to print, so `main.rs` stays a thin dispatcher.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use url::Url;
+
+use super::error::AahError;
+use super::kb::{Condition, KnowledgeBase, LevelKind};
+use super::output::{ActionStatus, AppMatch, LinkAction};
+use super::Helper;
+use crate::parse::ParseLimits;
+
+/// Validates a knowledge-base folder; returns a summary (one line per application, then notes
+/// on expressions the pre-filter cannot skip). Errors name file, line and reason.
+pub fn check(dir: &Path) -> Result<String, AahError> {
+    let kb = KnowledgeBase::load(dir)?;
+    let mut out = String::new();
+    let mut notes = Vec::new();
+    for app in &kb.apps {
+        let objects: usize = app.levels.iter().map(|l| l.objects.len()).sum();
+        let fields: usize = app
+            .levels
+            .iter()
+            .flat_map(|l| &l.objects)
+            .map(|o| o.fields.len())
+            .sum();
+        let nav: usize = app.nav.len() + app.levels.iter().map(|l| l.nav.len()).sum::<usize>();
+        let terminal = app
+            .levels
+            .iter()
+            .filter(|l| l.kind == LevelKind::Terminal)
+            .count();
+        let _ = writeln!(
+            out,
+            "{} ({}, {}): {} levels ({} terminal), {} object rules with {} fields, {} navigation rules, {} skipped URL patterns",
+            app.id,
+            app.category.as_str(),
+            app.file.display(),
+            app.levels.len(),
+            terminal,
+            objects,
+            fields,
+            nav,
+            app.skip_urls.len()
+        );
+        let unfiltered = app
+            .detect
+            .conditions
+            .iter()
+            .any(|c| matches!(c, Condition::XPath(e) if e.req.is_none()));
+        if unfiltered {
+            notes.push(format!(
+                "note: {}: an application detection expression has no pre-filter words, so it runs on every page",
+                app.file.display()
+            ));
+        }
+        let all_exprs = app
+            .levels
+            .iter()
+            .flat_map(|l| {
+                l.objects
+                    .iter()
+                    .flat_map(|o| o.root.iter().chain(o.fields.iter().map(|f| &f.expr)))
+                    .chain(l.nav.iter().map(|n| &n.expr))
+            })
+            .chain(app.nav.iter().map(|n| &n.expr));
+        for e in all_exprs {
+            if e.src.contains("table/tr") {
+                notes.push(format!(
+                    "note: {}:{}: `table/tr` never matches (browsers insert <tbody>); write `table//tr`",
+                    app.file.display(),
+                    e.line
+                ));
+            }
+        }
+    }
+    let _ = writeln!(out, "{}: {} applications: ok", dir.display(), kb.apps.len());
+    for n in notes {
+        let _ = writeln!(out, "{n}");
+    }
+    Ok(out)
+}
+
+/// Runs detection and extraction on a saved page, as if fetched from `url`; returns the report
+/// (text, or the JSON contract with `json`).
+pub fn detect(kb_dir: &Path, file: &Path, url: &str, json: bool) -> Result<String, AahError> {
+    let helper = Helper::load(kb_dir)?;
+    let body = std::fs::read(file).map_err(|e| AahError::Input {
+        what: file.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let url = Url::parse(url).map_err(|e| AahError::Input {
+        what: format!("--url {url}"),
+        reason: e.to_string(),
+    })?;
+    let parsed = crate::parse::html(&body, None, None, &url, &ParseLimits::default());
+    let m = helper.analyze(&url, &[], &body, &parsed.links);
+    if json {
+        let mut s = serde_json::to_string_pretty(&m.contract()).unwrap_or_default();
+        s.push('\n');
+        return Ok(s);
+    }
+    Ok(text_report(&m))
+}
+
+fn short(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let cut: String = s.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+/// The human-readable report of `kb detect`.
+pub fn text_report(m: &AppMatch) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "url: {}", m.url);
+    match &m.application {
+        Some(a) => {
+            let _ = writeln!(
+                out,
+                "application: {} ({}){}",
+                a.name,
+                a.category.as_str(),
+                if a.relaxed { " [relaxed]" } else { "" }
+            );
+        }
+        None => {
+            let _ = writeln!(out, "application: none");
+        }
+    }
+    match &m.level {
+        Some(l) => {
+            let _ = writeln!(
+                out,
+                "level: {} ({}){}",
+                l.name,
+                l.kind.as_str(),
+                if l.relaxed { " [relaxed]" } else { "" }
+            );
+        }
+        None => {
+            let _ = writeln!(out, "level: none");
+        }
+    }
+    let _ = writeln!(out, "objects: {}", m.objects.len());
+    for o in &m.objects {
+        let _ = writeln!(out, "  {}", o.kind);
+        for (k, v) in &o.fields {
+            let _ = writeln!(out, "    {k}: {}", short(v, 100));
+        }
+    }
+    let count = |a: LinkAction| m.links.iter().filter(|l| l.action == a).count();
+    let _ = writeln!(
+        out,
+        "links: {} follow, {} boost, {} skip",
+        count(LinkAction::Follow),
+        count(LinkAction::Boost),
+        count(LinkAction::Skip)
+    );
+    for l in &m.links {
+        let action = match (l.action, l.boost) {
+            (LinkAction::Boost, Some(b)) => format!("boost(+{b})"),
+            (LinkAction::Boost, None) => "boost".into(),
+            (LinkAction::Follow, _) => "follow".into(),
+            (LinkAction::Skip, _) => "skip".into(),
+        };
+        let _ = writeln!(out, "  {action:<11} {}  [{}]", l.url, l.rule);
+    }
+    if !m.actions.is_empty() {
+        let _ = writeln!(out, "actions:");
+        for a in &m.actions {
+            let status = match a.status {
+                ActionStatus::Ok => "ok",
+                ActionStatus::Relaxed => "relaxed",
+                ActionStatus::Pending => "pending",
+                ActionStatus::Failed => "failed",
+            };
+            let _ = write!(out, "  {status:<8} {}  {}", a.action, a.expr);
+            if let Some(o) = &a.original {
+                let _ = write!(out, "  (instead of {o})");
+            }
+            out.push('\n');
+        }
+    }
+    out
+}

@@ -1,0 +1,406 @@
+//! The [`Helper`]: the loaded knowledge base, the relaxation store and per-host memory, and
+//! `analyze`, which runs the three steps of ARCOMEM's AAH on one page: detect the application,
+//! detect the page level, run the crawling actions (extraction, navigation), adapting failed
+//! patterns on the way.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+
+use url::Url;
+
+use super::dom::{self, Dom};
+use super::engine::{self, Facts, Page};
+use super::error::AahError;
+use super::kb::{Application, Category, Condition, KnowledgeBase, Level, PageWords};
+use super::output::{ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo};
+use super::relax::adapt::{HostState, Limits};
+use super::relax::store::{Adoption, RelaxStore};
+use super::relax::Vocab;
+use crate::model::Link;
+use crate::store::Store;
+
+/// Tuning of the helper; the defaults suit a crawl.
+#[derive(Debug, Clone)]
+pub struct HelperOptions {
+    /// Further pages of the same level a relaxed candidate must work on before it is adopted
+    /// (0 adopts at once, which is only wise offline).
+    pub validate_pages: usize,
+    /// Relaxation attempts per host and action before the helper stops trying.
+    pub max_attempts: u32,
+    /// Candidate expressions tested per attempt.
+    pub max_tries: usize,
+    /// Hosts remembered in memory (detected application, candidates being validated).
+    pub max_hosts: usize,
+    /// Bytes of a body analysed; the rest is ignored.
+    pub max_html_bytes: usize,
+}
+
+impl Default for HelperOptions {
+    /// Two further pages, five attempts of 200 candidates, 10,000 hosts, 4 MiB of HTML.
+    fn default() -> Self {
+        HelperOptions {
+            validate_pages: 2,
+            max_attempts: 5,
+            max_tries: 200,
+            max_hosts: 10_000,
+            max_html_bytes: 4 << 20,
+        }
+    }
+}
+
+/// The application-aware helper: a loaded knowledge base plus what it learned per host.
+/// `Send + Sync`: one helper serves every worker.
+pub struct Helper {
+    pub(crate) kb: KnowledgeBase,
+    pub(crate) vocab: Vocab,
+    /// Per category, the pre-filter word ids of its level detection patterns.
+    category_words: Vec<(Category, Vec<usize>)>,
+    pub(crate) options: HelperOptions,
+    pub(crate) store: Option<RelaxStore>,
+    hosts: Mutex<HashMap<String, HostState>>,
+}
+
+/// Key under which detection relaxation attempts of a host are counted.
+pub(crate) const DETECT_KEY: &str = "*/detect";
+
+impl Helper {
+    /// Loads the knowledge base of a folder (every `*.xml` file); see `KnowledgeBase::load`.
+    pub fn load(dir: &Path) -> Result<Helper, AahError> {
+        Ok(Helper::from_kb(KnowledgeBase::load(dir)?))
+    }
+
+    /// A helper over an already loaded knowledge base.
+    pub fn from_kb(kb: KnowledgeBase) -> Helper {
+        let vocab = Vocab::build(&kb);
+        let mut category_words: Vec<(Category, Vec<usize>)> = Vec::new();
+        for app in &kb.apps {
+            let ids: Vec<usize> = app
+                .levels
+                .iter()
+                .flat_map(|l| l.detect.conditions.iter())
+                .filter_map(|c| match c {
+                    Condition::XPath(e) => e.req_ids.clone(),
+                    _ => None,
+                })
+                .flatten()
+                .flatten()
+                .collect();
+            match category_words.iter_mut().find(|(c, _)| *c == app.category) {
+                Some((_, v)) => v.extend(ids),
+                None => category_words.push((app.category, ids)),
+            }
+        }
+        for (_, v) in &mut category_words {
+            v.sort_unstable();
+            v.dedup();
+        }
+        Helper {
+            kb,
+            vocab,
+            category_words,
+            options: HelperOptions::default(),
+            store: None,
+            hosts: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Keeps adopted relaxations and captured content in the crawl store, so they survive
+    /// restarts and serve recrawls.
+    pub fn with_store(mut self, store: Store) -> Helper {
+        self.store = Some(RelaxStore::new(store));
+        self
+    }
+
+    /// Replaces the tuning.
+    pub fn with_options(mut self, options: HelperOptions) -> Helper {
+        self.options = options;
+        self
+    }
+
+    /// The knowledge base.
+    pub fn kb(&self) -> &KnowledgeBase {
+        &self.kb
+    }
+
+    /// Adopted relaxations with their evidence (original and relaxed expression, pages where
+    /// validated), of one host or of all: from the store when there is one, else from memory.
+    pub fn relaxations(&self, host: Option<&str>) -> Result<Vec<Adoption>, AahError> {
+        if let Some(s) = &self.store {
+            return s.adoptions(host);
+        }
+        let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out: Vec<Adoption> = hosts
+            .iter()
+            .filter(|(h, _)| host.is_none_or(|x| x == h.as_str()))
+            .flat_map(|(_, s)| s.adoptions.iter().cloned())
+            .collect();
+        out.sort_by(|a, b| {
+            (&a.host, &a.application, &a.action).cmp(&(&b.host, &b.application, &b.action))
+        });
+        Ok(out)
+    }
+
+    /// Commits captured content staged in the store.
+    pub fn flush(&self) -> Result<(), AahError> {
+        match &self.store {
+            Some(s) => s.flush(),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            validate_pages: self.options.validate_pages,
+            max_attempts: self.options.max_attempts,
+            max_tries: self.options.max_tries,
+        }
+    }
+
+    /// Analyses a page from its body bytes: decoded with the charset of `Content-Type` (or the
+    /// document's own declaration), then as [`Helper::analyze_text`].
+    pub fn analyze(
+        &self,
+        url: &Url,
+        headers: &[(String, String)],
+        html: &[u8],
+        links: &[Link],
+    ) -> AppMatch {
+        let ct = headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+            .map(|(_, v)| v.as_str());
+        let body = &html[..html.len().min(self.options.max_html_bytes)];
+        let (text, _) = crate::parse::decode(body, ct, true);
+        self.analyze_text(url, headers, &text, links)
+    }
+
+    /// Analyses a decoded page: application, level, objects, a verdict per navigation link
+    /// (`links` as the parse stage found them; hops other than `L` get no verdict) and a report
+    /// per action. Never panics; a page nothing matches costs one pre-filter scan.
+    pub fn analyze_text(
+        &self,
+        url: &Url,
+        headers: &[(String, String)],
+        text: &str,
+        links: &[Link],
+    ) -> AppMatch {
+        let text = &text[..floor_char(text, self.options.max_html_bytes)];
+        let host = crate::uri::host_key(url);
+        let mut st = self.host_state(&host);
+        let words = self.kb.scan(text);
+        let facts = Facts {
+            url: url.as_str(),
+            headers,
+            words: &words,
+        };
+        let mut order: Vec<usize> = (0..self.kb.apps.len()).collect();
+        if let Some(a) = st.app {
+            order.retain(|&i| i != a);
+            order.insert(0, a);
+        }
+        let maybe: Vec<usize> = order
+            .into_iter()
+            .filter(|&i| engine::may_detect(&self.kb.apps[i].detect, &facts))
+            .collect();
+        let looks = self.looks_like(&words);
+        let detection_state = st.adoptions.iter().any(|a| a.source == "detection")
+            || st.pending.values().any(|p| p.action.ends_with("/detect"));
+        let may_relax = !looks.is_empty()
+            && (detection_state
+                || st.attempts.get(DETECT_KEY).copied().unwrap_or(0) < self.options.max_attempts);
+        let mut out = AppMatch::nothing(url.as_str());
+        if maybe.is_empty() && !may_relax {
+            out.links = default_verdicts(links);
+            self.save(&host, st);
+            return out;
+        }
+        let package = dom::html_package(text);
+        let page = Page::new(Dom::new(&package));
+        let mut found = maybe
+            .iter()
+            .copied()
+            .find(|&i| engine::detect(&self.kb.apps[i].detect, Some(&page), &facts))
+            .map(|i| (i, None, false));
+        if found.is_none() && !looks.is_empty() {
+            found = self
+                .relaxed_detection(
+                    &mut st,
+                    &page,
+                    &host,
+                    url.as_str(),
+                    None,
+                    &looks,
+                    &mut out.actions,
+                )
+                .map(|(a, l)| (a, Some(l), true));
+        }
+        let Some((ai, preset, app_relaxed)) = found else {
+            out.links = default_verdicts(links);
+            self.save(&host, st);
+            return out;
+        };
+        st.app = Some(ai);
+        let app = &self.kb.apps[ai];
+        out.application = Some(AppInfo {
+            name: app.id.clone(),
+            category: app.category,
+            relaxed: app_relaxed,
+        });
+        let level = match preset {
+            Some(l) => Some((l, true)),
+            None => app
+                .levels
+                .iter()
+                .position(|l| engine::detect(&l.detect, Some(&page), &facts))
+                .map(|l| (l, false))
+                .or_else(|| {
+                    self.relaxed_detection(
+                        &mut st,
+                        &page,
+                        &host,
+                        url.as_str(),
+                        Some(ai),
+                        &[app.category],
+                        &mut out.actions,
+                    )
+                    .map(|(_, l)| (l, true))
+                }),
+        };
+        let level = level.map(|(li, relaxed)| {
+            let l = &app.levels[li];
+            out.level = Some(LevelInfo {
+                name: l.id.clone(),
+                kind: l.kind,
+                relaxed,
+            });
+            l
+        });
+        let ctx = Ctx {
+            host: &host,
+            url: url.as_str(),
+            ai,
+            app,
+            page: &page,
+        };
+        if let Some(l) = level {
+            self.extract(&ctx, &mut st, l, &mut out);
+        }
+        out.links = self.navigate(&ctx, &mut st, level, url, links, &mut out.actions);
+        self.save(&host, st);
+        out
+    }
+
+    /// Categories the page looks like (two or more words of their level detection patterns),
+    /// most evidence first.
+    fn looks_like(&self, words: &PageWords) -> Vec<Category> {
+        let mut v: Vec<(usize, Category)> = self
+            .category_words
+            .iter()
+            .map(|(c, ids)| (ids.iter().filter(|&&i| words.present(i)).count(), *c))
+            .filter(|(n, _)| *n >= 2)
+            .collect();
+        v.sort_by_key(|x| std::cmp::Reverse(x.0));
+        v.into_iter().map(|(_, c)| c).collect()
+    }
+
+    fn host_state(&self, host: &str) -> HostState {
+        let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = hosts.get(host) {
+            return s.clone();
+        }
+        drop(hosts);
+        let mut s = HostState::default();
+        if let Some(store) = &self.store {
+            match store.adoptions(Some(host)) {
+                Ok(a) => s.adoptions = a,
+                Err(e) => tracing::warn!(host, error = %e, "cannot read adopted relaxations"),
+            }
+        }
+        s
+    }
+
+    fn save(&self, host: &str, mut st: HostState) {
+        for a in std::mem::take(&mut st.new_adoptions) {
+            tracing::info!(
+                host = %a.host,
+                application = %a.application,
+                action = %a.action,
+                original = %a.original,
+                relaxed = %a.relaxed,
+                source = %a.source,
+                pages = a.validated_on.len(),
+                "adopted a relaxed expression"
+            );
+            if let Some(store) = &self.store {
+                if let Err(e) = store.put_adoption(&a) {
+                    tracing::warn!(host, error = %e, "cannot store an adopted relaxation");
+                }
+            }
+        }
+        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        if hosts.len() >= self.options.max_hosts && !hosts.contains_key(host) {
+            if let Some(k) = hosts.keys().next().cloned() {
+                hosts.remove(&k);
+            }
+        }
+        hosts.insert(host.to_owned(), st);
+    }
+}
+
+/// What the action runners share for one page.
+pub(crate) struct Ctx<'a, 'd> {
+    pub(crate) host: &'a str,
+    pub(crate) url: &'a str,
+    pub(crate) ai: usize,
+    pub(crate) app: &'a Application,
+    pub(crate) page: &'a Page<'d>,
+}
+
+/// The first XPath condition of a level's detection.
+pub(crate) fn first_xpath(level: &Level) -> Option<String> {
+    level.detect.conditions.iter().find_map(|c| match c {
+        Condition::XPath(e) => Some(e.src.clone()),
+        _ => None,
+    })
+}
+
+pub(crate) fn report(
+    action: &str,
+    status: ActionStatus,
+    expr: &str,
+    original: Option<&str>,
+) -> ActionReport {
+    ActionReport {
+        action: action.to_owned(),
+        status,
+        expr: expr.to_owned(),
+        original: original.map(str::to_owned),
+    }
+}
+
+/// Follow verdicts for every navigation link (nothing detected).
+fn default_verdicts(links: &[Link]) -> Vec<super::output::LinkVerdict> {
+    links
+        .iter()
+        .filter(|l| l.hop == crate::model::Hop::Link)
+        .map(|l| super::output::LinkVerdict {
+            url: l.url.clone(),
+            action: super::output::LinkAction::Follow,
+            boost: None,
+            rule: "default".into(),
+        })
+        .collect()
+}
+
+/// The largest char boundary not after `max`.
+fn floor_char(s: &str, max: usize) -> usize {
+    if s.len() <= max {
+        return s.len();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}

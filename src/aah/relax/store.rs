@@ -1,0 +1,179 @@
+//! The helper's durable state in the crawl store (the only sled user is `crate::store`): adopted
+//! relaxations, per host and application, and the content captured from terminal pages so a
+//! recrawl can relearn actions a template change broke.
+//!
+//! Keys all start with `A` (the frontier owns `q`, `s`, `h`, `m`, `d`):
+//! - `Ar` host `\0` application `\0` action → [`Adoption`] (JSON);
+//! - `Ac` host `\0` url → [`Captured`] (JSON).
+//!
+//! Adoptions are rare and committed at once; captures are staged and committed in batches
+//! (every [`CAPTURE_BATCH`] pages, or by [`RelaxStore::flush`]).
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::aah::error::AahError;
+use crate::store::{Store, WriteSet};
+
+/// Captures staged before a commit.
+const CAPTURE_BATCH: usize = 64;
+
+/// A relaxed expression adopted for one action of one application on one host, with the
+/// evidence that justified it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Adoption {
+    /// Host (as `uri::host_key`).
+    pub host: String,
+    /// Application id.
+    pub application: String,
+    /// Level id the action belongs to (for detection: the level detected).
+    pub level: String,
+    /// Action id: `level/object/field`, `level/object`, `level/rule`, `*/rule` or
+    /// `level/detect`.
+    pub action: String,
+    /// The knowledge-base expression that failed.
+    pub original: String,
+    /// The expression adopted instead.
+    pub relaxed: String,
+    /// How the candidate was found: `relaxation` (generated and tested), `relearn` (aligned with
+    /// content captured on an earlier crawl) or `detection` (a relaxed detection pattern).
+    pub source: String,
+    /// Pages on which the candidate worked before adoption, first the page it was found on.
+    pub validated_on: Vec<String>,
+    /// When it was adopted (RFC 3339, UTC).
+    pub adopted_at: String,
+}
+
+/// Field values captured from one terminal page: action id (`level/object/field`) → the values
+/// of the first objects (prefixes of at most [`CAPTURE_BYTES`] bytes).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Captured {
+    /// Application id.
+    pub application: String,
+    /// Level id.
+    pub level: String,
+    /// Values per action (prefixes of at most [`CAPTURE_BYTES`] bytes).
+    pub fields: BTreeMap<String, Vec<String>>,
+    /// Full byte length of each value, so a prefix can be told from a longer text.
+    #[serde(default)]
+    pub lengths: BTreeMap<String, Vec<usize>>,
+}
+
+/// Longest captured value prefix.
+pub(crate) const CAPTURE_BYTES: usize = 256;
+
+/// Objects whose values are captured per action.
+pub(crate) const CAPTURE_OBJECTS: usize = 4;
+
+/// Typed access to the helper's keys in the crawl store.
+pub(crate) struct RelaxStore {
+    store: Store,
+    staged: Mutex<WriteSet>,
+}
+
+fn key(kind: u8, parts: &[&str]) -> Vec<u8> {
+    let mut k = vec![b'A', kind];
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            k.push(0);
+        }
+        k.extend_from_slice(p.as_bytes());
+    }
+    k
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(k: &[u8], v: &[u8]) -> Result<T, AahError> {
+    serde_json::from_slice(v).map_err(|e| AahError::Record {
+        key: String::from_utf8_lossy(k).replace('\0', "/"),
+        reason: e.to_string(),
+    })
+}
+
+fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    // Plain structs of strings always serialise.
+    serde_json::to_vec(v).unwrap_or_default()
+}
+
+impl RelaxStore {
+    pub(crate) fn new(store: Store) -> RelaxStore {
+        RelaxStore {
+            store,
+            staged: Mutex::new(WriteSet::default()),
+        }
+    }
+
+    /// Stores an adoption and commits it.
+    pub(crate) fn put_adoption(&self, a: &Adoption) -> Result<(), AahError> {
+        let mut ws = WriteSet::default();
+        ws.put(key(b'r', &[&a.host, &a.application, &a.action]), encode(a));
+        self.store.commit(ws)?;
+        Ok(())
+    }
+
+    /// Adoptions of one host (all applications), or of every host.
+    pub(crate) fn adoptions(&self, host: Option<&str>) -> Result<Vec<Adoption>, AahError> {
+        let prefix = match host {
+            Some(h) => {
+                let mut k = key(b'r', &[h]);
+                k.push(0);
+                k
+            }
+            None => key(b'r', &[]),
+        };
+        let mut out = Vec::new();
+        let mut err = None;
+        self.store
+            .for_each(&prefix, |k, v| match decode::<Adoption>(k, v) {
+                Ok(a) => out.push(a),
+                Err(e) => err = Some(e),
+            })?;
+        match err {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// Stages the content captured from a page; commits when enough are staged.
+    pub(crate) fn capture(&self, host: &str, url: &str, c: &Captured) -> Result<(), AahError> {
+        let full = {
+            let mut ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
+            ws.put(key(b'c', &[host, url]), encode(c));
+            ws.len() >= CAPTURE_BATCH
+        };
+        if full {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Content captured from a page on an earlier visit (staged captures included).
+    pub(crate) fn captured(&self, host: &str, url: &str) -> Result<Option<Captured>, AahError> {
+        let k = key(b'c', &[host, url]);
+        {
+            let ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(v) = ws.staged(&k) {
+                return v.map(|v| decode(&k, v)).transpose();
+            }
+        }
+        self.store.get(&k)?.map(|v| decode(&k, &v)).transpose()
+    }
+
+    /// Commits staged captures.
+    pub(crate) fn flush(&self) -> Result<(), AahError> {
+        let ws = std::mem::take(&mut *self.staged.lock().unwrap_or_else(|p| p.into_inner()));
+        if !ws.is_empty() {
+            self.store.commit(ws)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for RelaxStore {
+    fn drop(&mut self) {
+        if let Err(e) = self.flush() {
+            tracing::warn!(error = %e, "relaxation store: captured content not saved");
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Adaptation end to end with the shipped knowledge base: a renamed class is recovered, adopted
+//! only after validation on further pages, stored, and reused after the store is reopened; a
+//! recrawl relearns an action against the content captured before; an application whose
+//! detection patterns all fail is recognised through relaxed level patterns.
+
+use std::path::PathBuf;
+
+use magpie::aah::{ActionStatus, AppMatch, Helper, HelperOptions};
+use magpie::parse::{html, ParseLimits};
+use magpie::store::Store;
+use url::Url;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(path: &str) -> String {
+    std::fs::read_to_string(root().join("tests/fixtures/kb").join(path)).unwrap()
+}
+
+fn analyze(helper: &Helper, url: &str, body: &str) -> AppMatch {
+    let url = Url::parse(url).unwrap();
+    let page = html(body.as_bytes(), None, None, &url, &ParseLimits::default());
+    helper.analyze(&url, &[], body.as_bytes(), &page.links)
+}
+
+fn status(m: &AppMatch, action: &str) -> (ActionStatus, String) {
+    let a = m
+        .actions
+        .iter()
+        .find(|a| a.action == action)
+        .unwrap_or_else(|| panic!("no report for {action}: {:?}", m.actions));
+    (a.status, a.expr.clone())
+}
+
+fn bodies(m: &AppMatch) -> Vec<String> {
+    m.objects
+        .iter()
+        .filter(|o| o.kind == "post")
+        .filter_map(|o| o.field("body").map(str::to_owned))
+        .collect()
+}
+
+/// A phpBB topic page whose style renamed `div.content` to `div.post-content`.
+fn renamed_topic(t: u32) -> (String, String) {
+    let page = fixture("phpbb/topic.html")
+        .replace("class=\"content\"", "class=\"post-content\"")
+        .replace("Saw two herons", &format!("Topic {t}: saw two herons"));
+    (
+        format!("https://forum.example.org/viewtopic.php?t={t}"),
+        page,
+    )
+}
+
+const BODY: &str = "topic/post/body";
+const KB_BODY: &str = ".//div[contains(@class,'postbody')]//div[@class='content']";
+const RELAXED_BODY: &str = ".//div[contains(@class,'postbody')]//div[contains(@class,'content')]";
+
+#[test]
+fn a_renamed_class_is_adopted_after_validation_stored_and_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        let helper = Helper::load(&root().join("kb")).unwrap().with_store(store);
+        for t in [1, 2] {
+            let (url, page) = renamed_topic(t);
+            let m = analyze(&helper, &url, &page);
+            assert_eq!(m.application.as_ref().unwrap().name, "phpbb");
+            assert_eq!(
+                status(&m, BODY),
+                (ActionStatus::Pending, RELAXED_BODY.into()),
+                "page {t}"
+            );
+            assert!(
+                bodies(&m).is_empty(),
+                "no content from an unvalidated candidate"
+            );
+            assert!(helper
+                .relaxations(Some("forum.example.org"))
+                .unwrap()
+                .is_empty());
+        }
+        let (url, page) = renamed_topic(3);
+        let m = analyze(&helper, &url, &page);
+        assert_eq!(
+            status(&m, BODY),
+            (ActionStatus::Relaxed, RELAXED_BODY.into())
+        );
+        let report = m.actions.iter().find(|a| a.action == BODY).unwrap();
+        assert_eq!(report.original.as_deref(), Some(KB_BODY));
+        assert_eq!(
+            bodies(&m),
+            vec![
+                "This is an example post in your phpBB3 installation. Everything seems to be working.",
+                "Topic 3: saw two herons on the canal this morning. Everything seems to be working. Indeed it does!",
+            ]
+        );
+        let adopted = helper.relaxations(Some("forum.example.org")).unwrap();
+        assert_eq!(adopted.len(), 1);
+        let a = &adopted[0];
+        assert_eq!(
+            (a.application.as_str(), a.level.as_str(), a.action.as_str()),
+            ("phpbb", "topic", BODY)
+        );
+        assert_eq!(a.original, KB_BODY);
+        assert_eq!(a.relaxed, RELAXED_BODY);
+        assert_eq!(a.source, "relaxation");
+        assert_eq!(
+            a.validated_on,
+            (1..=3)
+                .map(|t| format!("https://forum.example.org/viewtopic.php?t={t}"))
+                .collect::<Vec<_>>()
+        );
+        helper.flush().unwrap();
+    }
+    // A new process: the adoption comes back from the store and is used at once.
+    let store = Store::open(dir.path()).unwrap();
+    let helper = Helper::load(&root().join("kb")).unwrap().with_store(store);
+    assert_eq!(helper.relaxations(None).unwrap().len(), 1);
+    let (url, page) = renamed_topic(4);
+    let m = analyze(&helper, &url, &page);
+    assert_eq!(
+        status(&m, BODY),
+        (ActionStatus::Relaxed, RELAXED_BODY.into())
+    );
+    assert_eq!(bodies(&m).len(), 2);
+    // Pages of the template the knowledge base knows keep using the original.
+    let m = analyze(
+        &helper,
+        "https://forum.example.org/viewtopic.php?t=9",
+        &fixture("phpbb/topic.html"),
+    );
+    assert_eq!(status(&m, BODY), (ActionStatus::Ok, KB_BODY.into()));
+}
+
+#[test]
+fn a_recrawl_relearns_an_action_from_the_content_captured_before() {
+    let store = Store::temporary().unwrap();
+    let options = HelperOptions {
+        validate_pages: 0,
+        ..HelperOptions::default()
+    };
+    let helper = Helper::load(&root().join("kb"))
+        .unwrap()
+        .with_store(store)
+        .with_options(options);
+    let url = "https://blog.example.org/2024/05/14/hello-world/";
+    let original = fixture("wordpress/post.html");
+    let first = analyze(&helper, url, &original);
+    assert_eq!(status(&first, "post/post/body").0, ActionStatus::Ok);
+    // The theme changed: the post text now sits in a div no pattern of the knowledge base
+    // names, and that no relaxation of `entry-content` would find.
+    let start = original
+        .find("<div class=\"entry-content alignfull")
+        .unwrap();
+    let end = start + original[start..].find('>').unwrap();
+    let changed = format!(
+        "{}<div class=\"article-text\"{}",
+        &original[..start],
+        &original[end..]
+    );
+    let m = analyze(&helper, url, &changed);
+    let (st, expr) = status(&m, "post/post/body");
+    assert_eq!(st, ActionStatus::Relaxed);
+    assert_eq!(
+        expr,
+        "//div[contains(concat(' ',normalize-space(@class),' '),' article-text ')]"
+    );
+    let post = m.objects.iter().find(|o| o.kind == "post").unwrap();
+    assert_eq!(
+        post.field("body"),
+        Some(
+            "Welcome to WordPress. This is your first post. Edit or delete it, then start writing!"
+        )
+    );
+    let adopted = helper.relaxations(Some("blog.example.org")).unwrap();
+    assert_eq!(adopted[0].source, "relearn");
+    assert_eq!(adopted[0].validated_on, vec![url]);
+}
+
+/// An SMF topic whose theme no longer loads the default scripts nor credits Simple Machines:
+/// none of the application's detection patterns match.
+fn disguised_smf_topic(t: u32) -> (String, String) {
+    let page = fixture("smf/topic.html")
+        .replace("/Themes/default/scripts/script.js", "/assets/forum.js")
+        .replace(
+            "https://www.simplemachines.org",
+            "https://example.org/credits",
+        )
+        .replace(
+            "Thanks! The reed bed survey",
+            &format!("Topic {t}: the reed bed survey"),
+        );
+    (
+        format!("https://smf.example.org/index.php?topic={t}.0"),
+        page,
+    )
+}
+
+#[test]
+fn an_undetected_application_is_recognised_by_relaxed_level_patterns() {
+    let helper = Helper::load(&root().join("kb")).unwrap();
+    for t in [1, 2] {
+        let (url, page) = disguised_smf_topic(t);
+        let m = analyze(&helper, &url, &page);
+        assert!(
+            m.application.is_none(),
+            "page {t} must not be detected before validation"
+        );
+        assert_eq!(
+            status(&m, "topic/detect"),
+            (
+                ActionStatus::Pending,
+                "//div[contains(@id,'forumposts')]".into()
+            )
+        );
+        assert!(m.objects.is_empty());
+    }
+    let (url, page) = disguised_smf_topic(3);
+    let m = analyze(&helper, &url, &page);
+    let app = m.application.as_ref().expect("detected after validation");
+    assert_eq!((app.name.as_str(), app.relaxed), ("smf", true));
+    let level = m.level.as_ref().unwrap();
+    assert_eq!((level.name.as_str(), level.relaxed), ("topic", true));
+    assert_eq!(
+        bodies(&m),
+        vec![
+            "Welcome to Simple Machines Forum! We hope you enjoy using your forum.",
+            "Topic 3: the reed bed survey starts next week.",
+        ]
+    );
+    let adopted = helper.relaxations(Some("smf.example.org")).unwrap();
+    assert_eq!(adopted.len(), 1);
+    assert_eq!(adopted[0].source, "detection");
+    assert_eq!(adopted[0].original, "//div[@id='forumposts']");
+}
+
+#[test]
+fn the_helper_can_be_shared_between_workers() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Helper>();
+    let helper = std::sync::Arc::new(Helper::load(&root().join("kb")).unwrap());
+    let handles: Vec<_> = (0..2)
+        .map(|i| {
+            let helper = helper.clone();
+            std::thread::spawn(move || {
+                let (url, page) = renamed_topic(100 + i);
+                analyze(&helper, &url, &page).application.map(|a| a.name)
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap().as_deref(), Some("phpbb"));
+    }
+}
