@@ -13,12 +13,16 @@
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
 //! - [`archive`]: WARC 1.1 records, the writer with crash recovery, the reader and validator.
 //! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
+//! - [`index`]: the capture index (tantivy): search, facets, capture lookup and replay.
+//! - [`export`]: selected captures as a new WARC file with its CDXJ index; CDXJ of any WARC.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
 
 pub mod archive;
 pub mod crawl;
+pub mod export;
 pub mod fetch;
 pub mod frontier;
+pub mod index;
 pub mod model;
 pub mod parse;
 pub mod sample_site;
