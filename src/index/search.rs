@@ -312,10 +312,7 @@ impl Index {
     }
 
     /// The full query, and the part parsed from the query string (for snippets).
-    fn build_query(
-        &self,
-        q: &SearchQuery,
-    ) -> Result<Built, IndexError> {
+    fn build_query(&self, q: &SearchQuery) -> Result<Built, IndexError> {
         let f = &self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut text_query = None;
