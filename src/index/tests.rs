@@ -511,3 +511,14 @@ fn documents_from_exchanges() {
     assert!(join_blocks(&big).len() <= MAX_TEXT_BYTES);
     assert!(join_blocks(&["é".repeat(MAX_TEXT_BYTES)]).len() <= MAX_TEXT_BYTES);
 }
+
+#[test]
+fn handles_cross_threads() {
+    fn shared<T: Send + Sync>() {}
+    fn owned<T: Send>() {}
+    shared::<Index>();
+    shared::<SearchResults>();
+    owned::<Indexer>();
+    owned::<CaptureDoc>();
+    owned::<Writer>();
+}
