@@ -153,15 +153,12 @@ pub fn export(
         let at = w.n;
         src.copy(&c.location, &mut w)?;
         report.records += 1;
-        let path = warc_dir.join(&c.location.file);
-        let (head, block) = read_record_prefix(&path, c.location.offset, cdxj::HEAD_PROBE)?;
-        report.cdxj.extend(CdxjEntry::from_record(
-            &head,
-            &block,
+        report.cdxj.extend(cdxj_entry(
+            &warc_dir.join(&c.location.file),
+            &c.location,
             out_name,
             at,
-            c.location.length,
-        ));
+        )?);
         if let Some(rel) = &c.related {
             src.copy(rel, &mut w)?;
             report.records += 2;
@@ -170,6 +167,31 @@ pub fn export(
     w.flush().map_err(ExportError::Write)?;
     report.bytes = w.n;
     Ok(report)
+}
+
+/// The CDXJ entry of a copied record, now at `at` in `out_name`. Only the heads are needed, so
+/// a small prefix of the record is inflated first and a larger one only for a long HTTP head.
+fn cdxj_entry(
+    path: &Path,
+    loc: &Location,
+    out_name: &str,
+    at: u64,
+) -> Result<Option<CdxjEntry>, ExportError> {
+    let mut probe = 4096;
+    loop {
+        let (head, block) = read_record_prefix(path, loc.offset, probe)?;
+        let whole = block.len() as u64 == head.content_length;
+        if whole
+            || probe >= cdxj::HEAD_PROBE
+            || head.record_type() != "response"
+            || crate::index::parse_http_head(&block).is_some()
+        {
+            return Ok(CdxjEntry::from_record(
+                &head, &block, out_name, at, loc.length,
+            ));
+        }
+        probe = cdxj::HEAD_PROBE;
+    }
 }
 
 /// The export's own warcinfo record: source crawl and selection criteria.

@@ -184,3 +184,21 @@ fn bad_selection_queries_fail_before_writing() {
     );
     assert!(out.is_empty());
 }
+
+#[test]
+fn long_http_heads_still_give_full_cdxj_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut sim = SimCrawl::new(dir.path(), 1 << 30);
+    let pad = "p".repeat(9000);
+    sim.archive(crate::index::test_crawl::Page {
+        headers: &[("X-Pad", &pad), ("Content-Type", "text/html")],
+        ..crate::index::test_crawl::Page::html("/padded", "", "<title>Padded</title>")
+    });
+    sim.close();
+    let index = Index::temporary().expect("index");
+    index.rebuild(dir.path(), &sim.opts).expect("rebuild");
+    let e = run(&index, dir.path(), SearchQuery::default(), false);
+    assert_eq!(e.report.cdxj.len(), 1);
+    let c = &e.report.cdxj[0];
+    assert_eq!((c.mime.as_str(), c.status.as_deref()), ("text/html", Some("200")));
+}

@@ -110,11 +110,11 @@ pub struct IndexerConfig {
 }
 
 impl Default for IndexerConfig {
-    /// Commit every 5 seconds; queue up to 4,096 documents.
+    /// Commit every 5 seconds; queue up to 1,024 documents.
     fn default() -> Self {
         IndexerConfig {
             commit_every: Duration::from_secs(5),
-            queue: 4096,
+            queue: 1024,
         }
     }
 }
