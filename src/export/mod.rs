@@ -153,12 +153,11 @@ pub fn export(
         let at = w.n;
         src.copy(&c.location, &mut w)?;
         report.records += 1;
-        report.cdxj.extend(cdxj_entry(
-            &warc_dir.join(&c.location.file),
-            &c.location,
-            out_name,
-            at,
-        )?);
+        let entry = match entry_from_member(&src.first, &c.location, out_name, at) {
+            Some(e) => e,
+            None => cdxj_entry(&warc_dir.join(&c.location.file), &c.location, out_name, at)?,
+        };
+        report.cdxj.extend(entry);
         if let Some(rel) = &c.related {
             src.copy(rel, &mut w)?;
             report.records += 2;
@@ -169,8 +168,34 @@ pub fn export(
     Ok(report)
 }
 
-/// The CDXJ entry of a copied record, now at `at` in `out_name`. Only the heads are needed, so
-/// a small prefix of the record is inflated first and a larger one only for a long HTTP head.
+/// The CDXJ entry of a copied record from the start of its member as copied (`None` when the
+/// heads are not complete in it).
+fn entry_from_member(
+    member: &[u8],
+    loc: &Location,
+    out_name: &str,
+    at: u64,
+) -> Option<Option<CdxjEntry>> {
+    let mut r = WarcReader::with_origin(member, loc.file.clone(), loc.offset).ok()?;
+    let head = r.next_record().ok()??;
+    let want = head.content_length.min(4096);
+    let mut block = Vec::with_capacity(want as usize);
+    let _ = r.block().take(want).read_to_end(&mut block);
+    let needs_http = head.record_type() == "response";
+    if needs_http
+        && crate::index::parse_http_head(&block).is_none()
+        && block.len() as u64 != head.content_length
+    {
+        return None;
+    }
+    Some(CdxjEntry::from_record(
+        &head, &block, out_name, at, loc.length,
+    ))
+}
+
+/// The CDXJ entry of a copied record, now at `at` in `out_name`, read from its source file.
+/// Only the heads are needed, so a small prefix of the record is inflated first and a larger
+/// one only for a long HTTP head.
 fn cdxj_entry(
     path: &Path,
     loc: &Location,
@@ -265,11 +290,19 @@ fn source_warcinfo(path: &Path, name: &str) -> Result<Option<Location>, ExportEr
 struct Sources<'a> {
     dir: &'a Path,
     open: Option<(String, File)>,
+    /// The start of the member copied last (up to [`cdxj::HEAD_PROBE`] bytes).
+    first: Vec<u8>,
+    buf: Vec<u8>,
 }
 
 impl<'a> Sources<'a> {
     fn new(dir: &'a Path) -> Self {
-        Sources { dir, open: None }
+        Sources {
+            dir,
+            open: None,
+            first: Vec::new(),
+            buf: vec![0; 256 << 10],
+        }
     }
 
     /// Copies the gzip member(s) at `loc` unchanged.
@@ -287,26 +320,26 @@ impl<'a> Sources<'a> {
             return Ok(());
         };
         f.seek(SeekFrom::Start(loc.offset)).map_err(io_err)?;
-        let mut magic = [0u8; 2];
-        f.read_exact(&mut magic).map_err(io_err)?;
-        if magic != [0x1f, 0x8b] || loc.length < 2 {
+        let first = loc.length.min(cdxj::HEAD_PROBE) as usize;
+        self.first.resize(first, 0);
+        f.read_exact(&mut self.first).map_err(io_err)?;
+        if !self.first.starts_with(&[0x1f, 0x8b]) {
             return Err(ExportError::NotGzip {
                 file: loc.file.clone(),
                 offset: loc.offset,
             });
         }
-        out.write_all(&magic).map_err(ExportError::Write)?;
-        let mut left = loc.length - 2;
-        let mut buf = vec![0u8; (left.min(256 << 10)) as usize];
+        out.write_all(&self.first).map_err(ExportError::Write)?;
+        let mut left = loc.length - first as u64;
         while left > 0 {
-            let want = left.min(buf.len() as u64) as usize;
-            let n = match f.read(&mut buf[..want]) {
+            let want = left.min(self.buf.len() as u64) as usize;
+            let n = match f.read(&mut self.buf[..want]) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(io_err(e)),
             };
-            out.write_all(&buf[..n]).map_err(ExportError::Write)?;
+            out.write_all(&self.buf[..n]).map_err(ExportError::Write)?;
             left -= n as u64;
         }
         if left > 0 {

@@ -200,5 +200,8 @@ fn long_http_heads_still_give_full_cdxj_lines() {
     let e = run(&index, dir.path(), SearchQuery::default(), false);
     assert_eq!(e.report.cdxj.len(), 1);
     let c = &e.report.cdxj[0];
-    assert_eq!((c.mime.as_str(), c.status.as_deref()), ("text/html", Some("200")));
+    assert_eq!(
+        (c.mime.as_str(), c.status.as_deref()),
+        ("text/html", Some("200"))
+    );
 }
