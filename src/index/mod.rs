@@ -54,7 +54,9 @@ pub use http::{parse_http_head, HttpHead};
 pub use lookup::{CaptureRef, Replay};
 pub use rebuild::{wants_text, RebuildOptions, RebuildReport};
 pub use schema::SCHEMA_VERSION;
-pub use search::{DocKind, Hit, ObjectInfo, SearchQuery, SearchResults, SortBy, MAX_PER_PAGE};
+pub use search::{
+    DocKind, Hit, ObjectInfo, SearchQuery, SearchResults, SortBy, MAX_DEPTH, MAX_PER_PAGE,
+};
 pub use writer::{Indexer, IndexerConfig, IndexerStats, Writer};
 
 use crate::archive::{ArchiveError, Checkpoint};

@@ -19,6 +19,8 @@ use tantivy::{DocAddress, Order, Searcher, TantivyDocument, Term};
 
 /// Largest page size accepted.
 pub const MAX_PER_PAGE: usize = 1000;
+/// Deepest result reachable by paging (`page × per_page`); the top-k collector holds this many.
+pub const MAX_DEPTH: usize = 100_000;
 /// Characters of text a snippet shows.
 const SNIPPET_CHARS: usize = 200;
 
@@ -219,6 +221,14 @@ impl Index {
             });
         }
         let offset = (q.page - 1).saturating_mul(q.per_page);
+        if offset.saturating_add(q.per_page) > MAX_DEPTH {
+            return Err(IndexError::BadParameter {
+                name: "page".into(),
+                reason: format!(
+                    "results beyond the first {MAX_DEPTH} cannot be paged to; narrow the search"
+                ),
+            });
+        }
         let (query, text_query) = self.build_query(q)?;
         let searcher = self.reader.searcher();
         let top = TopDocs::with_limit(q.per_page).and_offset(offset);

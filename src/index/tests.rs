@@ -248,7 +248,13 @@ fn bad_queries_and_parameters_are_errors() {
             other => panic!("{bad}: {other:?}"),
         }
     }
-    for (page, per_page) in [(0, 10), (1, 0), (1, MAX_PER_PAGE + 1)] {
+    for (page, per_page) in [
+        (0, 10),
+        (1, 0),
+        (1, MAX_PER_PAGE + 1),
+        (usize::MAX, 20),
+        (101, 1000),
+    ] {
         let q = SearchQuery {
             page,
             per_page,
