@@ -153,10 +153,16 @@ pub fn export(
         let at = w.n;
         src.copy(&c.location, &mut w)?;
         report.records += 1;
-        let entry = match entry_from_member(&src.first, &c.location, out_name, at) {
-            Some(e) => e,
-            None => cdxj_entry(&warc_dir.join(&c.location.file), &c.location, out_name, at)?,
-        };
+        // The heads are near the start: inflate 2 KiB of the member first, all of what was
+        // read if needed, and go back to the file only for very long heads.
+        let first = &src.first;
+        let entry =
+            match entry_from_member(&first[..first.len().min(2048)], &c.location, out_name, at)
+                .or_else(|| entry_from_member(first, &c.location, out_name, at))
+            {
+                Some(e) => e,
+                None => cdxj_entry(&warc_dir.join(&c.location.file), &c.location, out_name, at)?,
+            };
         report.cdxj.extend(entry);
         if let Some(rel) = &c.related {
             src.copy(rel, &mut w)?;
