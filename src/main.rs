@@ -4,10 +4,9 @@
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use magpie::crawl::{self, progress::Progress, stats::Stats, CrawlOptions};
-use magpie::export::{self, ExportRequest};
-use magpie::index::{self, SearchQuery};
 use magpie::sample_site::{self, SampleWeb};
 use magpie::spec::Spec;
+use magpie::{export, index};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -55,106 +54,16 @@ enum Command {
         command: WarcCommand,
     },
     /// Search a crawl's capture index (tantivy query syntax; empty matches everything).
-    Search {
-        /// The crawl name.
-        crawl: String,
-        /// The query, e.g. `"exact phrase" +word -other title:word status:404`.
-        #[arg(default_value = "")]
-        query: String,
-        /// Data folder.
-        #[arg(long, default_value = "magpie-data")]
-        data: PathBuf,
-        /// Print the results as JSON.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        filters: Filters,
-        /// Order: match, time, relevance or score.
-        #[arg(long, default_value = "match")]
-        sort: String,
-        /// Page number (from 1).
-        #[arg(long, default_value_t = 1)]
-        page: usize,
-        /// Results per page.
-        #[arg(long, default_value_t = 20)]
-        per_page: usize,
-    },
+    Search(index::cli::SearchArgs),
     /// Capture index tools.
     Index {
         #[command(subcommand)]
-        command: IndexCommand,
+        command: index::cli::IndexCommand,
     },
     /// Write the selected captures as a new WARC file, with `<out>.cdxj` beside it.
-    Export {
-        /// The crawl name.
-        crawl: String,
-        /// Data folder.
-        #[arg(long, default_value = "magpie-data")]
-        data: PathBuf,
-        /// The WARC file to write.
-        #[arg(long)]
-        out: PathBuf,
-        /// Query selecting the captures (empty: all).
-        #[arg(long, default_value = "")]
-        query: String,
-        #[command(flatten)]
-        filters: Filters,
-        /// Also export the page requisites (images, styles) of the selected pages.
-        #[arg(long)]
-        with_embeds: bool,
-    },
+    Export(export::cli::ExportArgs),
     /// Print the sorted CDXJ index of WARC files (the format pywb reads).
-    Cdxj {
-        /// WARC files.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-    },
-}
-
-/// Filters shared by `search` and `export`.
-#[derive(clap::Args)]
-struct Filters {
-    /// Only this host (host[:port]).
-    #[arg(long)]
-    host: Option<String>,
-    /// Only this detected application.
-    #[arg(long)]
-    app: Option<String>,
-    /// Only pages or only extracted objects: page or object.
-    #[arg(long)]
-    kind: Option<String>,
-    /// Only this language.
-    #[arg(long)]
-    lang: Option<String>,
-    /// Only documents with at least this score.
-    #[arg(long)]
-    min_score: Option<f32>,
-}
-
-impl Filters {
-    fn query(self, q: String) -> Result<SearchQuery> {
-        Ok(SearchQuery {
-            q,
-            host: self.host,
-            app: self.app,
-            kind: self.kind.map(|k| k.parse()).transpose()?,
-            lang: self.lang,
-            min_score: self.min_score,
-            ..SearchQuery::default()
-        })
-    }
-}
-
-#[derive(Subcommand)]
-enum IndexCommand {
-    /// Re-create a crawl's index from its WARC files.
-    Rebuild {
-        /// The crawl name.
-        crawl: String,
-        /// Data folder.
-        #[arg(long, default_value = "magpie-data")]
-        data: PathBuf,
-    },
+    Cdxj(export::cli::CdxjArgs),
 }
 
 #[derive(Subcommand)]
@@ -210,61 +119,13 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Warc {
             command: WarcCommand::Check { files },
         } => warc_check(&files),
-        Command::Search {
-            crawl,
-            query,
-            data,
-            json,
-            filters,
-            sort,
-            page,
-            per_page,
-        } => {
-            let q = SearchQuery {
-                sort: sort.parse()?,
-                page,
-                per_page,
-                ..filters.query(query)?
-            };
-            index::cli::search(&data, &crawl, &q, json, &mut std::io::stdout().lock())?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Index {
-            command: IndexCommand::Rebuild { crawl, data },
-        } => {
-            index::cli::rebuild(&data, &crawl, &mut std::io::stdout().lock())?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Export {
-            crawl,
-            data,
-            out,
-            query,
-            filters,
-            with_embeds,
-        } => {
-            let req = ExportRequest {
-                query: filters.query(query)?,
-                with_embeds,
-                crawl,
-            };
-            let r = export::cli::export_to_file(&data, &req, &out)?;
-            println!(
-                "{}: {} records, {} bytes ({} selected, {} originals of revisits, {} embeds); index {}",
-                out.display(),
-                r.records,
-                r.bytes,
-                r.selected,
-                r.originals,
-                r.embeds,
-                export::cli::cdxj_path(&out).display()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Cdxj { files } => {
-            export::cli::cdxj_of_files(&files, &mut std::io::stdout().lock())?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Search(a) => Ok(index::cli::run_search(a, &mut std::io::stdout().lock())?),
+        Command::Index { command } => Ok(index::cli::run_index(
+            command,
+            &mut std::io::stdout().lock(),
+        )?),
+        Command::Export(a) => Ok(export::cli::run_export(a, &mut std::io::stdout().lock())?),
+        Command::Cdxj(a) => Ok(export::cli::run_cdxj(a, &mut std::io::stdout().lock())?),
     }
 }
 

@@ -228,4 +228,18 @@ fn commands_rebuild_search_and_refuse_bad_queries() {
     );
     let o = run(&["search", "idx", "x", "--data", d, "--kind", "pages"]);
     assert!(!o.status.success());
+
+    // Export from the command line, then index the export: the same CDXJ as written beside it.
+    let out = data.path().join("twin.warc.gz");
+    let o_str = out.to_str().unwrap();
+    let o = run(&[
+        "export", "idx", "--data", d, "--out", o_str, "--query", "twin",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1 selected"));
+    let o = run(&["cdxj", o_str]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let beside = std::fs::read_to_string(format!("{o_str}.cdxj")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), beside);
+    assert_eq!(beside.lines().count(), 1);
 }

@@ -1,10 +1,70 @@
-//! The `magpie export` and `magpie cdxj` commands.
+//! The `magpie export` and `magpie cdxj` commands: their arguments, logic and output.
 
 use super::{cdxj, export, ExportError, ExportReport, ExportRequest};
-use crate::index::{cli::open_existing, warc_dir};
+use crate::index::cli::{open_existing, Filters};
+use crate::index::warc_dir;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `magpie export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The crawl name.
+    pub crawl: String,
+    /// Data folder.
+    #[arg(long, default_value = "magpie-data")]
+    pub data: PathBuf,
+    /// The WARC file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Query selecting the captures (tantivy syntax; empty: all).
+    #[arg(long, default_value = "")]
+    pub query: String,
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Also export the page requisites (images, styles) of the selected pages.
+    #[arg(long)]
+    pub with_embeds: bool,
+}
+
+/// Arguments of `magpie cdxj`.
+#[derive(Debug, clap::Args)]
+pub struct CdxjArgs {
+    /// WARC files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs `magpie export`: writes the files and one summary line to `out`.
+pub fn run_export(a: ExportArgs, out: &mut dyn Write) -> Result<ExitCode, ExportError> {
+    let req = ExportRequest {
+        query: a.filters.query(a.query)?,
+        with_embeds: a.with_embeds,
+        crawl: a.crawl,
+    };
+    let r = export_to_file(&a.data, &req, &a.out)?;
+    writeln!(
+        out,
+        "{}: {} records, {} bytes ({} selected, {} originals of revisits, {} embeds); index {}",
+        a.out.display(),
+        r.records,
+        r.bytes,
+        r.selected,
+        r.originals,
+        r.embeds,
+        cdxj_path(&a.out).display()
+    )
+    .map_err(ExportError::Write)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `magpie cdxj`.
+pub fn run_cdxj(a: CdxjArgs, out: &mut dyn Write) -> Result<ExitCode, ExportError> {
+    cdxj_of_files(&a.files, out)?;
+    Ok(ExitCode::SUCCESS)
+}
 
 /// The CDXJ file written beside an export: `<out>.cdxj`.
 pub fn cdxj_path(out: &Path) -> PathBuf {

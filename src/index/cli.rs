@@ -1,5 +1,5 @@
-//! The `magpie search` and `magpie index rebuild` commands: argument-level logic and output
-//! formatting, so `main.rs` only parses arguments.
+//! The `magpie search` and `magpie index rebuild` commands: their arguments, logic and output,
+//! so `main.rs` only names them.
 
 use super::{
     index_dir, warc_dir, Index, IndexError, RebuildOptions, RebuildReport, SearchQuery,
@@ -7,7 +7,103 @@ use super::{
 };
 use crate::spec::Spec;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `magpie search`.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// The crawl name.
+    pub crawl: String,
+    /// The query, e.g. `"exact phrase" +word -other title:word status:404`.
+    #[arg(default_value = "")]
+    pub query: String,
+    /// Data folder.
+    #[arg(long, default_value = "magpie-data")]
+    pub data: PathBuf,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Order: match, time, relevance or score.
+    #[arg(long, default_value = "match")]
+    pub sort: String,
+    /// Page number (from 1).
+    #[arg(long, default_value_t = 1)]
+    pub page: usize,
+    /// Results per page.
+    #[arg(long, default_value_t = 20)]
+    pub per_page: usize,
+}
+
+/// Selection filters shared by `magpie search` and `magpie export`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Filters {
+    /// Only this host (host[:port]).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Only this detected application.
+    #[arg(long)]
+    pub app: Option<String>,
+    /// Only pages or only extracted objects: page or object.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Only this language.
+    #[arg(long)]
+    pub lang: Option<String>,
+    /// Only documents with at least this score.
+    #[arg(long)]
+    pub min_score: Option<f32>,
+}
+
+impl Filters {
+    /// The search for query string `q` with these filters.
+    pub fn query(self, q: String) -> Result<SearchQuery, IndexError> {
+        Ok(SearchQuery {
+            q,
+            host: self.host,
+            app: self.app,
+            kind: self.kind.map(|k| k.parse()).transpose()?,
+            lang: self.lang,
+            min_score: self.min_score,
+            ..SearchQuery::default()
+        })
+    }
+}
+
+/// `magpie index …` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum IndexCommand {
+    /// Re-create a crawl's index from its WARC files.
+    Rebuild {
+        /// The crawl name.
+        crawl: String,
+        /// Data folder.
+        #[arg(long, default_value = "magpie-data")]
+        data: PathBuf,
+    },
+}
+
+/// Runs `magpie search`.
+pub fn run_search(a: SearchArgs, out: &mut dyn Write) -> Result<ExitCode, IndexError> {
+    let q = SearchQuery {
+        sort: a.sort.parse()?,
+        page: a.page,
+        per_page: a.per_page,
+        ..a.filters.query(a.query)?
+    };
+    search(&a.data, &a.crawl, &q, a.json, out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `magpie index …`.
+pub fn run_index(c: IndexCommand, out: &mut dyn Write) -> Result<ExitCode, IndexError> {
+    match c {
+        IndexCommand::Rebuild { crawl, data } => rebuild(&data, &crawl, out)?,
+    };
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Opens the index of an existing crawl for reading; a crawl without an index is told to
 /// rebuild it.
