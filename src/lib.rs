@@ -19,16 +19,20 @@
 //! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
 //! - [`manager`]: the crawls of `magpie serve`: lifecycle, control, intake routing, restart.
 //! - [`web`]: the HTTP API of `magpie serve` (`/api/v1`, events, metrics) and `magpie submit`.
+//! - [`index`]: the capture index (tantivy): search, facets, capture lookup and replay.
+//! - [`export`]: selected captures as a new WARC file with its CDXJ index; CDXJ of any WARC.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
 //! - [`eval`]: offline evaluation of topical crawling by simulated crawls (`magpie eval`).
 
-pub mod analysis;
 pub mod aah;
+pub mod analysis;
 pub mod archive;
 pub mod crawl;
 pub mod eval;
+pub mod export;
 pub mod fetch;
 pub mod frontier;
+pub mod index;
 pub mod intake;
 pub mod manager;
 pub mod model;

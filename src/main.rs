@@ -7,6 +7,7 @@ use magpie::crawl::{self, progress::Progress, stats::Stats, Control, CrawlOption
 use magpie::eval;
 use magpie::sample_site::{self, SampleWeb};
 use magpie::spec::Spec;
+use magpie::{export, index};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -66,6 +67,17 @@ enum Command {
         #[command(subcommand)]
         command: KbCommand,
     },
+    /// Search a crawl's capture index (tantivy query syntax; empty matches everything).
+    Search(index::cli::SearchArgs),
+    /// Capture index tools.
+    Index {
+        #[command(subcommand)]
+        command: index::cli::IndexCommand,
+    },
+    /// Write the selected captures as a new WARC file, with `<out>.cdxj` beside it.
+    Export(export::cli::ExportArgs),
+    /// Print the sorted CDXJ index of WARC files (the format pywb reads).
+    Cdxj(export::cli::CdxjArgs),
 }
 
 #[derive(Subcommand)]
@@ -229,6 +241,13 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
             print!("{}", magpie::aah::cli::detect(&kb, &file, &url, json)?);
             Ok(ExitCode::SUCCESS)
         }
+        Command::Search(a) => Ok(index::cli::run_search(a, &mut std::io::stdout().lock())?),
+        Command::Index { command } => Ok(index::cli::run_index(
+            command,
+            &mut std::io::stdout().lock(),
+        )?),
+        Command::Export(a) => Ok(export::cli::run_export(a, &mut std::io::stdout().lock())?),
+        Command::Cdxj(a) => Ok(export::cli::run_cdxj(a, &mut std::io::stdout().lock())?),
     }
 }
 

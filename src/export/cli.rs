@@ -1,0 +1,118 @@
+//! The `magpie export` and `magpie cdxj` commands: their arguments, logic and output.
+
+use super::{cdxj, export, ExportError, ExportReport, ExportRequest};
+use crate::index::cli::{open_existing, Filters};
+use crate::index::warc_dir;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `magpie export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The crawl name.
+    pub crawl: String,
+    /// Data folder.
+    #[arg(long, default_value = "magpie-data")]
+    pub data: PathBuf,
+    /// The WARC file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Query selecting the captures (tantivy syntax; empty: all).
+    #[arg(long, default_value = "")]
+    pub query: String,
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Also export the page requisites (images, styles) of the selected pages.
+    #[arg(long)]
+    pub with_embeds: bool,
+}
+
+/// Arguments of `magpie cdxj`.
+#[derive(Debug, clap::Args)]
+pub struct CdxjArgs {
+    /// WARC files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs `magpie export`: writes the files and one summary line to `out`.
+pub fn run_export(a: ExportArgs, out: &mut dyn Write) -> Result<ExitCode, ExportError> {
+    let req = ExportRequest {
+        query: a.filters.query(a.query)?,
+        with_embeds: a.with_embeds,
+        crawl: a.crawl,
+    };
+    let r = export_to_file(&a.data, &req, &a.out)?;
+    writeln!(
+        out,
+        "{}: {} records, {} bytes ({} selected, {} originals of revisits, {} embeds); index {}",
+        a.out.display(),
+        r.records,
+        r.bytes,
+        r.selected,
+        r.originals,
+        r.embeds,
+        cdxj_path(&a.out).display()
+    )
+    .map_err(ExportError::Write)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `magpie cdxj`.
+pub fn run_cdxj(a: CdxjArgs, out: &mut dyn Write) -> Result<ExitCode, ExportError> {
+    cdxj_of_files(&a.files, out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The CDXJ file written beside an export: `<out>.cdxj`.
+pub fn cdxj_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_os_string();
+    name.push(".cdxj");
+    PathBuf::from(name)
+}
+
+/// `magpie export CRAWL --out FILE …`: writes the export to `out` (through a temporary name,
+/// renamed when complete) and its sorted CDXJ index to `<out>.cdxj`.
+pub fn export_to_file(
+    data: &Path,
+    req: &ExportRequest,
+    out: &Path,
+) -> Result<ExportReport, ExportError> {
+    let index = open_existing(data, &req.crawl)?;
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "export.warc.gz".into());
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ExportError::Io { path, source }
+    };
+    let mut partial = out.as_os_str().to_os_string();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    let file = File::create(&partial).map_err(io(&partial))?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    let report = export(&index, &warc_dir(data, &req.crawl), req, &name, &mut w)?;
+    let file = w
+        .into_inner()
+        .map_err(|e| ExportError::Write(e.into_error()))?;
+    file.sync_all().map_err(io(&partial))?;
+    std::fs::rename(&partial, out).map_err(io(out))?;
+    let cdx_path = cdxj_path(out);
+    let mut cdx = BufWriter::new(File::create(&cdx_path).map_err(io(&cdx_path))?);
+    cdxj::write_sorted(&report.cdxj, &mut cdx).map_err(io(&cdx_path))?;
+    cdx.flush().map_err(io(&cdx_path))?;
+    Ok(report)
+}
+
+/// `magpie cdxj FILE…`: the sorted CDXJ index of the files, to `out`.
+pub fn cdxj_of_files(files: &[PathBuf], out: &mut dyn Write) -> Result<usize, ExportError> {
+    let mut all = Vec::new();
+    for f in files {
+        all.extend(cdxj::index_file(f)?);
+    }
+    cdxj::write_sorted(&all, out).map_err(ExportError::Write)?;
+    Ok(all.len())
+}

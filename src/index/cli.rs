@@ -1,0 +1,256 @@
+//! The `magpie search` and `magpie index rebuild` commands: their arguments, logic and output,
+//! so `main.rs` only names them.
+
+use super::{
+    index_dir, warc_dir, Index, IndexError, RebuildOptions, RebuildReport, SearchQuery,
+    SearchResults,
+};
+use crate::spec::Spec;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `magpie search`.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// The crawl name.
+    pub crawl: String,
+    /// The query, e.g. `"exact phrase" +word -other title:word status:404`.
+    #[arg(default_value = "")]
+    pub query: String,
+    /// Data folder.
+    #[arg(long, default_value = "magpie-data")]
+    pub data: PathBuf,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub filters: Filters,
+    /// Order: match, time, relevance or score.
+    #[arg(long, default_value = "match")]
+    pub sort: String,
+    /// Page number (from 1).
+    #[arg(long, default_value_t = 1)]
+    pub page: usize,
+    /// Results per page.
+    #[arg(long, default_value_t = 20)]
+    pub per_page: usize,
+}
+
+/// Selection filters shared by `magpie search` and `magpie export`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Filters {
+    /// Only this host (host[:port]).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Only this detected application.
+    #[arg(long)]
+    pub app: Option<String>,
+    /// Only pages or only extracted objects: page or object.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Only this language.
+    #[arg(long)]
+    pub lang: Option<String>,
+    /// Only documents with at least this score.
+    #[arg(long)]
+    pub min_score: Option<f32>,
+}
+
+impl Filters {
+    /// The search for query string `q` with these filters.
+    pub fn query(self, q: String) -> Result<SearchQuery, IndexError> {
+        Ok(SearchQuery {
+            q,
+            host: self.host,
+            app: self.app,
+            kind: self.kind.map(|k| k.parse()).transpose()?,
+            lang: self.lang,
+            min_score: self.min_score,
+            ..SearchQuery::default()
+        })
+    }
+}
+
+/// `magpie index …` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum IndexCommand {
+    /// Re-create a crawl's index from its WARC files.
+    Rebuild {
+        /// The crawl name.
+        crawl: String,
+        /// Data folder.
+        #[arg(long, default_value = "magpie-data")]
+        data: PathBuf,
+    },
+}
+
+/// Runs `magpie search`.
+pub fn run_search(a: SearchArgs, out: &mut dyn Write) -> Result<ExitCode, IndexError> {
+    let q = SearchQuery {
+        sort: a.sort.parse()?,
+        page: a.page,
+        per_page: a.per_page,
+        ..a.filters.query(a.query)?
+    };
+    search(&a.data, &a.crawl, &q, a.json, out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `magpie index …`.
+pub fn run_index(c: IndexCommand, out: &mut dyn Write) -> Result<ExitCode, IndexError> {
+    match c {
+        IndexCommand::Rebuild { crawl, data } => rebuild(&data, &crawl, out)?,
+    };
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Opens the index of an existing crawl for reading; a crawl without an index is told to
+/// rebuild it.
+pub fn open_existing(data: &Path, crawl: &str) -> Result<Index, IndexError> {
+    let root = data.join(crawl);
+    if !root.is_dir() {
+        return Err(IndexError::Io {
+            path: root,
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such crawl"),
+        });
+    }
+    let dir = index_dir(data, crawl);
+    if !dir.join("meta.json").exists() {
+        return Err(IndexError::NoIndex {
+            dir: dir.display().to_string(),
+        });
+    }
+    Index::open(&dir)
+}
+
+/// `magpie search CRAWL QUERY [--json]`: one page of results, as text or as JSON.
+pub fn search(
+    data: &Path,
+    crawl: &str,
+    q: &SearchQuery,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<SearchResults, IndexError> {
+    let index = open_existing(data, crawl)?;
+    let results = index.search(q)?;
+    let io = IndexError::io("stdout");
+    if json {
+        serde_json::to_writer(&mut *out, &results).map_err(|e| IndexError::Io {
+            path: "stdout".into(),
+            source: e.into(),
+        })?;
+        writeln!(out).map_err(io)?;
+    } else {
+        write_text(&results, q, out).map_err(io)?;
+    }
+    Ok(results)
+}
+
+fn write_text(r: &SearchResults, q: &SearchQuery, out: &mut dyn Write) -> std::io::Result<()> {
+    let pages = r.total.div_ceil(q.per_page as u64).max(1);
+    writeln!(out, "{} matches (page {} of {pages})", r.total, q.page)?;
+    let first = (q.page - 1) * q.per_page;
+    for (i, h) in r.hits.iter().enumerate() {
+        writeln!(
+            out,
+            "{:>4}. {}\n      {}",
+            first + i + 1,
+            h.title.as_deref().unwrap_or("(no title)"),
+            h.url
+        )?;
+        let mut facts = vec![h.time.format("%Y-%m-%d %H:%M:%S").to_string()];
+        facts.extend(h.status.map(|s| s.to_string()));
+        facts.extend(h.mime.clone().filter(|m| !m.is_empty()));
+        facts.push(h.kind.as_str().to_string());
+        facts.extend(h.app.clone());
+        facts.extend(h.score.map(|s| format!("score {s:.3}")));
+        writeln!(
+            out,
+            "      {}  {}@{}",
+            facts.join("  "),
+            h.location.file,
+            h.location.offset
+        )?;
+        if !h.snippet.is_empty() {
+            writeln!(out, "      {}", terminal_text(&h.snippet))?;
+        }
+    }
+    let list = |name: &str, v: &[super::FacetCount]| -> String {
+        let items: Vec<String> = v
+            .iter()
+            .take(10)
+            .map(|c| format!("{} ({})", c.value, c.count))
+            .collect();
+        format!("{name}: {}", items.join(", "))
+    };
+    let f = &r.facets;
+    for (name, v) in [
+        ("hosts", &f.hosts),
+        ("status", &f.status_classes),
+        ("languages", &f.langs),
+        ("applications", &f.apps),
+    ] {
+        if !v.is_empty() {
+            writeln!(out, "{}", list(name, v))?;
+        }
+    }
+    Ok(())
+}
+
+/// A snippet for a terminal: marks become `*…*`, entities are decoded.
+fn terminal_text(html: &str) -> String {
+    html.replace("<mark>", "*")
+        .replace("</mark>", "*")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&amp;", "&")
+}
+
+/// `magpie index rebuild CRAWL`: re-creates the index from the crawl's WARC files with the
+/// crawl's own text limits (from its stored spec, when readable).
+pub fn rebuild(data: &Path, crawl: &str, out: &mut dyn Write) -> Result<RebuildReport, IndexError> {
+    let root = data.join(crawl);
+    let warcs = warc_dir(data, crawl);
+    if !warcs.is_dir() {
+        return Err(IndexError::Io {
+            path: warcs,
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no WARC folder"),
+        });
+    }
+    let opts = std::fs::read_to_string(root.join("spec.json"))
+        .ok()
+        .and_then(|t| Spec::from_json(&t).ok())
+        .map(|s| RebuildOptions::from_spec(&s))
+        .unwrap_or_default();
+    let dir = index_dir(data, crawl);
+    let index = match Index::open(&dir) {
+        Ok(i) => i,
+        Err(IndexError::SchemaMismatch { .. } | IndexError::Tantivy { .. }) => {
+            Index::recreate(&dir)?
+        }
+        Err(e) => return Err(e),
+    };
+    let t0 = std::time::Instant::now();
+    let report = index.rebuild(&warcs, &opts)?;
+    let secs = t0.elapsed().as_secs_f64().max(1e-6);
+    let io = IndexError::io("stdout");
+    writeln!(
+        out,
+        "indexed {} captures ({} revisits) from {} WARC files ({:.1} MB) in {:.2} s ({:.0} docs/s); {} skipped",
+        report.captures,
+        report.revisits,
+        report.files,
+        report.bytes as f64 / 1e6,
+        secs,
+        report.captures as f64 / secs,
+        report.skipped
+    )
+    .map_err(io)?;
+    for e in &report.errors {
+        writeln!(out, "damaged: {e}").map_err(IndexError::io("stdout"))?;
+    }
+    Ok(report)
+}

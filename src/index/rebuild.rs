@@ -1,0 +1,434 @@
+//! Rebuilding documents from the WARC files: every sealed file for a full rebuild, or only the
+//! records after the index's stored position when a restarted crawl catches up.
+//!
+//! A capture is the `response` or `revisit` record plus the `request` and `metadata` records
+//! that follow it with `WARC-Concurrent-To` naming it; the metadata's `hopsFromSeed` decides,
+//! as in the crawl pipeline, whether the body is parsed for text.
+
+use super::doc::{CaptureDoc, Location, RevisitOf};
+use super::http::parse_http_head;
+use super::{Index, IndexError, Writer};
+use crate::archive::{ArchiveError, Checkpoint, RecordHead, WarcReader};
+use crate::fetch::{entity_body, Fetched, Spool};
+use crate::model::{ExchangeInfo, Hop};
+use crate::parse::ParseLimits;
+use crate::spec::Spec;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::{Path, PathBuf};
+
+/// Bytes of a record block read to find the HTTP head.
+const HEAD_PROBE: u64 = 64 * 1024;
+/// Bytes of a metadata block read for its `hopsFromSeed`.
+const MAX_METADATA: u64 = 1 << 20;
+
+/// How text is extracted while rebuilding; use the crawl's own limits
+/// ([`RebuildOptions::from_spec`]) so rebuilt documents equal the ones written live.
+#[derive(Debug, Clone)]
+pub struct RebuildOptions {
+    /// Cap on the decoded body handed to the HTML parser.
+    pub max_decoded_bytes: usize,
+    /// Parser limits.
+    pub parse: ParseLimits,
+}
+
+impl Default for RebuildOptions {
+    /// The limits of a crawl with the default spec.
+    fn default() -> Self {
+        RebuildOptions {
+            max_decoded_bytes: 20 << 20,
+            parse: ParseLimits {
+                max_html_bytes: 5 << 20,
+                max_links: 5_000,
+                max_url_len: 2048,
+            },
+        }
+    }
+}
+
+impl RebuildOptions {
+    /// The limits the crawl pipeline uses for this spec.
+    pub fn from_spec(spec: &Spec) -> RebuildOptions {
+        let l = &spec.raw.limits;
+        RebuildOptions {
+            max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
+            parse: ParseLimits {
+                max_html_bytes: 5 << 20,
+                max_links: l.max_links_per_page,
+                max_url_len: l.max_url_length,
+            },
+        }
+    }
+}
+
+/// What a rebuild or catch-up did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RebuildReport {
+    /// WARC files read (wholly or from the stored position).
+    pub files: usize,
+    /// Capture documents added (revisits included).
+    pub captures: u64,
+    /// Of which revisits.
+    pub revisits: u64,
+    /// Capture records that could not be indexed (no date, no URL).
+    pub skipped: u64,
+    /// Compressed bytes read.
+    pub bytes: u64,
+    /// Damage met (the rest of a damaged file is skipped).
+    pub errors: Vec<String>,
+    /// The position committed with the index.
+    pub position: Option<Checkpoint>,
+}
+
+/// Whether the crawl pipeline parses an exchange's body for text: a 2xx HTML response
+/// (or one without a type) that is neither a robots.txt fetch (`P`) nor a sitemap (`M`).
+pub fn wants_text(info: &ExchangeInfo, hops: &str) -> bool {
+    let last = hops.chars().last().and_then(Hop::from_code);
+    (200..300).contains(&info.status)
+        && matches!(
+            info.mime().as_str(),
+            "text/html" | "application/xhtml+xml" | ""
+        )
+        && !matches!(last, Some(Hop::Prerequisite | Hop::Sitemap))
+}
+
+impl Index {
+    /// Replaces the whole index with documents read from every sealed WARC file in `warc_dir`.
+    pub fn rebuild(
+        &self,
+        warc_dir: &Path,
+        opts: &RebuildOptions,
+    ) -> Result<RebuildReport, IndexError> {
+        let mut w = self.writer()?;
+        w.delete_all()?;
+        let files = warc_files(warc_dir)?;
+        let plan: Vec<(PathBuf, u64)> = files.into_iter().map(|p| (p, 0)).collect();
+        scan_and_commit(&mut w, &plan, opts)
+    }
+
+    /// Indexes the records written after the position of the last index commit (all of them
+    /// for an empty index): run at crawl start, after the archive is recovered, so the
+    /// documents of records a crash kept out of the index are added.
+    pub fn catch_up(
+        &self,
+        warc_dir: &Path,
+        opts: &RebuildOptions,
+    ) -> Result<RebuildReport, IndexError> {
+        let files = warc_files(warc_dir)?;
+        let position = self.position()?;
+        let plan: Vec<(PathBuf, u64)> = match &position {
+            None if self.num_docs() > 0 => return self.rebuild(warc_dir, opts),
+            None => files.into_iter().map(|p| (p, 0)).collect(),
+            Some(cp) => {
+                let mut plan = Vec::new();
+                for p in files {
+                    let name = file_name(&p);
+                    if name.as_str() > cp.file.as_str() {
+                        plan.push((p, 0));
+                    } else if name == cp.file {
+                        let len = std::fs::metadata(&p).map_err(IndexError::io(&p))?.len();
+                        if cp.offset > len {
+                            // The file is shorter than the index believes: start over.
+                            return self.rebuild(warc_dir, opts);
+                        }
+                        plan.push((p, cp.offset));
+                    }
+                }
+                plan
+            }
+        };
+        let mut w = self.writer()?;
+        scan_and_commit(&mut w, &plan, opts)
+    }
+}
+
+fn scan_and_commit(
+    w: &mut Writer,
+    plan: &[(PathBuf, u64)],
+    opts: &RebuildOptions,
+) -> Result<RebuildReport, IndexError> {
+    let mut scan = Scan {
+        opts,
+        pending: None,
+        report: RebuildReport::default(),
+    };
+    for (path, from) in plan {
+        let end = scan.file(w, path, *from)?;
+        scan.report.position = Some(Checkpoint {
+            file: file_name(path),
+            offset: end,
+        });
+    }
+    scan.flush(w)?;
+    if scan.report.captures > 0 || w.uncommitted() > 0 || scan.report.position.is_some() {
+        w.commit(scan.report.position.as_ref())?;
+    }
+    Ok(scan.report)
+}
+
+/// Sealed WARC files (`*.warc.gz`, `*.warc`) in name order, which is the order written.
+pub(crate) fn warc_files(dir: &Path) -> Result<Vec<PathBuf>, IndexError> {
+    let mut files = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+        Err(e) => {
+            return Err(IndexError::Io {
+                path: dir.into(),
+                source: e,
+            })
+        }
+    };
+    for e in entries {
+        let p = e.map_err(IndexError::io(dir))?.path();
+        let name = file_name(&p);
+        if name.ends_with(".warc.gz") || name.ends_with(".warc") {
+            files.push(p);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// A capture whose request and metadata records may still follow.
+struct Pending {
+    doc: CaptureDoc,
+    /// The exchange and the body bytes read, when the body may need parsing.
+    body: Option<(ExchangeInfo, Vec<u8>)>,
+}
+
+struct Scan<'a> {
+    opts: &'a RebuildOptions,
+    pending: Option<Pending>,
+    report: RebuildReport,
+}
+
+impl Scan<'_> {
+    /// Reads one file from `from`; returns the offset reached (the file's end).
+    fn file(&mut self, w: &mut Writer, path: &Path, from: u64) -> Result<u64, IndexError> {
+        let name = file_name(path);
+        let mut f = File::open(path).map_err(IndexError::io(path))?;
+        let len = f.metadata().map_err(IndexError::io(path))?.len();
+        f.seek(SeekFrom::Start(from))
+            .map_err(IndexError::io(path))?;
+        self.report.files += 1;
+        self.report.bytes += len.saturating_sub(from);
+        let mut r =
+            WarcReader::with_origin(BufReader::with_capacity(256 << 10, f), name.clone(), from)?;
+        loop {
+            match self.record(w, &mut r, &name) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(IndexError::Archive(e @ ArchiveError::Corrupt { .. })) => {
+                    self.report.errors.push(e.to_string());
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(len)
+    }
+
+    /// Handles the next record; `false` at the end of the file.
+    fn record(
+        &mut self,
+        w: &mut Writer,
+        r: &mut WarcReader<BufReader<File>>,
+        name: &str,
+    ) -> Result<bool, IndexError> {
+        let Some(head) = r.next_record()? else {
+            return Ok(false);
+        };
+        match head.record_type() {
+            "response" | "revisit" => {
+                self.flush(w)?;
+                let revisit = head.record_type() == "revisit";
+                let probe = head.content_length.min(HEAD_PROBE);
+                let mut block = read_up_to(r.block(), probe, name, head.offset)?;
+                let Some(mut p) = capture(&head, &block, revisit) else {
+                    self.report.skipped += 1;
+                    return Ok(true);
+                };
+                if let Some((info, body)) = &mut p.body {
+                    let want = info.header_len + self.opts.max_decoded_bytes as u64;
+                    let more = want
+                        .min(head.content_length)
+                        .saturating_sub(block.len() as u64);
+                    block.extend(read_up_to(r.block(), more, name, head.offset)?);
+                    *body = block;
+                }
+                let length = r.finish_record()?;
+                p.doc.location = Location {
+                    file: name.to_string(),
+                    offset: head.offset,
+                    length,
+                };
+                self.pending = Some(p);
+            }
+            "request" | "metadata" => {
+                let Some(p) = self.pending.as_mut() else {
+                    return Ok(true);
+                };
+                if head.field("WARC-Concurrent-To") != Some(p.doc.record_id.as_str()) {
+                    return Ok(true);
+                }
+                if head.record_type() == "metadata" {
+                    let text = read_up_to(
+                        r.block(),
+                        head.content_length.min(MAX_METADATA),
+                        name,
+                        head.offset,
+                    )?;
+                    if let Some(h) = hops_from_seed(&text) {
+                        p.doc.hops = h;
+                    }
+                }
+                let length = r.finish_record()?;
+                match &mut p.doc.related {
+                    Some(l) if l.file == name && l.offset + l.length == head.offset => {
+                        l.length += length;
+                    }
+                    _ => {
+                        p.doc.related = Some(Location {
+                            file: name.to_string(),
+                            offset: head.offset,
+                            length,
+                        })
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(true)
+    }
+
+    /// Indexes the pending capture, parsing its body now that its hop path is known.
+    fn flush(&mut self, w: &mut Writer) -> Result<(), IndexError> {
+        let Some(p) = self.pending.take() else {
+            return Ok(());
+        };
+        let mut doc = p.doc;
+        if let Some((info, body)) = p.body {
+            if wants_text(&info, &doc.hops) {
+                let page = parse_page(&info, body, self.opts);
+                let full =
+                    CaptureDoc::from_exchange(&info, page.as_ref(), &doc.record_id, &doc.hops);
+                doc.title = full.title;
+                doc.text = full.text;
+                doc.lang = full.lang;
+            }
+        }
+        if doc.revisit_of.is_some() {
+            self.report.revisits += 1;
+        }
+        self.report.captures += 1;
+        w.add_capture(&doc)
+    }
+}
+
+/// The document of a response or revisit record from its head and the start of its block;
+/// `None` when the record has no URL or date.
+fn capture(head: &RecordHead, block: &[u8], revisit: bool) -> Option<Pending> {
+    let url = head
+        .field("WARC-Target-URI")?
+        .trim_matches(['<', '>'])
+        .to_string();
+    let started = chrono::DateTime::parse_from_rfc3339(head.field("WARC-Date")?)
+        .ok()?
+        .with_timezone(&chrono::Utc);
+    let http = parse_http_head(block);
+    let info = ExchangeInfo {
+        url,
+        ip: head
+            .field("WARC-IP-Address")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
+        started,
+        duration_ms: 0,
+        status: http.as_ref().map_or(0, |h| h.status),
+        headers: http.as_ref().map(|h| h.headers.clone()).unwrap_or_default(),
+        header_len: http.as_ref().map_or(0, |h| h.len as u64),
+        truncated: None,
+        block_digest: head
+            .field("WARC-Block-Digest")
+            .unwrap_or_default()
+            .to_string(),
+        payload_digest: head
+            .field("WARC-Payload-Digest")
+            .unwrap_or_default()
+            .to_string(),
+    };
+    let doc = CaptureDoc::from_exchange(&info, None, head.record_id(), "");
+    if revisit {
+        let original = RevisitOf {
+            record_id: head.field("WARC-Refers-To").unwrap_or_default().to_string(),
+            url: head
+                .field("WARC-Refers-To-Target-URI")
+                .unwrap_or_default()
+                .to_string(),
+            date: head
+                .field("WARC-Refers-To-Date")
+                .unwrap_or_default()
+                .to_string(),
+        };
+        return Some(Pending {
+            doc: doc.into_revisit(original),
+            body: None,
+        });
+    }
+    let body = (http.is_some() && wants_text(&info, "")).then(|| (info, Vec::new()));
+    Some(Pending { doc, body })
+}
+
+/// Decodes and parses a stored HTML response the way the crawl pipeline does.
+fn parse_page(
+    info: &ExchangeInfo,
+    block: Vec<u8>,
+    opts: &RebuildOptions,
+) -> Option<crate::model::ParsedPage> {
+    let base = url::Url::parse(&info.url).ok()?;
+    let fetched = Fetched {
+        info: info.clone(),
+        request: Vec::new(),
+        response: Spool::from_bytes(block),
+    };
+    let body = entity_body(&fetched, opts.max_decoded_bytes).ok()?.bytes;
+    Some(crate::parse::html(
+        &body,
+        info.header("content-type"),
+        info.header("content-language"),
+        &base,
+        &opts.parse,
+    ))
+}
+
+/// Reads at most `n` bytes of a block; data ending early is damage of the record at `offset`.
+fn read_up_to(r: impl Read, n: u64, file: &str, offset: u64) -> Result<Vec<u8>, IndexError> {
+    let mut buf = Vec::with_capacity(n.min(1 << 20) as usize);
+    r.take(n).read_to_end(&mut buf).map_err(|e| {
+        IndexError::Archive(ArchiveError::Corrupt {
+            file: file.to_string(),
+            offset,
+            message: format!("reading the block: {e}"),
+        })
+    })?;
+    Ok(buf)
+}
+
+/// `hopsFromSeed` of a metadata block (`application/warc-fields`).
+fn hops_from_seed(block: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(block);
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.trim()
+            .eq_ignore_ascii_case("hopsFromSeed")
+            .then(|| v.trim().to_string())
+    })
+}

@@ -1,0 +1,245 @@
+//! End-to-end: crawl the fixture web, build the capture index from the WARC files, and check
+//! that search finds exactly what was archived with the right facet counts, that a rebuild
+//! gives the same results, that lookups replay the served bytes (revisits through their
+//! originals), and that the commands behave.
+
+mod support;
+
+use magpie::index::{self, CaptureKind, Facets, Index, RebuildOptions, SearchQuery};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Command;
+use support::{basic_site, client, harness, FixtureWeb, Reply};
+
+const DUP: &str = "<!DOCTYPE html><html lang=\"en\"><head><title>Twin</title></head>\
+    <body><p>Identical twin pages share one payload.</p></body></html>";
+
+/// A basic site, a page on a second host, and two pages with identical bodies (the second becomes a revisit).
+fn crawl(data: &Path) -> (FixtureWeb, Vec<harness::Rec>) {
+    let web = FixtureWeb::start(2);
+    let a = basic_site(&web, 0);
+    web.route(
+        0,
+        "/dups.html",
+        Reply::html(support::page("Dups", "", &["/dup-a.html", "/dup-b.html"])),
+    );
+    web.route(0, "/dup-a.html", Reply::html(DUP));
+    web.route(0, "/dup-b.html", Reply::html(DUP));
+    let spec = harness::spec(
+        "idx",
+        &[
+            a.seed.clone(),
+            web.url(0, "/dups.html"),
+            web.base(1) + "/elsewhere.html",
+        ],
+        json!({}),
+    );
+    harness::run(spec, data);
+    let recs = harness::records(data, "idx");
+    (web, recs)
+}
+
+fn status_of(r: &harness::Rec) -> u16 {
+    String::from_utf8_lossy(&r.body)
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+fn all(index: &Index, q: &str) -> magpie::index::SearchResults {
+    index
+        .search(&SearchQuery {
+            per_page: 1000,
+            ..SearchQuery::text(q)
+        })
+        .expect("search")
+}
+
+#[test]
+fn search_finds_what_was_crawled_and_counts_facets() {
+    let data = tempfile::tempdir().unwrap();
+    let (web, recs) = crawl(data.path());
+    let warcs = index::warc_dir(data.path(), "idx");
+    let index = Index::open(&index::index_dir(data.path(), "idx")).unwrap();
+    let report = index.rebuild(&warcs, &RebuildOptions::default()).unwrap();
+
+    let captures: Vec<&harness::Rec> = recs
+        .iter()
+        .filter(|r| r.kind == "response" || r.kind == "revisit")
+        .collect();
+    assert_eq!(report.captures, captures.len() as u64);
+    assert_eq!(report.revisits, 1, "dup-b is a revisit of dup-a");
+
+    // Everything archived is found, once.
+    let r = all(&index, "");
+    assert_eq!(r.total, captures.len() as u64);
+    let mut got: Vec<String> = r.hits.iter().map(|h| h.url.clone()).collect();
+    let mut want: Vec<String> = captures.iter().map(|r| r.uri.clone()).collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+
+    // Facets count every capture by host and status class.
+    let mut by_host: HashMap<String, u64> = HashMap::new();
+    let mut by_class: HashMap<String, u64> = HashMap::new();
+    for c in &captures {
+        let host = url::Url::parse(&c.uri).unwrap();
+        *by_host
+            .entry(format!(
+                "{}:{}",
+                host.host_str().unwrap(),
+                host.port().unwrap()
+            ))
+            .or_default() += 1;
+        *by_class
+            .entry(format!("{}xx", status_of(c) / 100))
+            .or_default() += 1;
+    }
+    for (host, n) in &by_host {
+        assert_eq!(Facets::count(&r.facets.hosts, host), *n, "host {host}");
+    }
+    assert_eq!(r.facets.hosts.len(), by_host.len());
+    for (class, n) in &by_class {
+        assert_eq!(
+            Facets::count(&r.facets.status_classes, class),
+            *n,
+            "{class}"
+        );
+    }
+    let html_ok = captures
+        .iter()
+        .filter(|c| c.kind == "response" && status_of(c) == 200)
+        .filter(|c| String::from_utf8_lossy(&c.body).contains("lang=\"en\""))
+        .count() as u64;
+    assert_eq!(Facets::count(&r.facets.langs, "en"), html_ok);
+
+    // Words find their pages; filters narrow.
+    let r = all(&index, "title:\"page a\"");
+    let urls: Vec<&str> = r.hits.iter().map(|h| h.url.as_str()).collect();
+    assert_eq!(urls, [web.url(0, "/a.html")]);
+    let r = index
+        .search(&SearchQuery {
+            host: Some(web.addr(1).to_string()),
+            ..SearchQuery::text("elsewhere")
+        })
+        .unwrap();
+    assert_eq!(r.total, 1);
+    assert_eq!(r.hits[0].url, web.url(1, "/elsewhere.html"));
+    assert!(
+        r.hits[0].snippet.contains("<mark>Elsewhere</mark>"),
+        "{}",
+        r.hits[0].snippet
+    );
+    let twins = all(&index, "identical twin");
+    assert_eq!(twins.total, 1, "the revisit carries no text of its own");
+
+    // A bad query is an error, not a panic.
+    assert!(matches!(
+        index.search(&SearchQuery::text("title:(")),
+        Err(index::IndexError::BadQuery { .. })
+    ));
+
+    // A second rebuild, elsewhere, gives the same results.
+    let other = tempfile::tempdir().unwrap();
+    let again = Index::open(other.path()).unwrap();
+    again.rebuild(&warcs, &RebuildOptions::default()).unwrap();
+    for q in ["", "page", "title:basic", "status:404", "twin OR elsewhere"] {
+        assert_eq!(all(&index, q), all(&again, q), "query {q:?}");
+    }
+}
+
+#[test]
+fn lookups_replay_the_served_bytes_and_resolve_revisits() {
+    let data = tempfile::tempdir().unwrap();
+    let (web, _recs) = crawl(data.path());
+    let warcs = index::warc_dir(data.path(), "idx");
+    let index = Index::open(&index::index_dir(data.path(), "idx")).unwrap();
+    index.rebuild(&warcs, &RebuildOptions::default()).unwrap();
+
+    let home = web.url(0, "/");
+    let caps = index.captures_of(&home).unwrap();
+    assert_eq!(caps.len(), 1);
+    let replay = index.capture_at(&warcs, &home, None, 1 << 20).unwrap();
+    let served = client::get(&web, 0, "/");
+    assert_eq!(replay.http[replay.header_len..], served.body[..]);
+    assert!(replay.http.starts_with(b"HTTP/1."));
+
+    let b = web.url(0, "/dup-b.html");
+    let rb = index.capture_at(&warcs, &b, None, 1 << 20).unwrap();
+    assert_eq!(rb.capture.kind, CaptureKind::Revisit);
+    let original = rb.original.expect("resolved");
+    assert_eq!(original.url, web.url(0, "/dup-a.html"));
+    assert_eq!(&rb.http[rb.header_len..], DUP.as_bytes());
+}
+
+#[test]
+fn commands_rebuild_search_and_refuse_bad_queries() {
+    let data = tempfile::tempdir().unwrap();
+    let (_web, recs) = crawl(data.path());
+    let d = data.path().to_str().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_magpie"))
+            .args(args)
+            .output()
+            .expect("run magpie")
+    };
+    let o = run(&["search", "idx", "page", "--data", d]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("magpie index rebuild"));
+
+    let o = run(&["index", "rebuild", "idx", "--data", d]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let captures = recs
+        .iter()
+        .filter(|r| r.kind == "response" || r.kind == "revisit")
+        .count();
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("indexed {captures} captures")));
+
+    let o = run(&[
+        "search",
+        "idx",
+        "",
+        "--data",
+        d,
+        "--json",
+        "--per-page",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["total"], captures);
+    assert_eq!(v["hits"].as_array().unwrap().len(), 3);
+    assert!(v["facets"]["hosts"].as_array().unwrap().len() == 2);
+
+    let o = run(&["search", "idx", "page", "--data", d]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && text.contains("matches") && text.contains("hosts:"),
+        "{text}"
+    );
+
+    let o = run(&["search", "idx", "title:(", "--data", d]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("bad query") && !err.contains("panicked"),
+        "{err}"
+    );
+    let o = run(&["search", "idx", "x", "--data", d, "--kind", "pages"]);
+    assert!(!o.status.success());
+
+    // Export from the command line, then index the export: the same CDXJ as written beside it.
+    let out = data.path().join("twin.warc.gz");
+    let o_str = out.to_str().unwrap();
+    let o = run(&[
+        "export", "idx", "--data", d, "--out", o_str, "--query", "twin",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1 selected"));
+    let o = run(&["cdxj", o_str]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let beside = std::fs::read_to_string(format!("{o_str}.cdxj")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), beside);
+    assert_eq!(beside.lines().count(), 1);
+}
