@@ -354,6 +354,11 @@ impl Manager {
         Ok(self.slot(id)?.spec.clone())
     }
 
+    /// The data folder (`DATA/<crawl>/` holds each crawl), for the index and export routes.
+    pub fn data(&self) -> &std::path::Path {
+        &self.data
+    }
+
     /// The crawl's live statistics (for metrics and events).
     pub fn stats(&self, id: &str) -> Result<Arc<Stats>, ManagerError> {
         Ok(self.slot(id)?.stats.clone())

@@ -2,8 +2,10 @@
 //! manager, server-sent events, Prometheus metrics, and (later) the cockpit pages.
 //!
 //! Layout: `routes.rs` lists every route; `auth.rs` checks the bearer token; `error.rs` is the
-//! only place mapping errors to HTTP statuses; `api/` has one module per resource; `metrics.rs`
-//! renders `/metrics`; `cli.rs` is the `serve` and `submit` commands. The API is documented in
+//! only place mapping errors to HTTP statuses; `api/` has one module per resource; `indexes.rs`
+//! keeps the crawls' capture indexes open for reading; `replay.rs` decides what of an archived
+//! response reaches the browser; `metrics.rs` renders `/metrics`; `cli.rs` is the `serve` and
+//! `submit` commands. The API is documented in
 //! `docs/api.md` and described by `openapi.json`.
 //!
 //! actix-web runs its request handlers on worker threads with their own single-threaded
@@ -14,7 +16,9 @@ pub mod api;
 pub mod auth;
 pub mod cli;
 pub mod error;
+pub mod indexes;
 pub mod metrics;
+pub mod replay;
 pub mod routes;
 
 use crate::manager::Manager;
@@ -82,10 +86,13 @@ impl WebConfig {
 }
 
 /// What every handler shares: the manager, the configuration, the runtime crawls run on,
-/// and the closing flag that ends event streams when the server stops.
+/// the open capture indexes, and the closing flag that ends event streams when the server stops.
 pub struct AppState {
     pub(crate) manager: Arc<Manager>,
     pub(crate) config: WebConfig,
+    pub(crate) indexes: indexes::Indexes,
+    /// Exports being written (`crawl/name`), so two requests never write the same file.
+    pub(crate) exporting: std::sync::Mutex<std::collections::HashSet<String>>,
     runtime: tokio::runtime::Handle,
     closing: watch::Sender<bool>,
 }
@@ -97,6 +104,8 @@ impl AppState {
     /// Outside a tokio runtime.
     pub fn new(manager: Arc<Manager>, config: WebConfig) -> AppState {
         AppState {
+            indexes: indexes::Indexes::new(manager.data()),
+            exporting: Default::default(),
             manager,
             config,
             runtime: tokio::runtime::Handle::current(),
