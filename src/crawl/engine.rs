@@ -215,6 +215,12 @@ impl Engine {
                     }
                 },
             }
+            // Take every result already back before the next command: one `select!` turn
+            // handles one message, so a stream of large intake batches would otherwise starve
+            // finished fetches (each batch takes tens of milliseconds).
+            while let Ok(done) = self.rx.try_recv() {
+                self.finish(done)?;
+            }
             if last_commit.elapsed() >= COMMIT_EVERY || self.since_commit >= COMMIT_AFTER {
                 self.commit()?;
                 last_commit = Instant::now();
