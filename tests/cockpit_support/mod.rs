@@ -4,6 +4,8 @@
 // Each test binary uses a different part of this module.
 #![allow(dead_code)]
 
+pub mod browser;
+
 use regex::Regex;
 use reqwest::header;
 
