@@ -316,7 +316,8 @@ async fn demo(data: PathBuf, json: bool) -> Result<ExitCode> {
         "seeds": seeds,
         "politeness": { "min_delay_ms": 50, "max_delay_ms": 500, "delay_factor": 2.0 },
         "limits": { "max_pages": 1000 },
-        "network": { "allow_private": true }
+        "network": { "allow_private": true },
+        "topic": { "keywords": ["renewable energy", "solar panel", "wind turbine", "battery", "grid"] }
     });
     let spec = Spec::from_json(&spec.to_string())?;
     let code = run_crawl(spec, data.clone(), true, json).await?;

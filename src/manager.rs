@@ -6,6 +6,7 @@
 //! The state is kept in `DATA/<name>/status.json` and restored by [`Manager::open`]: a crawl that
 //! was running when the server stopped runs again.
 
+use crate::crawl::focus::FocusSnapshot;
 use crate::crawl::{
     self, control::FrontierView, stats::Stats, stats::Summary, Control, CrawlOptions,
 };
@@ -90,6 +91,17 @@ pub struct CrawlView {
     pub error: Option<String>,
     /// Live statistics (the same figures as `magpie crawl`'s summary).
     pub stats: Summary,
+    /// Relevance over the crawl, recent fetches with their scores, languages, applications.
+    pub focus: FocusSnapshot,
+}
+
+/// One term of a crawl's topic vector.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TopicTerm {
+    /// The term as matched: a stem, or a phrase of stems (`solar power` → `solar pow`).
+    pub term: String,
+    /// Its weight in the topic vector.
+    pub weight: f32,
 }
 
 /// All crawls of a data folder.
@@ -429,6 +441,46 @@ impl Manager {
             .map_err(ManagerError::Frontier)
     }
 
+    /// The heaviest `n` terms of a crawl's topic vector (keywords, entities and what the
+    /// reference pages added), as last published by the crawl; empty for a crawl without a
+    /// topic or before it first ran.
+    pub fn topic(&self, id: &str, n: usize) -> Result<Vec<TopicTerm>, ManagerError> {
+        self.slot(id)?;
+        let path = crate::crawl::layout::Layout::new(&self.data, id).topic();
+        let topic: crate::analysis::Topic = match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                ManagerError::Io(std::io::Error::other(format!("{}: {e}", path.display())))
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        Ok(topic
+            .top_terms(n)
+            .into_iter()
+            .map(|(term, weight)| TopicTerm { term, weight })
+            .collect())
+    }
+
+    /// The patterns the application-aware helper of an open crawl relaxed and adopted, with
+    /// their evidence (of one host, or all).
+    pub async fn relaxations(
+        &self,
+        id: &str,
+        host: Option<String>,
+    ) -> Result<Vec<crate::aah::Adoption>, ManagerError> {
+        let slot = self.slot(id)?;
+        let (tx, rx) = oneshot::channel();
+        self.send(
+            id,
+            &slot,
+            Control::Relaxations { host, reply: tx },
+            "show the helper's relaxations",
+        )?;
+        rx.await
+            .unwrap_or_else(|_| Err("crawl ended".into()))
+            .map_err(ManagerError::Frontier)
+    }
+
     /// Asks every open crawl to stop and waits (up to `grace`) for them to seal their files.
     pub async fn shutdown(&self, grace: std::time::Duration) {
         self.closing
@@ -456,5 +508,6 @@ fn view(id: &str, slot: &Slot) -> CrawlView {
         state: status.state,
         error: status.error,
         stats: slot.stats.summary(id, &reason, vec![]),
+        focus: slot.stats.focus(),
     }
 }

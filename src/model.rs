@@ -77,6 +77,57 @@ pub struct CrawlUri {
     /// Sum of the scores received, for the AVG and SUM update functions.
     #[serde(default)]
     pub score_sum: f32,
+    /// What the page this URL was found on passes on as the `parent` score input of its own
+    /// links (SharkSearch inheritance); 0 for seeds and without analysis.
+    #[serde(default)]
+    pub inherited: f32,
+    /// The analysis score components of the link that queued this URL (the last one to score
+    /// it), so the operator sees why it was fetched when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<ScoreParts>,
+}
+
+/// The components of an outlink's analysis score, each in [0, 1], and their weighted total.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct ScoreParts {
+    /// Cosine of the linking page with the topic.
+    pub document: f32,
+    /// Cosine of the link's text block with the topic.
+    pub paragraph: f32,
+    /// Cosine of the anchor text with the topic.
+    pub anchor: f32,
+    /// Topic words in the URL.
+    pub url: f32,
+    /// Inherited from relevant ancestors.
+    pub parent: f32,
+    /// Weighted average of the components (with the application-aware boost, if any).
+    pub total: f32,
+}
+
+impl ScoreParts {
+    /// The six values in field order, for compact encodings.
+    pub fn to_array(self) -> [f32; 6] {
+        [
+            self.document,
+            self.paragraph,
+            self.anchor,
+            self.url,
+            self.parent,
+            self.total,
+        ]
+    }
+
+    /// The inverse of [`ScoreParts::to_array`].
+    pub fn from_array(a: [f32; 6]) -> ScoreParts {
+        ScoreParts {
+            document: a[0],
+            paragraph: a[1],
+            anchor: a[2],
+            url: a[3],
+            parent: a[4],
+            total: a[5],
+        }
+    }
 }
 
 impl CrawlUri {
@@ -92,6 +143,8 @@ impl CrawlUri {
             retries: 0,
             scores: 0,
             score_sum: 0.0,
+            inherited: 0.0,
+            parts: None,
         }
     }
 

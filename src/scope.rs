@@ -30,6 +30,9 @@ pub enum Reject {
     TooDeep,
     /// Outside the allowed hosts or patterns.
     OutOfScope,
+    /// In scope, but the application-aware helper's knowledge base says the link leads nowhere
+    /// worth archiving (login, edit, reply, print, feed and calendar views).
+    AppSkip,
 }
 
 impl Reject {
@@ -42,6 +45,7 @@ impl Reject {
             Reject::Trap => "trap",
             Reject::TooDeep => "too-deep",
             Reject::OutOfScope => "out-of-scope",
+            Reject::AppSkip => "app-skip",
         }
     }
 }

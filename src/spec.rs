@@ -322,15 +322,16 @@ impl Default for RawScoring {
 pub struct RawAah {
     /// Run the helper on HTML pages.
     pub enabled: bool,
-    /// The knowledge-base folder (one XML file per application).
-    pub kb: String,
+    /// The knowledge-base folder (one XML file per application); `None`: the knowledge base
+    /// built into the program (the `kb/` folder of its source).
+    pub kb: Option<String>,
 }
 
 impl Default for RawAah {
     fn default() -> Self {
         RawAah {
             enabled: true,
-            kb: "kb/".into(),
+            kb: None,
         }
     }
 }
@@ -451,7 +452,7 @@ impl Spec {
         }
         validate_topic(&raw.topic, raw.limits.max_url_length)?;
         validate_scoring(&raw.scoring)?;
-        if raw.aah.enabled && raw.aah.kb.trim().is_empty() {
+        if raw.aah.enabled && raw.aah.kb.as_deref().is_some_and(|k| k.trim().is_empty()) {
             return Err(invalid("aah.kb", "must name the knowledge-base folder"));
         }
         Ok(Spec {
@@ -586,7 +587,7 @@ mod tests {
         assert!(s.raw.scope.embeds && s.raw.scope.sitemaps && s.raw.warc.dedup);
         assert!(!s.raw.network.allow_private);
         assert!(s.raw.aah.enabled);
-        assert_eq!(s.raw.aah.kb, "kb/");
+        assert_eq!(s.raw.aah.kb, None);
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! - `output`: the result types; `cli`: `magpie kb check` and `magpie kb detect`.
 
 mod actions;
+mod builtin;
 pub mod cli;
 mod detection;
 pub(crate) mod dom;
@@ -33,6 +34,7 @@ pub(crate) mod relax;
 pub mod tester;
 pub(crate) mod xpath;
 
+pub use builtin::builtin;
 pub use error::AahError;
 pub use helper::{Helper, HelperOptions};
 pub use kb::{Category, KnowledgeBase, LevelKind};

@@ -2,6 +2,7 @@
 //! to the engine over one channel, so only the engine task ever touches the frontier.
 
 use super::engine::Engine;
+use crate::aah::Adoption;
 use crate::frontier::host::HostView;
 use crate::frontier::update::Scored;
 use crate::frontier::view::QueuedUrl;
@@ -32,6 +33,13 @@ pub enum Control {
         /// Where the answer goes.
         reply: oneshot::Sender<Result<FrontierView, String>>,
     },
+    /// The patterns the application-aware helper relaxed and adopted, with their evidence.
+    Relaxations {
+        /// Only this host.
+        host: Option<String>,
+        /// Where the answer goes.
+        reply: oneshot::Sender<Result<Vec<Adoption>, String>>,
+    },
 }
 
 /// The frontier as the API shows it.
@@ -44,6 +52,14 @@ pub struct FrontierView {
 }
 
 impl Engine {
+    /// The helper's adopted relaxations (empty when the helper is off).
+    pub(super) fn relaxations(&self, host: Option<&str>) -> Result<Vec<Adoption>, String> {
+        match &self.ctx.helper {
+            Some(h) => h.relaxations(host).map_err(|e| e.to_string()),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// Applies intake items and commits them at once, so the new order is visible immediately.
     pub(super) fn intake(
         &mut self,

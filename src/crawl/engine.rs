@@ -7,6 +7,7 @@
 //! with the frontier, so the store and the archive agree after any crash.
 
 use super::control::Control;
+use super::online::Archived;
 use super::pipeline::{self, Outlink, PipelineCtx, Processed};
 use super::records::EncodedRecords;
 use super::stats::{Stats, Totals};
@@ -15,6 +16,7 @@ use crate::fetch::{robots::Robots, FetchError, Fetcher};
 use crate::frontier::keys::{self, UrlState};
 use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, Offer, UrlLease};
+use crate::index::{Indexer, RevisitOf};
 use crate::model::CrawlUri;
 use crate::scope::Reject;
 use crate::spec::Spec;
@@ -87,6 +89,10 @@ pub struct Engine {
     pub(super) ctx: Arc<PipelineCtx>,
     pub(super) stats: Arc<Stats>,
     pub(super) robots: HashMap<String, Robots>,
+    /// The live indexer of the crawl's capture index.
+    pub(super) indexer: Option<Indexer>,
+    /// Where the topic is published for the server (`topic.json`).
+    pub(super) topic_file: Option<std::path::PathBuf>,
     digests: HashMap<String, Original>,
     inflight: usize,
     since_commit: usize,
@@ -107,6 +113,7 @@ impl Engine {
         fetcher: Fetcher,
         ctx: Arc<PipelineCtx>,
         stats: Arc<Stats>,
+        indexer: Option<Indexer>,
     ) -> Result<Engine, super::CrawlError> {
         if let Some(v) = frontier.read(&keys::meta_key("totals"))? {
             if let Ok(t) = serde_json::from_slice::<Totals>(&v) {
@@ -122,6 +129,8 @@ impl Engine {
             ctx,
             stats,
             robots: HashMap::new(),
+            indexer,
+            topic_file: None,
             digests: HashMap::new(),
             inflight: 0,
             since_commit: 0,
@@ -201,6 +210,9 @@ impl Engine {
                     Control::Frontier { limit, host, reply } => {
                         let _ = reply.send(self.frontier_view(limit, host.as_deref()));
                     }
+                    Control::Relaxations { host, reply } => {
+                        let _ = reply.send(self.relaxations(host.as_deref()));
+                    }
                 },
             }
             if last_commit.elapsed() >= COMMIT_EVERY || self.since_commit >= COMMIT_AFTER {
@@ -211,7 +223,11 @@ impl Engine {
         self.commit()?;
         let files = self.writer.files();
         self.publish();
+        let last = self.writer.checkpoint();
         self.writer.close()?;
+        if let Some(indexer) = self.indexer.take() {
+            indexer.close(last)?;
+        }
         self.stats.event(
             "crawl-finished",
             format!("{}: {}", self.spec.name(), reason.as_str()),
@@ -398,11 +414,17 @@ impl Engine {
         for note in &p.notes {
             self.stats.error(note);
         }
-        self.archive(&p.records)?;
+        let archived = self.archive(&p.records)?;
         self.stats.pages.fetch_add(1, Relaxed);
         self.stats.status(status);
+        let inherited = p
+            .page
+            .as_ref()
+            .and_then(|f| f.analysis.as_ref())
+            .map_or(0.0, |a| a.inherited);
+        self.after_page(&lease, status, p.page.take(), p.capture.take(), &archived)?;
         let via = std::mem::take(&mut p.records.info.url);
-        self.offer_all(p.outlinks, &p.rejected, &via);
+        self.offer_all(p.outlinks, &p.rejected, &via, inherited)?;
         let timing = FetchTiming {
             duration: took,
             retry_after,
@@ -460,7 +482,8 @@ impl Engine {
                     if last.is_none() {
                         self.frontier.set_ip(&host, p.records.info.ip);
                     }
-                    self.archive(&p.records)?;
+                    let archived = self.archive(&p.records)?;
+                    self.index_capture(p.capture, &archived, None, None)?;
                     self.stats.robots_fetches.fetch_add(1, Relaxed);
                     self.stats.status(p.records.info.status);
                     last = p.robots;
@@ -541,6 +564,8 @@ impl Engine {
                 retries: 0,
                 scores: 0,
                 score_sum: 0.0,
+                inherited: 0.0,
+                parts: None,
             };
             let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
             let origin = url.origin().ascii_serialization();
@@ -554,25 +579,61 @@ impl Engine {
         }
     }
 
-    /// Queues the outlinks the frontier has not seen; `via` is the page they were found on.
-    fn offer_all(&mut self, outlinks: Vec<Outlink>, rejected: &[Reject], via: &str) {
+    /// Queues the outlinks of a page; `via` is the page they were found on and `inherited`
+    /// what it passes on to them. Analysed links enter through the frontier's update path (so
+    /// they also re-rank URLs already queued, with the crawl's update function); spam links are
+    /// blacklisted; links without a score are queued when new, with the depth-based priority.
+    fn offer_all(
+        &mut self,
+        outlinks: Vec<Outlink>,
+        rejected: &[Reject],
+        via: &str,
+        inherited: f32,
+    ) -> Result<(), super::CrawlError> {
         for r in rejected {
             self.stats.reject(r.as_str());
         }
+        let update = self.spec.raw.frontier.update;
         for o in outlinks {
-            if self.frontier.state(o.fp).is_some() {
+            let state = self.frontier.state(o.fp);
+            let fp = o.fp;
+            if o.blacklist {
+                if state.is_none() || state == Some(UrlState::Queued) {
+                    let host = crate::uri::host_key(&o.url);
+                    self.frontier.blacklist(fp, &host)?;
+                    self.stats.reject("spam");
+                }
                 continue;
             }
-            let fp = o.fp;
-            let (host, origin, uri) = o.into_uri(via);
-            if self.frontier.offer(fp, &host, &origin, uri) == Offer::Added {
-                self.stats.discovered.fetch_add(1, Relaxed);
+            if let Some(s) = state {
+                // Known URLs only change when queued and scored.
+                if o.score.is_none() || s != UrlState::Queued {
+                    continue;
+                }
+            }
+            let score = o.score.map(|s| s.total);
+            let (host, origin, uri) = o.into_uri(via, inherited);
+            match score {
+                Some(total) => {
+                    let r = self
+                        .frontier
+                        .score(fp, &host, &origin, uri, total, update)?;
+                    if matches!(r, crate::frontier::update::Scored::Inserted(_)) {
+                        self.stats.discovered.fetch_add(1, Relaxed);
+                    }
+                }
+                None => {
+                    if self.frontier.offer(fp, &host, &origin, uri) == Offer::Added {
+                        self.stats.discovered.fetch_add(1, Relaxed);
+                    }
+                }
             }
         }
+        Ok(())
     }
 
     /// Appends an exchange's records; a payload archived before becomes a revisit.
-    fn archive(&mut self, r: &EncodedRecords) -> Result<(), super::CrawlError> {
+    fn archive(&mut self, r: &EncodedRecords) -> Result<Archived, super::CrawlError> {
         let info = &r.info;
         self.stats.bytes_received.fetch_add(r.response_len, Relaxed);
         let before = self.writer.bytes_written();
@@ -608,7 +669,8 @@ impl Engine {
         // The exchange's records go to one file; the writer re-points them at that file's
         // warcinfo if it rotated since the worker encoded them.
         let first = revisit.as_deref().unwrap_or(&r.response);
-        self.writer
+        let locations = self
+            .writer
             .append_encoded_for(&[first, &r.request_and_metadata], &r.warcinfo_id)?;
         if original.is_some() {
             self.stats.revisits.fetch_add(1, Relaxed);
@@ -625,7 +687,14 @@ impl Engine {
         }
         let written = self.writer.bytes_written().saturating_sub(before);
         self.stats.warc_bytes.fetch_add(written, Relaxed);
-        Ok(())
+        Ok(Archived {
+            locations,
+            revisit_of: original.map(|o| RevisitOf {
+                record_id: o.id,
+                url: o.uri,
+                date: o.date,
+            }),
+        })
     }
 
     fn lookup_digest(&mut self, digest: &str) -> Result<Option<Original>, super::CrawlError> {
@@ -655,6 +724,12 @@ impl Engine {
         let totals = serde_json::to_vec(&self.stats.totals()).unwrap_or_default();
         self.frontier.stage(keys::meta_key("totals"), totals);
         self.frontier.commit()?;
+        if let Some(h) = &self.ctx.helper {
+            h.flush()?;
+        }
+        if let (Some(indexer), Some(cp)) = (&self.indexer, self.writer.checkpoint()) {
+            indexer.commit(cp)?;
+        }
         self.since_commit = 0;
         Ok(())
     }

@@ -5,6 +5,8 @@
 //! DIR/<name>/state/        sled: frontier, seen-set, checkpoints (see frontier::keys)
 //! DIR/<name>/warc/         *.warc.gz (and one *.warc.gz.open while being written)
 //! DIR/<name>/spool/        temporary response bodies too large for memory
+//! DIR/<name>/index/        tantivy: the capture index (rebuildable from warc/)
+//! DIR/<name>/topic.json    the topic vector, once analysis has built it
 //! DIR/<name>.old-<time>/   a crawl moved aside by --fresh (never deleted)
 //! ```
 
@@ -44,6 +46,11 @@ impl Layout {
     /// The spool folder.
     pub fn spool(&self) -> PathBuf {
         self.root.join("spool")
+    }
+
+    /// The topic vector as last learned (JSON of `analysis::Topic`).
+    pub fn topic(&self) -> PathBuf {
+        self.root.join("topic.json")
     }
 
     /// Whether a crawl already exists here.

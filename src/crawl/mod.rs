@@ -8,7 +8,9 @@
 
 pub mod control;
 pub mod engine;
+pub mod focus;
 pub mod layout;
+pub mod online;
 pub mod pipeline;
 pub mod progress;
 pub mod records;
@@ -57,6 +59,15 @@ pub enum CrawlError {
     /// The fetcher could not be built.
     #[error(transparent)]
     Fetch(#[from] FetchError),
+    /// The topic or scoring cannot be used.
+    #[error(transparent)]
+    Analysis(#[from] crate::analysis::AnalysisError),
+    /// The knowledge base cannot be loaded, or the helper's store failed.
+    #[error(transparent)]
+    Aah(#[from] crate::aah::AahError),
+    /// The capture index failed.
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
 }
 
 /// How to run a crawl.
@@ -100,30 +111,56 @@ pub async fn run(
     let spec = Arc::new(spec);
 
     let store = Store::open(&layout.state())?;
+    let helper = online::helper(&spec, store.clone())?;
     let mut frontier = Frontier::open(store, frontier_config(&spec))?;
     let checkpoint = engine::stored_checkpoint(&frontier)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
     tracing::info!(?report, resuming, "archive recovered");
+    let index = online::open_index(&spec, &opts.data, &layout.warc())?;
+    let indexer = index.indexer(online::indexer_config())?;
     let writer = WarcWriter::create(writer_config(&spec, &layout, &opts))?;
     let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
+    let analyzer = online::analyzer(&spec, &frontier)?;
+    if let Some(a) = &analyzer {
+        online::write_topic(
+            &layout.topic(),
+            &serde_json::to_vec(a.topic()).unwrap_or_default(),
+        );
+    }
 
     // Seeds are offered on every run: known ones are ignored, seeds added to the spec are queued.
-    for seed in &spec.seeds {
-        let fp = uri::fingerprint(&uri::canonical(seed));
+    // Reference pages of the topic are queued like seeds (fetched first, archived, and learned
+    // into the topic vector).
+    let references = spec.raw.topic.reference_urls.iter().filter_map(|u| {
+        url::Url::parse(u)
+            .ok()
+            .map(|url| (url, "reference"))
+            .filter(|_| analyzer.is_some())
+    });
+    let seeds = spec.seeds.iter().map(|s| (s.clone(), "seed"));
+    for (seed, source) in seeds.chain(references) {
+        let fp = uri::fingerprint(&uri::canonical(&seed));
         let origin = seed.origin().ascii_serialization();
-        if frontier.offer(
-            fp,
-            &uri::host_key(seed),
-            &origin,
-            CrawlUri::seed(seed.as_str()),
-        ) == Offer::Added
-        {
+        let uri = CrawlUri {
+            source: source.into(),
+            ..CrawlUri::seed(seed.as_str())
+        };
+        if frontier.offer(fp, &uri::host_key(&seed), &origin, uri) == Offer::Added {
             stats.discovered.fetch_add(1, Relaxed);
         }
     }
     frontier.commit()?;
-    let ctx = Arc::new(pipeline_ctx(&spec));
-    let engine = Engine::new(spec.clone(), frontier, writer, fetcher, ctx, stats.clone())?;
+    let ctx = Arc::new(pipeline_ctx(&spec, analyzer, helper));
+    let mut engine = Engine::new(
+        spec.clone(),
+        frontier,
+        writer,
+        fetcher,
+        ctx,
+        stats.clone(),
+        Some(indexer),
+    )?;
+    engine.topic_file = Some(layout.topic());
     let (reason, files) = engine.run(control, paused).await?;
     Ok(stats.summary(spec.name(), reason.as_str(), files))
 }
@@ -190,7 +227,11 @@ fn fetch_config(spec: &Spec, layout: &Layout) -> FetchConfig {
     }
 }
 
-fn pipeline_ctx(spec: &Spec) -> pipeline::PipelineCtx {
+fn pipeline_ctx(
+    spec: &Spec,
+    analyzer: Option<crate::analysis::Analyzer>,
+    helper: Option<Arc<crate::aah::Helper>>,
+) -> pipeline::PipelineCtx {
     let l = &spec.raw.limits;
     pipeline::PipelineCtx {
         scope: Scope::new(spec),
@@ -202,6 +243,9 @@ fn pipeline_ctx(spec: &Spec) -> pipeline::PipelineCtx {
         max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
         gzip_level: spec.raw.warc.gzip_level,
         user_agent: spec.raw.politeness.user_agent.clone(),
+        analyzer: analyzer.map(|a| std::sync::RwLock::new(Arc::new(a))),
+        helper,
+        index: true,
     }
 }
 

@@ -1,18 +1,24 @@
-//! The per-exchange processor chain: parse → scope → archive records, run on a worker thread.
+//! The per-exchange processor chain: parse → aah → analysis → archive records → index
+//! document → scope, run on a worker thread.
 //!
 //! This is the one place that wires the stages for a fetched exchange, in the order of the
-//! data flow. Each stage is called with the previous one's typed output; no stage calls
-//! another. The result, a [`Processed`], goes back to the engine, which alone touches the
-//! frontier and the WARC writer.
+//! data flow. Each stage is called with the previous one's typed output (`ParsedPage`,
+//! `AppMatch`, `PageAnalysis`, `EncodedRecords`, `CaptureDoc`); no stage calls another. The
+//! result, a [`Processed`], goes back to the engine, which alone touches the frontier, the
+//! WARC writer and the index.
 
-use super::records::{self, EncodedRecords};
+use super::records::{self, EncodedRecords, PageNotes};
+use crate::aah::{AppMatch, Helper, LinkAction};
+use crate::analysis::{Analyzer, PageAnalysis};
 use crate::archive::ArchiveError;
 use crate::fetch::{self, robots::Robots, Fetched};
-use crate::model::{CrawlUri, Hop, Link, ParsedPage};
+use crate::index::CaptureDoc;
+use crate::model::{CrawlUri, Hop, Link, ParsedPage, ScoreParts};
 use crate::parse::{self, ParseLimits};
 use crate::scope::{Reject, Scope};
 use crate::uri;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock};
 use url::Url;
 
 /// What a worker needs to process exchanges; shared by all workers.
@@ -27,6 +33,22 @@ pub struct PipelineCtx {
     pub gzip_level: u32,
     /// User agent, for robots.txt matching.
     pub user_agent: String,
+    /// The topical scorer, when the spec has a topic. The engine replaces it as reference
+    /// pages extend the topic; a worker takes the current one when it starts processing.
+    pub analyzer: Option<RwLock<Arc<Analyzer>>>,
+    /// The application-aware helper, when enabled.
+    pub helper: Option<Arc<Helper>>,
+    /// Build index documents (the crawl has an index).
+    pub index: bool,
+}
+
+impl PipelineCtx {
+    /// The analyzer as it is now.
+    pub fn analyzer(&self) -> Option<Arc<Analyzer>> {
+        self.analyzer
+            .as_ref()
+            .map(|a| a.read().unwrap_or_else(|p| p.into_inner()).clone())
+    }
 }
 
 /// A link accepted by scope. Most links of a page are known to the frontier already, so
@@ -42,25 +64,34 @@ pub struct Outlink {
     pub raw: String,
     /// Hop path from the seed, ending with this link's hop.
     pub hops: String,
+    /// The analysis score of the link (with the application-aware boost), when analysed.
+    pub score: Option<ScoreParts>,
+    /// Priority boost from the application-aware helper (0 without one).
+    pub boost: f32,
+    /// The analysis flagged the link as spam: blacklist it.
+    pub blacklist: bool,
 }
 
 impl Outlink {
     /// Host key, origin (`scheme://host[:port]`) and the [`CrawlUri`] to queue; `via` is the
     /// URL of the page the link was found on.
-    pub fn into_uri(self, via: &str) -> (String, String, CrawlUri) {
+    pub fn into_uri(self, via: &str, inherited: f32) -> (String, String, CrawlUri) {
         let depth = self.hops.chars().filter(|&c| c == Hop::Link.code()).count();
+        let priority = (1.0 / (1.0 + depth as f32) + self.boost).min(1.0);
         let host = uri::host_key(&self.url);
         let origin = self.url.origin().ascii_serialization();
         let uri = CrawlUri {
             url: self.raw,
             hops: self.hops,
             via: Some(via.to_string()),
-            priority: 1.0 / (1.0 + depth as f32),
+            priority,
             source: "crawl".into(),
             discovered: 1,
             retries: 0,
             scores: 0,
             score_sum: 0.0,
+            inherited,
+            parts: self.score,
         };
         (host, origin, uri)
     }
@@ -78,6 +109,23 @@ pub struct Processed {
     pub robots: Option<Robots>,
     /// Problems met while reading the body (`decode-capped`, `unsupported-encoding`), for stats.
     pub notes: Vec<&'static str>,
+    /// What analysis and the application-aware helper learned, for a 2xx HTML page.
+    pub page: Option<PageFacts>,
+    /// The index document, completed by the engine once the records are written.
+    pub capture: Option<CaptureDoc>,
+}
+
+/// What the online stages learned about one page, for the engine's statistics, the index and
+/// the topic.
+#[derive(Debug, Default)]
+pub struct PageFacts {
+    /// The analysis of the page, when the crawl has a topic (outlink scores left out).
+    pub analysis: Option<PageAnalysis>,
+    /// The application-aware helper's findings (objects included), when enabled.
+    pub app: Option<AppMatch>,
+    /// For a reference page (a seed or `topic.reference_urls` entry): its parse, which the
+    /// engine adds to the topic vector.
+    pub reference: Option<ParsedPage>,
 }
 
 /// Processes a fetched page: extracts and scopes its links and encodes its WARC records.
@@ -88,16 +136,149 @@ pub fn process_page(
     warcinfo_id: &str,
 ) -> Result<Processed, ArchiveError> {
     let mut notes = Vec::new();
-    let (links, nofollow) = extract(ctx, uri, fetched, &mut notes);
-    let records = records::encode(fetched, uri, &links, warcinfo_id, ctx.gzip_level)?;
-    let (outlinks, rejected) = scope_links(ctx, uri, links, nofollow, &fetched.info.url);
+    let (links, nofollow, parsed) = extract(ctx, uri, fetched, &mut notes);
+    let Some((page, body)) = parsed else {
+        let records = records::encode(fetched, uri, &links, None, warcinfo_id, ctx.gzip_level)?;
+        let capture = ctx
+            .index
+            .then(|| CaptureDoc::from_exchange(&fetched.info, None, &records.record_id, &uri.hops));
+        let (outlinks, rejected) = scope_links(ctx, uri, links, nofollow, &fetched.info.url, &[]);
+        return Ok(Processed {
+            records,
+            outlinks,
+            rejected,
+            robots: None,
+            notes,
+            page: None,
+            capture,
+        });
+    };
+    let page_url = &fetched.info.url;
+    let app = ctx.helper.as_ref().and_then(|h| {
+        let url = Url::parse(page_url).ok()?;
+        Some(h.analyze(&url, &fetched.info.headers, &body, &page.links))
+    });
+    drop(body);
+    let reference = uri.hops.is_empty();
+    let analysis = ctx.analyzer().map(|a| {
+        if reference {
+            // A reference page is scored with itself in the topic, as the engine will have it.
+            let mut with_page = (*a).clone();
+            with_page.add_reference(&page);
+            with_page.analyze(&page, page_url, uri.inherited)
+        } else {
+            a.analyze(&page, page_url, uri.inherited)
+        }
+    });
+    let judged = judge_links(&page.links, analysis.as_ref(), app.as_ref());
+    let notes_for_record = PageNotes {
+        analysis: analysis.as_ref(),
+        app: app.as_ref(),
+        judged: &judged,
+    };
+    let records = records::encode(
+        fetched,
+        uri,
+        &page.links,
+        Some(&notes_for_record),
+        warcinfo_id,
+        ctx.gzip_level,
+    )?;
+    let capture = ctx.index.then(|| {
+        let mut doc =
+            CaptureDoc::from_exchange(&fetched.info, Some(&page), &records.record_id, &uri.hops);
+        if let Some(a) = &analysis {
+            doc.relevance = Some(a.relevance);
+            doc.lang = a.lang.clone().or(doc.lang);
+        }
+        if let Some(m) = &app {
+            doc.app = m.application.as_ref().map(|a| a.name.clone());
+            doc.level = m.level.as_ref().map(|l| l.name.clone());
+        }
+        doc
+    });
+    let mut page = page;
+    let links = if reference {
+        page.links.clone()
+    } else {
+        std::mem::take(&mut page.links)
+    };
+    let (outlinks, rejected) = scope_links(ctx, uri, links, page.nofollow, page_url, &judged);
+    let mut analysis = analysis;
+    if let Some(a) = &mut analysis {
+        a.links = Vec::new();
+    }
     Ok(Processed {
         records,
         outlinks,
         rejected,
         robots: None,
         notes,
+        page: Some(PageFacts {
+            analysis,
+            app,
+            reference: reference.then_some(page),
+        }),
+        capture,
     })
+}
+
+/// The verdict of the online stages on one link of a page.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Judged {
+    /// Analysis score, with the helper's boost added to the total.
+    pub score: Option<ScoreParts>,
+    /// The helper's priority boost.
+    pub boost: f32,
+    /// Do not queue (helper skip rule).
+    pub skip: bool,
+    /// Spam: blacklist.
+    pub blacklist: bool,
+}
+
+/// Joins analysis scores (one per link, in page order) and the helper's verdicts (by URL).
+fn judge_links(links: &[Link], a: Option<&PageAnalysis>, m: Option<&AppMatch>) -> Vec<Judged> {
+    let verdicts: HashMap<&str, (LinkAction, f32)> = m
+        .map(|m| {
+            m.links
+                .iter()
+                .map(|v| (v.url.as_str(), (v.action, v.boost.unwrap_or(0.0))))
+                .collect()
+        })
+        .unwrap_or_default();
+    links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let (action, boost) = verdicts
+                .get(l.url.as_str())
+                .copied()
+                .unwrap_or((LinkAction::Follow, 0.0));
+            let boost = if action == LinkAction::Boost {
+                boost
+            } else {
+                0.0
+            };
+            let ls = a.and_then(|a| a.links.get(i));
+            Judged {
+                score: ls.map(|s| ScoreParts {
+                    document: s.document,
+                    paragraph: s.paragraph,
+                    anchor: s.anchor,
+                    url: s.url,
+                    parent: s.parent,
+                    total: if s.blacklist {
+                        0.0
+                    } else {
+                        (s.total + boost).min(1.0)
+                    },
+                }),
+                boost,
+                skip: action == LinkAction::Skip,
+                blacklist: ls.is_some_and(|s| s.blacklist),
+            }
+        })
+        .collect()
 }
 
 /// Processes a fetched robots.txt: parses the rules and encodes the WARC records.
@@ -114,13 +295,18 @@ pub fn process_robots(
         source: "crawl".into(),
         ..CrawlUri::seed(fetched.info.url.clone())
     };
-    let records = records::encode(fetched, &uri, &[], warcinfo_id, ctx.gzip_level)?;
+    let records = records::encode(fetched, &uri, &[], None, warcinfo_id, ctx.gzip_level)?;
+    let capture = ctx
+        .index
+        .then(|| CaptureDoc::from_exchange(&fetched.info, None, &records.record_id, &uri.hops));
     Ok(Processed {
         records,
         outlinks: vec![],
         rejected: vec![],
         robots: Some(robots),
         notes,
+        page: None,
+        capture,
     })
 }
 
@@ -139,16 +325,20 @@ fn decoded_body(ctx: &PipelineCtx, fetched: &Fetched, notes: &mut Vec<&'static s
     }
 }
 
-/// Links of the exchange: the redirect target, and what the parsers find in the body.
+/// A 2xx HTML page: its parse (links included) and its decoded body.
+type HtmlPage = (ParsedPage, Vec<u8>);
+
+/// Links of the exchange: the redirect target, and what the parsers find in the body; for HTML
+/// the links are in the returned page.
 fn extract(
     ctx: &PipelineCtx,
     uri: &CrawlUri,
     fetched: &Fetched,
     notes: &mut Vec<&'static str>,
-) -> (Vec<Link>, bool) {
+) -> (Vec<Link>, bool, Option<HtmlPage>) {
     let info = &fetched.info;
     let Ok(base) = Url::parse(&info.url) else {
-        return (vec![], false);
+        return (vec![], false, None);
     };
     let mut links = Vec::new();
     if (300..400).contains(&info.status) {
@@ -163,16 +353,16 @@ fn extract(
                 });
             }
         }
-        return (links, false);
+        return (links, false, None);
     }
     if !(200..300).contains(&info.status) {
-        return (links, false);
+        return (links, false, None);
     }
     let mime = info.mime();
     let is_sitemap = uri.last_hop() == Some(Hop::Sitemap);
     let kind = classify(&mime, is_sitemap);
     if kind == BodyKind::Other {
-        return (links, false);
+        return (links, false, None);
     }
     let body = decoded_body(ctx, fetched, notes);
     match kind {
@@ -184,17 +374,16 @@ fn extract(
                 &base,
                 &ctx.parse_limits,
             );
-            let nofollow = page.nofollow;
-            (page.links, nofollow)
+            (Vec::new(), page.nofollow, Some((page, body)))
         }
         BodyKind::Css => {
             let (text, _) = parse::decode(&body, info.header("content-type"), false);
-            (parse::css(&text, &base, &ctx.parse_limits), false)
+            (parse::css(&text, &base, &ctx.parse_limits), false, None)
         }
         BodyKind::Sitemap => {
             let Ok(map) = parse::sitemap(&body, &base, &ctx.parse_limits) else {
                 notes.push("bad-sitemap");
-                return (links, false);
+                return (links, false, None);
             };
             let link = |url: String, hop: Hop, context: &str| Link {
                 url,
@@ -213,9 +402,9 @@ fn extract(
                     .into_iter()
                     .map(|u| link(u, Hop::Link, "sitemap/url")),
             );
-            (links, false)
+            (links, false, None)
         }
-        BodyKind::Other => (links, false),
+        BodyKind::Other => (links, false, None),
     }
 }
 
@@ -245,13 +434,19 @@ fn scope_links(
     links: Vec<Link>,
     nofollow: bool,
     page_url: &str,
+    judged: &[Judged],
 ) -> (Vec<Outlink>, Vec<Reject>) {
     let parent_in_scope = Url::parse(page_url).is_ok_and(|u| ctx.scope.contains(&u));
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     let mut rejected = Vec::new();
-    for link in links {
+    for (i, link) in links.into_iter().enumerate() {
         if nofollow && link.hop == Hop::Link {
+            continue;
+        }
+        let j = judged.get(i).copied().unwrap_or_default();
+        if j.skip {
+            rejected.push(Reject::AppSkip);
             continue;
         }
         let Ok(url) = Url::parse(&link.url) else {
@@ -272,6 +467,9 @@ fn scope_links(
             url,
             raw: link.url,
             hops,
+            score: j.score,
+            boost: j.boost,
+            blacklist: j.blacklist,
         });
     }
     (out, rejected)

@@ -1,6 +1,7 @@
 //! Live crawl statistics (lock-free counters shared with the progress bar and the API) and the
 //! end-of-crawl summary.
 
+use super::focus::{FocusSnapshot, FocusState};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -52,6 +53,8 @@ pub struct Stats {
     pub latency_sum_ms: AtomicU64,
     /// Notable events (host blocked, crawl finished), for live views.
     pub events: tokio::sync::broadcast::Sender<Event>,
+    /// Relevance, harvest ratio, languages, applications and recent fetches.
+    pub focus: Mutex<FocusState>,
 }
 
 /// Upper bounds of the fetch-latency histogram buckets, in milliseconds.
@@ -90,6 +93,7 @@ impl Default for Stats {
             latency: Default::default(),
             latency_sum_ms: AtomicU64::new(0),
             events: tokio::sync::broadcast::channel(256).0,
+            focus: Mutex::new(FocusState::default()),
         }
     }
 }
@@ -121,6 +125,9 @@ pub struct Totals {
     pub errors: BTreeMap<String, u64>,
     /// Scope rejections by reason.
     pub rejected: BTreeMap<String, u64>,
+    /// Counters of the online stages.
+    #[serde(default)]
+    pub focus: FocusState,
 }
 
 impl Stats {
@@ -134,9 +141,11 @@ impl Stats {
             .or_insert(0) += 1;
     }
 
-    /// Counts one scope rejection.
+    /// Counts one rejected link (`app-skip` links are in scope, so not counted out of scope).
     pub fn reject(&self, reason: &str) {
-        self.out_of_scope.fetch_add(1, Relaxed);
+        if reason != "app-skip" {
+            self.out_of_scope.fetch_add(1, Relaxed);
+        }
         *self
             .rejected
             .lock()
@@ -199,6 +208,15 @@ impl Stats {
         self.retries.store(t.retries, Relaxed);
         *self.errors.lock().unwrap_or_else(|e| e.into_inner()) = t.errors.clone();
         *self.rejected.lock().unwrap_or_else(|e| e.into_inner()) = t.rejected.clone();
+        *self.focus.lock().unwrap_or_else(|e| e.into_inner()) = t.focus.clone();
+    }
+
+    /// The online stages' statistics as they are now.
+    pub fn focus(&self) -> FocusSnapshot {
+        self.focus
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .snapshot()
     }
 
     /// The carried-over counters, for storing.
@@ -224,12 +242,14 @@ impl Stats {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
+            focus: self.focus.lock().unwrap_or_else(|e| e.into_inner()).clone(),
         }
     }
 
     /// The summary printed at the end (and served live by the API).
     pub fn summary(&self, crawl: &str, stop_reason: &str, warc_files: Vec<String>) -> Summary {
         let t = self.totals();
+        let focus = t.focus.snapshot();
         let elapsed = self.started.elapsed().as_secs_f64();
         let labels = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"];
         Summary {
@@ -255,6 +275,11 @@ impl Stats {
             errors_by_kind: t.errors,
             hosts: self.hosts.load(Relaxed),
             elapsed_seconds: elapsed,
+            pages_analysed: focus.analysed,
+            pages_relevant: focus.relevant,
+            harvest_ratio: focus.harvest_ratio,
+            avg_relevance: focus.avg_relevance,
+            applications: focus.applications,
             pages_per_second: if elapsed > 0.0 {
                 (t.pages - self.pages_at_start.load(Relaxed)) as f64 / elapsed
             } else {
@@ -304,6 +329,21 @@ pub struct Summary {
     pub hosts: u64,
     /// Seconds this run took.
     pub elapsed_seconds: f64,
+    /// Pages whose relevance to the topic was computed (0 without a topic).
+    #[serde(default)]
+    pub pages_analysed: u64,
+    /// Of which relevant.
+    #[serde(default)]
+    pub pages_relevant: u64,
+    /// `pages_relevant / pages_analysed`.
+    #[serde(default)]
+    pub harvest_ratio: f64,
+    /// Mean relevance of the analysed pages.
+    #[serde(default)]
+    pub avg_relevance: f64,
+    /// Pages by application detected by the application-aware helper.
+    #[serde(default)]
+    pub applications: BTreeMap<String, u64>,
     /// Pages fetched per second in this run.
     pub pages_per_second: f64,
 }

@@ -140,6 +140,20 @@ pub fn encode_uri_into(v: &mut Vec<u8>, uri: &CrawlUri) {
     v.push(uri.retries);
     put_varint(v, u64::from(uri.scores));
     v.extend_from_slice(&uri.score_sum.to_le_bytes());
+    // Optional tail (absent in entries written before it existed): `inherited`, then a
+    // presence byte and the six score parts.
+    if uri.inherited != 0.0 || uri.parts.is_some() {
+        v.extend_from_slice(&uri.inherited.to_le_bytes());
+        match uri.parts {
+            Some(p) => {
+                v.push(1);
+                for x in p.to_array() {
+                    v.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+            None => v.push(0),
+        }
+    }
 }
 
 /// Decodes a queued URL (binary or the older JSON); `None` for a damaged value.
@@ -147,7 +161,7 @@ pub fn decode_uri(bytes: &[u8]) -> Option<CrawlUri> {
     match bytes.first()? {
         &URI_BINARY => {
             let mut r = Reader(&bytes[1..]);
-            let uri = CrawlUri {
+            let mut uri = CrawlUri {
                 url: r.string()?,
                 hops: r.string()?,
                 via: match r.byte()? {
@@ -161,7 +175,19 @@ pub fn decode_uri(bytes: &[u8]) -> Option<CrawlUri> {
                 retries: r.byte()?,
                 scores: u32::try_from(r.varint()?).ok()?,
                 score_sum: r.f32()?,
+                inherited: 0.0,
+                parts: None,
             };
+            if !r.0.is_empty() {
+                uri.inherited = r.f32()?;
+                if r.byte()? == 1 {
+                    let mut a = [0f32; 6];
+                    for x in &mut a {
+                        *x = r.f32()?;
+                    }
+                    uri.parts = Some(crate::model::ScoreParts::from_array(a));
+                }
+            }
             r.0.is_empty().then_some(uri)
         }
         b'{' => serde_json::from_slice(bytes).ok(),

@@ -256,6 +256,61 @@ pub struct ObjectDoc {
 }
 
 impl ObjectDoc {
+    /// The document of a web object the application-aware helper extracted from `capture`
+    /// (already located): `kind` is its type, `fields` its named texts. `title`/`subject`,
+    /// `body`/`content`/`text`, `author` and `url`/`permalink` fill the matching fields; a
+    /// `date` that parses (RFC 3339 or `YYYY-MM-DD`) is its time, else the capture's. Used by
+    /// the live crawl and by rebuilds alike, so both index the same documents.
+    pub fn from_fields<'a>(
+        kind: &str,
+        fields: impl IntoIterator<Item = (&'a str, &'a str)>,
+        capture: &CaptureDoc,
+    ) -> ObjectDoc {
+        let mut doc = ObjectDoc {
+            url: capture.url.clone(),
+            object_type: kind.to_string(),
+            title: None,
+            text: String::new(),
+            author: None,
+            time: capture.time,
+            lang: capture.lang.clone(),
+            app: capture.app.clone(),
+            relevance: capture.relevance,
+            score: capture.score,
+            parent_record_id: capture.record_id.clone(),
+            parent_location: capture.location.clone(),
+            parent_related: capture.related.clone(),
+        };
+        let mut rest = Vec::new();
+        for (name, value) in fields {
+            let value = value.trim();
+            if value.is_empty() {
+                continue;
+            }
+            match name {
+                "title" | "subject" if doc.title.is_none() => doc.title = Some(value.into()),
+                "body" | "content" | "text" if doc.text.is_empty() => doc.text = value.into(),
+                "author" if doc.author.is_none() => doc.author = Some(value.into()),
+                "url" | "permalink" => {
+                    if let Ok(u) = url::Url::parse(&capture.url).and_then(|b| b.join(value)) {
+                        doc.url = u.to_string();
+                    }
+                }
+                "date" => {
+                    if let Some(t) = parse_date(value) {
+                        doc.time = t;
+                    }
+                }
+                _ => rest.push(value.to_string()),
+            }
+        }
+        if doc.text.is_empty() {
+            doc.text = rest.join("\n");
+        }
+        doc.text = cap_text(std::mem::take(&mut doc.text));
+        doc
+    }
+
     pub(crate) fn to_document(&self, f: &Fields) -> TantivyDocument {
         let mut d = TantivyDocument::new();
         let (host, domain) = host_and_domain(&self.url);
@@ -307,6 +362,15 @@ fn add_opt_f32(d: &mut TantivyDocument, field: tantivy::schema::Field, v: Option
     if let Some(v) = v.filter(|v| v.is_finite()) {
         d.add_f64(field, f64::from(v));
     }
+}
+
+/// A date as pages show it, when it is RFC 3339 or starts with `YYYY-MM-DD`.
+fn parse_date(s: &str) -> Option<DateTime<Utc>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    let day = chrono::NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()?;
+    Some(day.and_hms_opt(0, 0, 0)?.and_utc())
 }
 
 /// A chrono time as a tantivy date (microseconds).

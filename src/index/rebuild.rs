@@ -5,7 +5,7 @@
 //! that follow it with `WARC-Concurrent-To` naming it; the metadata's `hopsFromSeed` decides,
 //! as in the crawl pipeline, whether the body is parsed for text.
 
-use super::doc::{CaptureDoc, Location, RevisitOf};
+use super::doc::{CaptureDoc, Location, ObjectDoc, RevisitOf};
 use super::http::parse_http_head;
 use super::{Index, IndexError, Writer};
 use crate::archive::{ArchiveError, Checkpoint, RecordHead, WarcReader};
@@ -202,6 +202,63 @@ struct Pending {
     doc: CaptureDoc,
     /// The exchange and the body bytes read, when the body may need parsing.
     body: Option<(ExchangeInfo, Vec<u8>)>,
+    /// What the crawl's metadata records say about the page.
+    notes: Notes,
+}
+
+/// The crawl's own findings about a capture, read back from its metadata records: the fields
+/// `magpie-priority`, `magpie-relevance`, `magpie-lang`, `magpie-app` and `magpie-level`, and
+/// the web objects of the application-aware helper's record.
+#[derive(Debug, Default)]
+struct Notes {
+    priority: Option<f32>,
+    relevance: Option<f32>,
+    lang: Option<String>,
+    app: Option<String>,
+    level: Option<String>,
+    objects: Vec<(String, Vec<(String, String)>)>,
+}
+
+impl Notes {
+    fn read_fields(&mut self, block: &[u8]) {
+        let text = String::from_utf8_lossy(block);
+        for line in text.lines() {
+            let Some((k, v)) = line.split_once(':') else {
+                continue;
+            };
+            let v = v.trim();
+            match k.trim() {
+                "magpie-priority" => self.priority = v.parse().ok(),
+                "magpie-relevance" => self.relevance = v.parse().ok(),
+                "magpie-lang" => self.lang = Some(v.to_string()),
+                "magpie-app" => self.app = Some(v.to_string()),
+                "magpie-level" => self.level = Some(v.to_string()),
+                _ => {}
+            }
+        }
+    }
+
+    fn read_app(&mut self, block: &[u8]) {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(block) else {
+            return;
+        };
+        let Some(objects) = v.get("objects").and_then(|o| o.as_array()) else {
+            return;
+        };
+        for o in objects {
+            let kind = o.get("type").and_then(|t| t.as_str()).unwrap_or_default();
+            let fields = o
+                .get("fields")
+                .and_then(|f| f.as_object())
+                .map(|f| {
+                    f.iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default();
+            self.objects.push((kind.to_string(), fields));
+        }
+    }
 }
 
 struct Scan<'a> {
@@ -286,8 +343,14 @@ impl Scan<'_> {
                         name,
                         head.offset,
                     )?;
-                    if let Some(h) = hops_from_seed(&text) {
-                        p.doc.hops = h;
+                    let media_type = head.field("Content-Type").unwrap_or_default();
+                    if media_type.starts_with(crate::aah::AAH_MEDIA_TYPE) {
+                        p.notes.read_app(&text);
+                    } else if media_type.starts_with("application/warc-fields") {
+                        if let Some(h) = hops_from_seed(&text) {
+                            p.doc.hops = h;
+                        }
+                        p.notes.read_fields(&text);
                     }
                 }
                 let length = r.finish_record()?;
@@ -325,8 +388,21 @@ impl Scan<'_> {
                 doc.lang = full.lang;
             }
         }
+        let notes = p.notes;
+        doc.score = notes.priority;
+        doc.relevance = notes.relevance;
+        doc.app = notes.app;
+        doc.level = notes.level;
         if doc.revisit_of.is_some() {
             self.report.revisits += 1;
+        } else {
+            if notes.lang.is_some() {
+                doc.lang = notes.lang;
+            }
+            for (kind, fields) in &notes.objects {
+                let fields = fields.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+                w.add_object(&ObjectDoc::from_fields(kind, fields, &doc))?;
+            }
         }
         self.report.captures += 1;
         w.add_capture(&doc)
@@ -379,12 +455,17 @@ fn capture(head: &RecordHead, block: &[u8], revisit: bool) -> Option<Pending> {
                 .to_string(),
         };
         return Some(Pending {
+            notes: Notes::default(),
             doc: doc.into_revisit(original),
             body: None,
         });
     }
     let body = (http.is_some() && wants_text(&info, "")).then(|| (info, Vec::new()));
-    Some(Pending { doc, body })
+    Some(Pending {
+        doc,
+        body,
+        notes: Notes::default(),
+    })
 }
 
 /// Decodes and parses a stored HTML response the way the crawl pipeline does.

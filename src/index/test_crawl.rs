@@ -150,7 +150,7 @@ impl SimCrawl {
             ..CrawlUri::seed(url.clone())
         };
         let info_id = self.writer().warcinfo_id().to_string();
-        let enc = records::encode(&fetched, &uri, &links, &info_id, 6).expect("encode");
+        let enc = records::encode(&fetched, &uri, &links, None, &info_id, 6).expect("encode");
         let page = wants_text(&fetched.info, p.hops).then(|| {
             let body = entity_body(&fetched, self.opts.max_decoded_bytes).expect("body");
             let base = url::Url::parse(&url).expect("url");
@@ -162,7 +162,10 @@ impl SimCrawl {
                 &self.opts.parse,
             )
         });
-        let doc = CaptureDoc::from_exchange(&fetched.info, page.as_ref(), &enc.record_id, p.hops);
+        let mut doc =
+            CaptureDoc::from_exchange(&fetched.info, page.as_ref(), &enc.record_id, p.hops);
+        // The engine records the priority a URL was fetched with as its score.
+        doc.score = Some(uri.priority);
         let digest = fetched.info.payload_digest.clone();
         let dedup = (200..300).contains(&p.status);
         let doc = match self.originals.get(&digest).cloned().filter(|_| dedup) {

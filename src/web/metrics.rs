@@ -279,6 +279,7 @@ mod tests {
             state: CrawlState::Running,
             error: None,
             stats: stats.summary(id, "", vec![]),
+            focus: stats.focus(),
         };
         (view, stats)
     }

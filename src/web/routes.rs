@@ -42,6 +42,8 @@ routes! { ROUTES, configure_api:
     post "/api/v1/crawls/{id}/stop"     => api::crawls::stop;
     get  "/api/v1/crawls/{id}/frontier" => api::frontier::get;
     get  "/api/v1/crawls/{id}/events"   => api::events::stream;
+    get  "/api/v1/crawls/{id}/topic"    => api::learned::topic;
+    get  "/api/v1/crawls/{id}/relaxations" => api::learned::relaxations;
     post "/api/v1/urls"                 => api::urls::post;
     get  "/metrics"                     => metrics::get;
 }

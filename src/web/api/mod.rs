@@ -3,6 +3,7 @@
 pub mod crawls;
 pub mod events;
 pub mod frontier;
+pub mod learned;
 pub mod openapi;
 pub mod urls;
 

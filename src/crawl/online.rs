@@ -1,0 +1,187 @@
+//! The engine's side of the online stages: setting up the analyzer, the application-aware
+//! helper and the index for a crawl; and, per finished page, learning reference pages into the
+//! topic, the live focus statistics, and handing the located capture and its web objects to
+//! the indexer.
+
+use super::engine::Engine;
+use super::focus::RecentFetch;
+use super::pipeline::PageFacts;
+use super::CrawlError;
+use crate::aah::{AppMatch, Helper};
+use crate::analysis::{Analyzer, Topic};
+use crate::archive::RecordLocation;
+use crate::frontier::{keys, Frontier, UrlLease};
+use crate::index::{self, CaptureDoc, Index, IndexerConfig, ObjectDoc, RebuildOptions, RevisitOf};
+use crate::spec::Spec;
+use crate::store::Store;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Store key of the topic vector (keywords plus the reference pages learned so far).
+const TOPIC_KEY: &str = "topic";
+
+/// Whether the spec asks for topical analysis: it names keywords, entities or reference pages.
+/// Without them the crawl keeps its breadth-first, depth-based priorities.
+pub fn wants_analysis(spec: &Spec) -> bool {
+    let t = &spec.raw.topic;
+    !(t.keywords.is_empty() && t.entities.is_empty() && t.reference_urls.is_empty())
+}
+
+/// The crawl's analyzer: around the stored topic when the crawl resumes, else from the spec.
+pub fn analyzer(spec: &Spec, frontier: &Frontier) -> Result<Option<Analyzer>, CrawlError> {
+    if !wants_analysis(spec) {
+        return Ok(None);
+    }
+    let stored = frontier
+        .read(&keys::meta_key(TOPIC_KEY))?
+        .and_then(|v| serde_json::from_slice::<Topic>(&v).ok());
+    let a = match stored {
+        Some(t) => Analyzer::from_topic(t, &spec.raw.scoring)?,
+        None => Analyzer::new(&spec.raw.topic, &spec.raw.scoring)?,
+    };
+    Ok(Some(a))
+}
+
+/// The application-aware helper, when enabled: the spec's knowledge-base folder, or the
+/// knowledge base built into the program. It keeps what it learns in the crawl's store.
+pub fn helper(spec: &Spec, store: Store) -> Result<Option<Arc<Helper>>, CrawlError> {
+    let aah = &spec.raw.aah;
+    if !aah.enabled {
+        return Ok(None);
+    }
+    let h = match &aah.kb {
+        Some(dir) => Helper::load(Path::new(dir))?,
+        None => Helper::from_kb(crate::aah::builtin()?),
+    };
+    Ok(Some(Arc::new(h.with_store(store))))
+}
+
+/// Opens the crawl's index and indexes what the archive holds beyond its last commit (the
+/// documents a crash kept out of it).
+pub fn open_index(spec: &Spec, data: &Path, warc_dir: &Path) -> Result<Index, CrawlError> {
+    let index = Index::open(&index::index_dir(data, spec.name()))?;
+    let report = index.catch_up(warc_dir, &RebuildOptions::from_spec(spec))?;
+    if report.captures > 0 || !report.errors.is_empty() {
+        tracing::info!(?report, "index caught up with the archive");
+    }
+    Ok(index)
+}
+
+/// Writes the topic where the server reads it (`topic.json`); the store keeps the copy that
+/// counts, so a failed write only costs the live view.
+pub fn write_topic(path: &Path, json: &[u8]) {
+    let tmp = path.with_extension("json.tmp");
+    if let Err(e) = std::fs::write(&tmp, json).and_then(|_| std::fs::rename(&tmp, path)) {
+        tracing::warn!("cannot write {}: {e}", path.display());
+    }
+}
+
+/// Config of the live indexer.
+pub fn indexer_config() -> IndexerConfig {
+    IndexerConfig::default()
+}
+
+/// Where a page's records landed, and what it was a revisit of.
+pub struct Archived {
+    /// Locations of the members appended: the response (or revisit) first.
+    pub locations: Vec<RecordLocation>,
+    /// For a revisit, the original capture.
+    pub revisit_of: Option<RevisitOf>,
+}
+
+impl Engine {
+    /// Everything the engine does with a page's online-stage results once its records are
+    /// written: topic, statistics, index.
+    pub(super) fn after_page(
+        &mut self,
+        lease: &UrlLease,
+        status: u16,
+        page: Option<PageFacts>,
+        capture: Option<CaptureDoc>,
+        archived: &Archived,
+    ) -> Result<(), CrawlError> {
+        let page = page.unwrap_or_default();
+        if let Some(reference) = &page.reference {
+            self.learn_reference(reference)?;
+        }
+        self.observe(lease, status, &page);
+        self.index_capture(
+            capture,
+            archived,
+            page.app.as_ref(),
+            Some(lease.uri.priority),
+        )
+    }
+
+    /// Hands a capture, located in the archive, to the indexer, with the web objects the
+    /// helper extracted from it (a revisit's objects belong to the original).
+    pub(super) fn index_capture(
+        &self,
+        capture: Option<CaptureDoc>,
+        archived: &Archived,
+        app: Option<&AppMatch>,
+        priority: Option<f32>,
+    ) -> Result<(), CrawlError> {
+        let (Some(indexer), Some(doc)) = (&self.indexer, capture) else {
+            return Ok(());
+        };
+        let Some((first, rest)) = archived.locations.split_first() else {
+            return Ok(());
+        };
+        let mut doc = doc.located(first, rest.first());
+        doc.score = priority;
+        if let Some(o) = &archived.revisit_of {
+            doc = doc.into_revisit(o.clone());
+        } else if let Some(m) = app {
+            for obj in &m.objects {
+                let fields = obj.fields.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+                indexer.object(ObjectDoc::from_fields(&obj.kind, fields, &doc))?;
+            }
+        }
+        indexer.capture(doc)?;
+        Ok(())
+    }
+
+    /// Adds a reference page to the topic vector, shares the new analyzer with the workers and
+    /// stages the topic for the next commit.
+    fn learn_reference(&mut self, page: &crate::model::ParsedPage) -> Result<(), CrawlError> {
+        let (Some(slot), Some(current)) = (&self.ctx.analyzer, self.ctx.analyzer()) else {
+            return Ok(());
+        };
+        let mut a = (*current).clone();
+        a.add_reference(page);
+        let json = serde_json::to_vec(a.topic()).unwrap_or_default();
+        if let Some(path) = &self.topic_file {
+            write_topic(path, &json);
+        }
+        self.frontier.stage(keys::meta_key(TOPIC_KEY), json);
+        *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
+        Ok(())
+    }
+
+    fn observe(&self, lease: &UrlLease, status: u16, page: &PageFacts) {
+        let mut f = self.stats.focus.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(a) = &page.analysis {
+            f.analysed(a.relevance, a.relevant, a.lang.as_deref());
+        }
+        let app = page.app.as_ref().and_then(|m| m.application.as_ref());
+        if let Some(app) = app {
+            f.application(&lease.host, &app.name);
+        }
+        f.fetched(RecentFetch {
+            url: lease.uri.url.clone(),
+            status,
+            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            relevance: page.analysis.as_ref().map(|a| a.relevance),
+            priority: lease.uri.priority,
+            source: lease.uri.source.clone(),
+            app: app.map(|a| a.name.clone()),
+            level: page
+                .app
+                .as_ref()
+                .and_then(|m| m.level.as_ref())
+                .map(|l| l.name.clone()),
+            components: lease.uri.parts,
+        });
+    }
+}

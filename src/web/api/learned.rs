@@ -1,0 +1,51 @@
+//! What a crawl has learned, for operators: `GET /api/v1/crawls/{id}/topic` (the heaviest
+//! terms of the topic vector) and `GET /api/v1/crawls/{id}/relaxations` (patterns the
+//! application-aware helper relaxed and adopted, with their evidence).
+
+use crate::web::error::WebError;
+use crate::web::AppState;
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+
+/// Terms listed when no `n` is given.
+pub const DEFAULT_TERMS: usize = 30;
+/// Most terms listed.
+pub const MAX_TERMS: usize = 1_000;
+
+/// Query of the topic view.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicQuery {
+    /// How many terms (default 30, at most 1,000).
+    pub n: Option<usize>,
+}
+
+/// Query of the relaxations view.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelaxationsQuery {
+    /// Only this host (its host key, `host[:port]`).
+    pub host: Option<String>,
+}
+
+/// The topic's top terms with their weights; empty for a crawl without a topic.
+pub async fn topic(
+    id: web::Path<String>,
+    query: web::Query<TopicQuery>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    let n = query.n.unwrap_or(DEFAULT_TERMS).min(MAX_TERMS);
+    let terms = state.manager.topic(&id, n)?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "crawl": id.as_str(), "terms": terms })))
+}
+
+/// The adopted relaxations of an open crawl; 409 when the crawl is not open.
+pub async fn relaxations(
+    id: web::Path<String>,
+    query: web::Query<RelaxationsQuery>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    let host = query.into_inner().host.filter(|h| !h.is_empty());
+    let list = state.manager.relaxations(&id, host).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "crawl": id.as_str(), "relaxations": list })))
+}

@@ -1,0 +1,235 @@
+//! End-to-end: the online stages inside a real crawl of the loopback fixture web. A topical
+//! crawl fetches on-topic links before off-topic ones, records every outlink's score
+//! components in the page's metadata, blacklists spam links, learns the seed into the topic and
+//! reports relevance and the harvest ratio; the application-aware helper recognises a
+//! WordPress post, skips its feed and reply links, and its web objects reach the index.
+
+mod support;
+
+use magpie::index::{self, DocKind, Index, SearchQuery};
+use serde_json::{json, Value};
+use support::{harness, FixtureWeb, Reply};
+
+fn html(title: &str, body: &str) -> Reply {
+    Reply::html(format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><title>{title}</title></head><body>{body}</body></html>"
+    ))
+}
+
+/// The metadata record of `kind` (media type prefix) that refers to the response of `url`.
+fn metadata<'a>(recs: &'a [harness::Rec], url: &str, media: &str) -> Option<&'a harness::Rec> {
+    let response = harness::one(recs, "response", url);
+    let id = response.field("WARC-Record-ID")?.to_string();
+    recs.iter().find(|r| {
+        r.kind == "metadata"
+            && r.field("WARC-Concurrent-To") == Some(id.as_str())
+            && r.field("Content-Type")
+                .is_some_and(|t| t.starts_with(media))
+    })
+}
+
+#[test]
+fn topical_crawl_fetches_on_topic_links_first_and_explains_every_score() {
+    let web = FixtureWeb::start(2);
+    let seed = web.url(0, "/");
+    // The seed links to three off-topic pages first, then to two on-topic ones, and to a spam
+    // domain (the second host).
+    web.route(
+        0,
+        "/",
+        html(
+            "Solar power news",
+            &format!(
+                "<p>News about solar power and wind farms, renewable energy for everyone.</p>\
+                 <p>Unrelated: <a href=\"/cooking.html\">cooking pasta at home</a></p>\
+                 <p>Unrelated: <a href=\"/football.html\">football results tonight</a></p>\
+                 <p>Unrelated: <a href=\"/gardening.html\">gardening roses</a></p>\
+                 <p>Read about <a href=\"/solar.html\">solar power panels</a> on roofs.</p>\
+                 <p>Also <a href=\"/wind.html\">wind farm energy</a> offshore.</p>\
+                 <p><a href=\"{}\">solar power deals</a></p>",
+                web.url(1, "/spam.html")
+            ),
+        ),
+    );
+    for (path, title, text) in [
+        (
+            "/cooking.html",
+            "Pasta",
+            "Boil water, add salt, cook the pasta al dente.",
+        ),
+        (
+            "/football.html",
+            "Football",
+            "The match ended two to one after extra time.",
+        ),
+        (
+            "/gardening.html",
+            "Roses",
+            "Prune roses in early spring for better blooms.",
+        ),
+        (
+            "/solar.html",
+            "Solar panels",
+            "Solar power panels turn sunlight into energy.",
+        ),
+        (
+            "/wind.html",
+            "Wind farms",
+            "A wind farm makes renewable energy from wind.",
+        ),
+    ] {
+        web.route(0, path, html(title, &format!("<p>{text}</p>")));
+    }
+    web.route(1, "/spam.html", html("Spam", "<p>solar power</p>"));
+
+    let data = tempfile::tempdir().unwrap();
+    let spam_host = web.url(1, "/").trim_end_matches('/').replace("http://", "");
+    let spam_domain = spam_host.split(':').next().unwrap().to_string();
+    let spec = harness::spec(
+        "focus",
+        std::slice::from_ref(&seed),
+        json!({
+            "limits": { "max_concurrency": 1 },
+            "topic": { "keywords": ["solar power", "wind farm", "renewable energy"] },
+            "scoring": { "spam_domains": [spam_domain], "threshold": 0.15 }
+        }),
+    );
+    let summary = harness::run(spec, data.path());
+    let recs = harness::records(data.path(), "focus");
+
+    // Best-first: both on-topic pages come before every off-topic page, although the seed
+    // links to the off-topic ones first.
+    let order = harness::captured(&recs);
+    let pos = |p: &str| {
+        let u = web.url(0, p);
+        order
+            .iter()
+            .position(|x| *x == u)
+            .unwrap_or_else(|| panic!("{u} fetched"))
+    };
+    let last_on_topic = pos("/solar.html").max(pos("/wind.html"));
+    let first_off_topic = pos("/cooking.html")
+        .min(pos("/football.html"))
+        .min(pos("/gardening.html"));
+    assert!(last_on_topic < first_off_topic, "fetch order: {order:?}");
+
+    // Spam is never fetched.
+    assert!(web.hits_for(1).iter().all(|h| h.target != "/spam.html"));
+
+    // The seed's analysis record: relevance, and every outlink's five components.
+    let rec = metadata(&recs, &seed, "application/vnd.magpie.analysis+json").expect("record");
+    let v: Value = serde_json::from_slice(&rec.body).unwrap();
+    assert!(v["relevance"].as_f64().unwrap() > 0.15, "{v}");
+    let outlinks = v["outlinks"].as_array().unwrap();
+    let link = |path: &str| {
+        let u = web.url(0, path);
+        outlinks
+            .iter()
+            .find(|o| o["url"] == u.as_str())
+            .unwrap_or_else(|| panic!("{u} in {v}"))
+    };
+    for c in ["document", "paragraph", "anchor", "url", "parent", "total"] {
+        let x = link("/solar.html")["score"][c].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&x), "{c} = {x}");
+    }
+    assert!(
+        link("/solar.html")["score"]["total"].as_f64()
+            > link("/cooking.html")["score"]["total"].as_f64(),
+        "{v}"
+    );
+    let spam = outlinks
+        .iter()
+        .find(|o| o["url"].as_str().unwrap().ends_with("/spam.html"))
+        .unwrap();
+    assert_eq!(spam["blacklist"], true);
+    assert_eq!(spam["score"]["total"], 0.0);
+
+    // The warc-fields record says what an index rebuild needs.
+    let fields = metadata(&recs, &web.url(0, "/solar.html"), "application/warc-fields").unwrap();
+    let text = String::from_utf8_lossy(&fields.body);
+    assert!(text.contains("magpie-relevance: ") && text.contains("magpie-priority: "));
+
+    // Live statistics and the stored topic.
+    assert_eq!(summary.pages_analysed, 6, "{summary:?}");
+    assert!(summary.pages_relevant >= 3 && summary.pages_relevant < 6);
+    assert!(summary.harvest_ratio > 0.4 && summary.harvest_ratio < 1.0);
+    let topic: Value =
+        serde_json::from_slice(&std::fs::read(data.path().join("focus/topic.json")).unwrap())
+            .unwrap();
+    assert_eq!(topic["reference_count"], 1, "the seed was learned: {topic}");
+
+    // The index knows each page's relevance.
+    let idx = Index::open(&index::index_dir(data.path(), "focus")).unwrap();
+    let mut q = SearchQuery::text("");
+    q.kind = Some(DocKind::Page);
+    q.per_page = 50;
+    let hits = idx.search(&q).unwrap();
+    let relevance = |p: &str| {
+        let u = web.url(0, p);
+        hits.hits
+            .iter()
+            .find(|h| h.url == u)
+            .and_then(|h| h.relevance)
+            .unwrap()
+    };
+    assert!(relevance("/solar.html") > 0.15 && relevance("/cooking.html") < 0.15);
+    harness::warcio_check(&harness::warc_files(data.path(), "focus"));
+}
+
+#[test]
+fn wordpress_post_is_recognised_its_feeds_skipped_and_its_objects_indexed() {
+    let web = FixtureWeb::start(1);
+    let base = web.base(0);
+    let post = std::fs::read_to_string("tests/fixtures/kb/wordpress/post.html")
+        .unwrap()
+        .replace("https://blog.example.org", &base);
+    let path = "/2024/05/14/hello-world/";
+    web.route(0, path, Reply::html(post));
+    let data = tempfile::tempdir().unwrap();
+    let spec = harness::spec(
+        "wp",
+        &[web.url(0, path)],
+        json!({ "scope": { "max_depth": 1 }, "limits": { "max_pages": 40 } }),
+    );
+    let summary = harness::run(spec, data.path());
+    let recs = harness::records(data.path(), "wp");
+
+    let rec = metadata(&recs, &web.url(0, path), "application/vnd.magpie.aah+json").unwrap();
+    let v: Value = serde_json::from_slice(&rec.body).unwrap();
+    assert_eq!(v["application"]["name"], "wordpress", "{v}");
+    assert_eq!(v["level"]["name"], "post");
+    assert_eq!(v["objects"].as_array().unwrap().len(), 3);
+
+    // Feed, API and reply links are skipped, and never fetched.
+    let targets: Vec<String> = web.hits().iter().map(|h| h.target.clone()).collect();
+    for skipped in ["/feed/", "/wp-json/", "/comments/feed/"] {
+        assert!(
+            !targets.iter().any(|t| t == skipped),
+            "{skipped} fetched: {targets:?}"
+        );
+    }
+    assert!(
+        !targets.iter().any(|t| t.contains("replytocom")),
+        "{targets:?}"
+    );
+    assert!(
+        summary
+            .out_of_scope_by_reason
+            .get("app-skip")
+            .copied()
+            .unwrap_or(0)
+            >= 4
+    );
+    assert_eq!(summary.applications.get("wordpress"), Some(&1));
+
+    // The post and its comments are searchable objects, linked to their capture.
+    let idx = Index::open(&index::index_dir(data.path(), "wp")).unwrap();
+    let mut q = SearchQuery::text("Thanks for stopping by");
+    q.kind = Some(DocKind::Object);
+    let hits = idx.search(&q).unwrap();
+    assert_eq!(hits.total, 1, "{hits:?}");
+    let mut q = SearchQuery::text("");
+    q.app = Some("wordpress".into());
+    q.kind = Some(DocKind::Page);
+    assert_eq!(idx.search(&q).unwrap().total, 1);
+}
