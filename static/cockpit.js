@@ -19,10 +19,29 @@ function format(value, kind) {
       return i === 0 ? v.toFixed(0) + " B" : v.toFixed(1) + " " + units[i];
     }
     case "rate": return n.toFixed(2);
+    case "rate3": return n.toFixed(3);
     case "pct": return (n * 100).toFixed(1) + " %";
     case "int": return Math.round(n).toLocaleString("en");
     default: return String(value);
   }
+}
+
+// The relevance chart's geometry, as in src/web/pages/chart.rs.
+const CHART = { w: 640, h: 240, left: 40, right: 10, top: 10, bottom: 30 };
+
+function drawChart(series) {
+  const rel = document.getElementById("line-relevance");
+  const hr = document.getElementById("line-harvest");
+  if (!rel || !hr) return;
+  const xMax = Math.max(100, ...series.map((p) => p.pages));
+  const x = (pages) => CHART.left + (pages / xMax) * (CHART.w - CHART.left - CHART.right);
+  const y = (v) => CHART.h - CHART.bottom - Math.min(Math.max(v, 0), 1) * (CHART.h - CHART.top - CHART.bottom);
+  const line = (key) => [x(0).toFixed(1) + "," + y(0).toFixed(1)]
+    .concat(series.map((p) => x(p.pages).toFixed(1) + "," + y(p[key]).toFixed(1))).join(" ");
+  rel.setAttribute("points", line("avg_relevance"));
+  hr.setAttribute("points", line("harvest_ratio"));
+  const label = document.getElementById("chart-xmax");
+  if (label) label.textContent = xMax + " pages";
 }
 
 function follow(root) {
@@ -51,6 +70,7 @@ function follow(root) {
       el.textContent = view.state;
       el.className = "state state-" + view.state;
     });
+    if (view.focus) drawChart(view.focus.series || []);
     root.dataset.liveState = view.state;
     root.dataset.updates = String(Number(root.dataset.updates || "0") + 1);
   });

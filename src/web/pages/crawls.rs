@@ -1,4 +1,4 @@
-//! The home page (`/`): every crawl with its state, pages fetched, rate and queue, and the
+//! The home page (`/`): every crawl with its state, pages fetched, rate, harvest ratio and queue, and the
 //! lifecycle buttons; and `POST /crawls/{id}/action`, which those buttons submit.
 
 use super::{render, see_other, Chrome, Form, PageError};
@@ -17,6 +17,8 @@ pub struct Row {
     pub state: &'static str,
     /// Pages per second of this run, formatted.
     pub rate: String,
+    /// Relevant / analysed pages, formatted.
+    pub harvest: String,
     /// Bytes received, formatted.
     pub bytes: String,
     /// The lifecycle actions its state allows: (action, label).
@@ -46,6 +48,7 @@ pub fn row(view: CrawlView) -> Row {
         href: format!("/crawls/{}", super::urlencode(&view.id)),
         state: super::state_name(view.state),
         rate: format!("{:.2}", view.stats.pages_per_second),
+        harvest: super::dashboard::pct(view.focus.harvest_ratio, view.focus.analysed),
         bytes: super::fmt_bytes(view.stats.bytes_received as f64),
         actions: actions_for(view.state),
         view,

@@ -1,11 +1,14 @@
 //! The crawl dashboard (`/crawls/{id}`): the crawl's figures (rates, queue, hosts by state,
-//! status classes, errors) rendered at once and then kept live by `cockpit.js` from the
-//! crawl's event stream, its lifecycle buttons, and a log of its notable events.
+//! status classes, errors, harvest ratio) and the relevance chart, rendered at once and then
+//! kept live by `cockpit.js` from the crawl's event stream; the last fetches with their score
+//! components, the topic's top terms, the language and application mix, the lifecycle buttons,
+//! and a log of notable events.
 
 use super::crawls::actions_for;
 use super::{fmt_bytes, render, state_name, urlencode, Chrome, PageError};
+use crate::crawl::focus::RecentFetch;
 use crate::frontier::politeness::WaitReason;
-use crate::manager::CrawlView;
+use crate::manager::{CrawlView, TopicTerm};
 use crate::web::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
@@ -51,6 +54,52 @@ struct DashboardPage {
     hosts: Option<HostStates>,
     statuses: Vec<(String, u64)>,
     errors: Vec<(String, u64)>,
+    harvest: String,
+    avg_relevance: String,
+    chart: super::chart::Chart,
+    recent: Vec<FetchRow>,
+    terms: Vec<TopicTerm>,
+    languages: Vec<(String, u64)>,
+    applications: Vec<(String, u64)>,
+}
+
+/// One of the last fetches, formatted.
+pub struct FetchRow {
+    /// The fetch.
+    pub fetch: RecentFetch,
+    /// Relevance, or `–` when not analysed.
+    pub relevance: String,
+    /// Priority it was fetched with.
+    pub priority: String,
+    /// Score components (document, paragraph, anchor, URL, parent, total), when analysed.
+    pub parts: Option<[String; 6]>,
+}
+
+/// Topic terms shown.
+pub const TOP_TERMS: usize = 20;
+
+fn three(x: f32) -> String {
+    format!("{x:.3}")
+}
+
+fn fetch_row(f: RecentFetch) -> FetchRow {
+    FetchRow {
+        relevance: f.relevance.map_or_else(|| "–".into(), three),
+        priority: three(f.priority),
+        parts: f
+            .components
+            .map(|c| [c.document, c.paragraph, c.anchor, c.url, c.parent, c.total].map(three)),
+        fetch: f,
+    }
+}
+
+/// A share in [0, 1] as a percentage, `–` before anything was counted.
+pub fn pct(x: f64, counted: u64) -> String {
+    if counted == 0 {
+        "–".into()
+    } else {
+        format!("{:.1} %", x * 100.0)
+    }
 }
 
 /// `GET /crawls/{id}`: the dashboard.
@@ -74,7 +123,25 @@ pub async fn page(
         0.0
     };
     let href = format!("/crawls/{}", urlencode(&id));
+    let terms = state.manager.topic(&id, TOP_TERMS).unwrap_or_default();
+    let f = &view.focus;
+    let by_count = |m: &std::collections::BTreeMap<String, u64>| {
+        let mut v: Vec<(String, u64)> = m.iter().map(|(k, n)| (k.clone(), *n)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    };
     let page = DashboardPage {
+        harvest: pct(f.harvest_ratio, f.analysed),
+        avg_relevance: if f.analysed == 0 {
+            "–".into()
+        } else {
+            format!("{:.3}", f.avg_relevance)
+        },
+        chart: super::chart::chart(&f.series),
+        recent: f.recent.iter().cloned().map(fetch_row).collect(),
+        languages: by_count(&f.languages),
+        applications: by_count(&f.applications),
+        terms,
         chrome: Chrome::new(&req, &state, format!("Crawl {id}"), Some(&id), "dashboard"),
         state: state_name(view.state),
         actions: actions_for(view.state),

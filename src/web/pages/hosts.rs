@@ -1,5 +1,6 @@
 //! The hosts page (`/crawls/{id}/hosts`): per host, pages fetched, errors, the politeness delay
-//! in force and why, and how robots.txt applies to it.
+//! in force and why, how robots.txt applies to it, the web application detected on it, and the
+//! patterns the application-aware helper relaxed and adopted there, with their evidence.
 
 use super::frontier::explain;
 use super::{fmt_ms, render, urlencode, Chrome, PageError};
@@ -24,6 +25,8 @@ pub struct HostRow {
     pub why: String,
     /// How robots.txt applies.
     pub robots: String,
+    /// The application detected on it.
+    pub app: Option<String>,
 }
 
 #[derive(Template)]
@@ -34,6 +37,7 @@ struct HostsPage {
     policy: String,
     hosts: Vec<HostRow>,
     more: usize,
+    relaxations: Vec<crate::aah::Adoption>,
 }
 
 /// `GET /crawls/{id}/hosts`.
@@ -68,6 +72,13 @@ pub async fn page(
     let more = hosts.len().saturating_sub(MAX_HOSTS);
     hosts.truncate(MAX_HOSTS);
     let respect = p.respect_robots;
+    let apps = state.manager.get(&id)?.focus.host_apps;
+    // Closed crawls cannot be asked; their host queues are reported closed above.
+    let relaxations = state
+        .manager
+        .relaxations(&id, None)
+        .await
+        .unwrap_or_default();
     let hosts = hosts
         .into_iter()
         .map(|h| HostRow {
@@ -79,10 +90,12 @@ pub async fn page(
                 (true, Some(d)) => format!("obeyed; Crawl-delay {}", fmt_ms(d)),
                 (true, None) => "obeyed; no Crawl-delay".into(),
             },
+            app: apps.get(&h.host).cloned(),
             view: h,
         })
         .collect();
     let page = HostsPage {
+        relaxations,
         chrome: Chrome::new(&req, &state, format!("Hosts of {id}"), Some(&id), "hosts"),
         closed,
         policy,
