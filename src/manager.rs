@@ -349,14 +349,14 @@ impl Manager {
         Ok(view(id, &*self.slot(id)?))
     }
 
-    /// The data folder (each crawl's WARC files and index are under `DATA/<id>/`).
-    pub fn data_dir(&self) -> &std::path::Path {
-        &self.data
-    }
-
     /// The crawl's validated spec.
     pub fn spec(&self, id: &str) -> Result<Arc<Spec>, ManagerError> {
         Ok(self.slot(id)?.spec.clone())
+    }
+
+    /// The data folder (`DATA/<crawl>/` holds each crawl), for the index and export routes.
+    pub fn data(&self) -> &std::path::Path {
+        &self.data
     }
 
     /// The crawl's live statistics (for metrics and events).

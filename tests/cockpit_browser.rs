@@ -111,8 +111,17 @@ async fn operate_a_crawl_in_the_browser() {
         .click()
         .await
         .unwrap();
-    let state = c.find(Locator::Css("[data-state]")).await.unwrap();
-    assert_eq!(state.text().await.unwrap(), "paused");
+    eventually(10, "the crawl to pause", || async {
+        let t = c
+            .find(Locator::Css("[data-state]"))
+            .await
+            .ok()?
+            .text()
+            .await
+            .ok()?;
+        (t == "paused").then_some(())
+    })
+    .await;
     c.goto(&srv.url("/crawls/browser/frontier")).await.unwrap();
     let button = c
         .find(Locator::Css("button[data-blacklist]"))
@@ -143,8 +152,18 @@ async fn operate_a_crawl_in_the_browser() {
         .click()
         .await
         .unwrap();
-    let state = c.find(Locator::Css("[data-state]")).await.unwrap();
-    assert_eq!(state.text().await.unwrap(), "running");
+    // Running again (or already done: the queue is short), once the dashboard has reloaded.
+    eventually(10, "the crawl to run again", || async {
+        let t = c
+            .find(Locator::Css("[data-state]"))
+            .await
+            .ok()?
+            .text()
+            .await
+            .ok()?;
+        (t == "running" || t == "finished").then_some(())
+    })
+    .await;
     c.goto(&srv.url("/crawls/browser/hosts")).await.unwrap();
     b.screenshot("hosts").await;
     c.goto(&srv.url("/")).await.unwrap();

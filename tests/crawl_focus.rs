@@ -81,6 +81,15 @@ fn topical_crawl_fetches_on_topic_links_first_and_explains_every_score() {
         web.route(0, path, html(title, &format!("<p>{text}</p>")));
     }
     web.route(1, "/spam.html", html("Spam", "<p>solar power</p>"));
+    // A reference page nothing links to: fetched because the topic names it.
+    web.route(
+        0,
+        "/reference.html",
+        html(
+            "Photovoltaics",
+            "<p>Photovoltaic modules and inverters.</p>",
+        ),
+    );
 
     let data = tempfile::tempdir().unwrap();
     let spam_host = web.url(1, "/").trim_end_matches('/').replace("http://", "");
@@ -90,7 +99,10 @@ fn topical_crawl_fetches_on_topic_links_first_and_explains_every_score() {
         std::slice::from_ref(&seed),
         json!({
             "limits": { "max_concurrency": 1 },
-            "topic": { "keywords": ["solar power", "wind farm", "renewable energy"] },
+            "topic": {
+                "keywords": ["solar power", "wind farm", "renewable energy"],
+                "reference_urls": [web.url(0, "/reference.html")]
+            },
             "scoring": { "spam_domains": [spam_domain], "threshold": 0.15 }
         }),
     );
@@ -150,13 +162,21 @@ fn topical_crawl_fetches_on_topic_links_first_and_explains_every_score() {
     assert!(text.contains("magpie-relevance: ") && text.contains("magpie-priority: "));
 
     // Live statistics and the stored topic.
-    assert_eq!(summary.pages_analysed, 6, "{summary:?}");
-    assert!(summary.pages_relevant >= 3 && summary.pages_relevant < 6);
+    assert_eq!(summary.pages_analysed, 7, "{summary:?}");
+    assert!(summary.pages_relevant >= 3 && summary.pages_relevant < 7);
     assert!(summary.harvest_ratio > 0.4 && summary.harvest_ratio < 1.0);
     let topic: Value =
         serde_json::from_slice(&std::fs::read(data.path().join("focus/topic.json")).unwrap())
             .unwrap();
-    assert_eq!(topic["reference_count"], 1, "the seed was learned: {topic}");
+    assert_eq!(
+        topic["reference_count"], 2,
+        "seed and reference page learned: {topic}"
+    );
+    assert!(topic["references"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .any(|t| t.starts_with("photovolta")));
 
     // The index knows each page's relevance.
     let idx = Index::open(&index::index_dir(data.path(), "focus")).unwrap();

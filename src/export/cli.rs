@@ -2,7 +2,7 @@
 
 use super::{cdxj, export, ExportError, ExportReport, ExportRequest};
 use crate::index::cli::{open_existing, Filters};
-use crate::index::warc_dir;
+use crate::index::{warc_dir, Index};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -81,29 +81,67 @@ pub fn export_to_file(
     out: &Path,
 ) -> Result<ExportReport, ExportError> {
     let index = open_existing(data, &req.crawl)?;
+    write_export(&index, &warc_dir(data, &req.crawl), req, out)
+}
+
+/// Writes the export of `req` from an open index to `out` and its sorted CDXJ to
+/// `<out>.cdxj`, both through `.partial` names renamed when complete, the WARC file last: when
+/// `out` exists, the export and its index are whole. On failure no partial file is left.
+pub fn write_export(
+    index: &Index,
+    warc_dir: &Path,
+    req: &ExportRequest,
+    out: &Path,
+) -> Result<ExportReport, ExportError> {
+    let partial = partial_path(out);
+    let cdx_path = cdxj_path(out);
+    let cdx_partial = partial_path(&cdx_path);
+    let result = write_partials(index, warc_dir, req, out, &partial, &cdx_partial).and_then(|r| {
+        std::fs::rename(&cdx_partial, &cdx_path).map_err(io_error(&cdx_path))?;
+        std::fs::rename(&partial, out).map_err(io_error(out))?;
+        Ok(r)
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+        let _ = std::fs::remove_file(&cdx_partial);
+    }
+    result
+}
+
+fn partial_path(p: &Path) -> PathBuf {
+    let mut name = p.as_os_str().to_os_string();
+    name.push(".partial");
+    PathBuf::from(name)
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError {
+    let path = path.to_path_buf();
+    move |source| ExportError::Io { path, source }
+}
+
+fn write_partials(
+    index: &Index,
+    warc_dir: &Path,
+    req: &ExportRequest,
+    out: &Path,
+    partial: &Path,
+    cdx_partial: &Path,
+) -> Result<ExportReport, ExportError> {
     let name = out
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "export.warc.gz".into());
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| ExportError::Io { path, source }
-    };
-    let mut partial = out.as_os_str().to_os_string();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let file = File::create(&partial).map_err(io(&partial))?;
+    let file = File::create(partial).map_err(io_error(partial))?;
     let mut w = BufWriter::with_capacity(1 << 20, file);
-    let report = export(&index, &warc_dir(data, &req.crawl), req, &name, &mut w)?;
+    let report = export(index, warc_dir, req, &name, &mut w)?;
     let file = w
         .into_inner()
         .map_err(|e| ExportError::Write(e.into_error()))?;
-    file.sync_all().map_err(io(&partial))?;
-    std::fs::rename(&partial, out).map_err(io(out))?;
-    let cdx_path = cdxj_path(out);
-    let mut cdx = BufWriter::new(File::create(&cdx_path).map_err(io(&cdx_path))?);
-    cdxj::write_sorted(&report.cdxj, &mut cdx).map_err(io(&cdx_path))?;
-    cdx.flush().map_err(io(&cdx_path))?;
+    file.sync_all().map_err(io_error(partial))?;
+    let cdx_file = File::create(cdx_partial).map_err(io_error(cdx_partial))?;
+    let mut cdx = BufWriter::new(cdx_file);
+    cdxj::write_sorted(&report.cdxj, &mut cdx).map_err(io_error(cdx_partial))?;
+    cdx.flush().map_err(io_error(cdx_partial))?;
     Ok(report)
 }
 

@@ -65,7 +65,7 @@ fn outlinks(
     rel: &Location,
     follow_redirects: bool,
 ) -> Result<Vec<String>, ExportError> {
-    let path = warc_dir.join(&rel.file);
+    let path = crate::index::record_path(warc_dir, &rel.file);
     let io_err = |e| ExportError::Io {
         path: path.clone(),
         source: e,

@@ -18,15 +18,16 @@
 pub mod cdxj;
 pub mod cli;
 mod embeds;
+mod select;
 
 #[cfg(test)]
 mod tests;
 
 pub use cdxj::{index_file, write_sorted, CdxjEntry};
+pub use select::{preview, ExportPreview};
 
 use crate::archive::{self, read_record_prefix, ArchiveError, WarcReader};
-use crate::index::{CaptureKind, CaptureRef, DocKind, Index, IndexError, Location, SearchQuery};
-use std::collections::HashSet;
+use crate::index::{record_path, DocKind, Index, IndexError, Location, SearchQuery};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -101,50 +102,22 @@ pub fn export(
     out_name: &str,
     out: &mut dyn Write,
 ) -> Result<ExportReport, ExportError> {
-    let mut report = ExportReport::default();
-    let mut chosen = index.select_captures(&req.query)?;
-    report.selected = chosen.len();
-    let mut seen: HashSet<String> = chosen.iter().map(|c| c.record_id.clone()).collect();
-    if req.with_embeds {
-        for e in embeds::requisites(index, warc_dir, &chosen)? {
-            if seen.insert(e.record_id.clone()) {
-                chosen.push(e);
-                report.embeds += 1;
-            }
-        }
-    }
-    let revisits: Vec<CaptureRef> = chosen
-        .iter()
-        .filter(|c| c.kind == CaptureKind::Revisit)
-        .cloned()
-        .collect();
-    for r in revisits {
-        if let Some(o) = index.original_of(&r)? {
-            if seen.insert(o.record_id.clone()) {
-                chosen.push(o);
-                report.originals += 1;
-            }
-        }
-    }
-    chosen.sort_by(|a, b| {
-        (&a.location.file, a.location.offset).cmp(&(&b.location.file, b.location.offset))
-    });
+    let sel = select::select(index, warc_dir, req)?;
+    let mut report = ExportReport {
+        selected: sel.selected,
+        originals: sel.originals,
+        embeds: sel.embeds,
+        ..ExportReport::default()
+    };
+    let chosen = sel.chosen;
 
     let mut w = Counting { inner: out, n: 0 };
     let info = warcinfo(req, out_name)?;
     w.write_all(&info).map_err(ExportError::Write)?;
     report.records += 1;
     let mut src = Sources::new(warc_dir);
-    let mut files: Vec<&str> = Vec::new();
-    for c in &chosen {
-        for f in std::iter::once(&c.location.file).chain(c.related.as_ref().map(|r| &r.file)) {
-            if !files.contains(&f.as_str()) {
-                files.push(f);
-            }
-        }
-    }
-    for f in files {
-        if let Some(loc) = source_warcinfo(&warc_dir.join(f), f)? {
+    for f in select::source_files(&chosen) {
+        if let Some(loc) = source_warcinfo(&record_path(warc_dir, f), f)? {
             src.copy(&loc, &mut w)?;
             report.records += 1;
         }
@@ -161,7 +134,12 @@ pub fn export(
                 .or_else(|| entry_from_member(first, &c.location, out_name, at))
             {
                 Some(e) => e,
-                None => cdxj_entry(&warc_dir.join(&c.location.file), &c.location, out_name, at)?,
+                None => cdxj_entry(
+                    &record_path(warc_dir, &c.location.file),
+                    &c.location,
+                    out_name,
+                    at,
+                )?,
             };
         report.cdxj.extend(entry);
         if let Some(rel) = &c.related {
@@ -313,7 +291,7 @@ impl<'a> Sources<'a> {
 
     /// Copies the gzip member(s) at `loc` unchanged.
     fn copy(&mut self, loc: &Location, out: &mut dyn Write) -> Result<(), ExportError> {
-        let path = self.dir.join(&loc.file);
+        let path = record_path(self.dir, &loc.file);
         let io_err = |e| ExportError::Io {
             path: path.clone(),
             source: e,

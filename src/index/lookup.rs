@@ -7,9 +7,12 @@ use super::search::SearchQuery;
 use super::stored::Stored;
 use super::{Index, IndexError};
 use crate::archive::read_record_prefix;
+use crate::fetch::{entity_body, DecodedBody, Fetched, Spool};
+use crate::model::ExchangeInfo;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::HashSet;
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 use tantivy::collector::TopDocs;
 use tantivy::query::TermQuery;
@@ -60,6 +63,39 @@ pub struct Replay {
     pub header_len: usize,
     /// The record was longer than the byte cap given: `http` is cut.
     pub cut: bool,
+    /// The headers that frame the body in `http` (the original's, for a revisit):
+    /// `Transfer-Encoding` and `Content-Encoding` there say how to decode it.
+    pub framing: Vec<(String, String)>,
+}
+
+impl Replay {
+    /// The status line and headers served (the revisit's own, for a revisit).
+    pub fn head(&self) -> Option<super::HttpHead> {
+        parse_http_head(&self.http[..self.header_len.min(self.http.len())])
+    }
+
+    /// The body as a browser should get it: chunked framing removed and `Content-Encoding`
+    /// gzip/deflate decoded, at most `cap` bytes. A coding magpie cannot decode is
+    /// [`FetchError::UnsupportedEncoding`](crate::fetch::FetchError::UnsupportedEncoding).
+    pub fn entity(&self, cap: usize) -> Result<DecodedBody, crate::fetch::FetchError> {
+        let fetched = Fetched {
+            info: ExchangeInfo {
+                url: self.capture.url.clone(),
+                ip: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+                started: self.capture.time,
+                duration_ms: 0,
+                status: self.capture.status,
+                headers: self.framing.clone(),
+                header_len: self.header_len as u64,
+                truncated: None,
+                block_digest: String::new(),
+                payload_digest: String::new(),
+            },
+            request: Vec::new(),
+            response: Spool::from_bytes(self.http.clone()),
+        };
+        entity_body(&fetched, cap)
+    }
 }
 
 impl Index {
@@ -193,13 +229,15 @@ impl Index {
         })?;
         let (block, cut) = read_block(warc_dir, &capture, max_bytes)?;
         if capture.kind != CaptureKind::Revisit {
-            let header_len = parse_http_head(&block).map_or(block.len(), |h| h.len);
+            let head = parse_http_head(&block);
+            let header_len = head.as_ref().map_or(block.len(), |h| h.len);
             return Ok(Replay {
                 capture,
                 original: None,
                 http: block,
                 header_len,
                 cut,
+                framing: head.map(|h| h.headers).unwrap_or_default(),
             });
         }
         let original = self
@@ -208,7 +246,8 @@ impl Index {
                 url: format!("{url} (the original of revisit {})", capture.record_id),
             })?;
         let (orig_block, orig_cut) = read_block(warc_dir, &original, max_bytes)?;
-        let orig_head = parse_http_head(&orig_block).map_or(0, |h| h.len);
+        let orig_parsed = parse_http_head(&orig_block);
+        let orig_head = orig_parsed.as_ref().map_or(0, |h| h.len);
         let (mut http, header_len) = match parse_http_head(&block) {
             Some(h) => (block[..h.len].to_vec(), h.len),
             None => (orig_block[..orig_head].to_vec(), orig_head),
@@ -220,6 +259,7 @@ impl Index {
             http,
             header_len,
             cut: cut || orig_cut,
+            framing: orig_parsed.map(|h| h.headers).unwrap_or_default(),
         })
     }
 }
@@ -230,7 +270,7 @@ fn read_block(
     c: &CaptureRef,
     max_bytes: u64,
 ) -> Result<(Vec<u8>, bool), IndexError> {
-    let path = warc_dir.join(&c.location.file);
+    let path = super::record_path(warc_dir, &c.location.file);
     let (head, block) = read_record_prefix(&path, c.location.offset, max_bytes)?;
     if head.record_id() != c.record_id {
         return Err(IndexError::Stale {

@@ -180,6 +180,19 @@ pub fn warc_dir(data: &Path, crawl: &str) -> PathBuf {
     data.join(crawl).join("warc")
 }
 
+/// The path of the WARC file `file` (its sealed name, as the index stores it) in `warc_dir`:
+/// the sealed file, or the `.open` file a running crawl is still appending to.
+pub fn record_path(warc_dir: &Path, file: &str) -> PathBuf {
+    let sealed = warc_dir.join(file);
+    if !sealed.exists() {
+        let open = warc_dir.join(format!("{file}.open"));
+        if open.exists() {
+            return open;
+        }
+    }
+    sealed
+}
+
 /// An open capture index: the searcher side, and the factory of writers.
 ///
 /// Cheap to share behind an `Arc`: searches take `&self` and run concurrently; the reader

@@ -1,6 +1,8 @@
 //! The API's one error type, and the only place where errors become HTTP statuses and JSON
 //! error bodies (`{"error": ..., "code": ..., "field"?, "line"?, "column"?}`).
 
+use crate::export::ExportError;
+use crate::index::IndexError;
 use crate::intake::BodyError;
 use crate::manager::ManagerError;
 use crate::spec::SpecError;
@@ -48,6 +50,27 @@ pub enum WebError {
     /// A bad query string, path parameter or body encoding.
     #[error("bad request: {0}")]
     BadRequest(String),
+    /// One named parameter (query string or JSON body) has a bad value.
+    #[error("bad parameter {name}: {reason}")]
+    BadParameter {
+        /// The parameter.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Searching, looking up or replaying captures failed (a bad query is a 400, a crawl
+    /// without an index a 409, an unknown URL a 404).
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// Writing an export failed.
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    /// A named thing inside a crawl (an export file) does not exist.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The thing to create exists already (an export of that name).
+    #[error("{0}")]
+    Conflict(String),
     /// The body could not be read from the connection.
     #[error("cannot read the request body: {0}")]
     Payload(String),
@@ -76,12 +99,36 @@ impl WebError {
             },
             WebError::Spec(_) => "invalid-spec",
             WebError::Body(_) => "malformed-body",
+            WebError::BadParameter { .. } => "bad-parameter",
+            WebError::Index(e) | WebError::Export(ExportError::Index(e)) => index_status(e).1,
+            WebError::Export(ExportError::NotGzip { .. }) => "not-exportable",
+            WebError::Export(_) => "export",
+            WebError::NotFound(_) => "not-found",
+            WebError::Conflict(_) => "exists",
             WebError::TooLarge { .. } => "too-large",
             WebError::BadRequest(_) => "bad-request",
             WebError::Payload(_) => "payload",
             WebError::Internal(_) => "internal",
             WebError::Io(_) => "io",
         }
+    }
+}
+
+/// The status and code of an index error: the caller's mistakes are 4xx, an index that must be
+/// built or rebuilt first is 409, and only failures of the machine are 500.
+fn index_status(e: &IndexError) -> (StatusCode, &'static str) {
+    match e {
+        IndexError::BadQuery { .. } => (StatusCode::BAD_REQUEST, "bad-query"),
+        IndexError::BadParameter { .. } => (StatusCode::BAD_REQUEST, "bad-parameter"),
+        IndexError::NotFound { .. } => (StatusCode::NOT_FOUND, "not-found"),
+        IndexError::NoIndex { .. } => (StatusCode::CONFLICT, "no-index"),
+        IndexError::SchemaMismatch { .. } => (StatusCode::CONFLICT, "schema-mismatch"),
+        IndexError::Stale { .. } => (StatusCode::CONFLICT, "stale-index"),
+        IndexError::Locked { .. } => (StatusCode::CONFLICT, "locked"),
+        IndexError::Tantivy { .. }
+        | IndexError::Io { .. }
+        | IndexError::Archive(_)
+        | IndexError::Stopped(_) => (StatusCode::INTERNAL_SERVER_ERROR, "index"),
     }
 }
 
@@ -109,6 +156,13 @@ impl ResponseError for WebError {
                 StatusCode::BAD_REQUEST
             }
             WebError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            WebError::BadParameter { .. } => StatusCode::BAD_REQUEST,
+            WebError::Index(e) | WebError::Export(ExportError::Index(e)) => index_status(e).0,
+            WebError::Export(ExportError::NotGzip { .. }) | WebError::Conflict(_) => {
+                StatusCode::CONFLICT
+            }
+            WebError::Export(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::Payload(_) => StatusCode::BAD_REQUEST,
             WebError::Internal(_) | WebError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -131,6 +185,17 @@ impl ResponseError for WebError {
             }
             WebError::Manager(ManagerError::WrongState { state, .. }) => {
                 body["state"] = json!(state);
+            }
+            WebError::BadParameter { name, .. }
+            | WebError::Index(IndexError::BadParameter { name, .. })
+            | WebError::Export(ExportError::Index(IndexError::BadParameter { name, .. })) => {
+                body["field"] = json!(name);
+            }
+            WebError::Index(IndexError::BadQuery { query, reason })
+            | WebError::Export(ExportError::Index(IndexError::BadQuery { query, reason })) => {
+                body["field"] = json!("q");
+                body["query"] = json!(query);
+                body["reason"] = json!(reason);
             }
             _ => {}
         }
@@ -172,6 +237,25 @@ mod tests {
             (BodyError::Empty.into(), 400),
             (WebError::TooLarge { limit: 1 }, 413),
             (ManagerError::Frontier("gone".into()).into(), 500),
+            (
+                IndexError::BadQuery {
+                    query: "(".into(),
+                    reason: "x".into(),
+                }
+                .into(),
+                400,
+            ),
+            (IndexError::NoIndex { dir: "d".into() }.into(), 409),
+            (IndexError::NotFound { url: "u".into() }.into(), 404),
+            (
+                ExportError::Index(IndexError::BadParameter {
+                    name: "kind".into(),
+                    reason: "x".into(),
+                })
+                .into(),
+                400,
+            ),
+            (IndexError::Stopped("x".into()).into(), 500),
         ];
         for (e, want) in cases {
             assert_eq!(e.status_code().as_u16(), want, "{e}");

@@ -89,7 +89,7 @@ pub fn render(crawls: &[(CrawlView, std::sync::Arc<Stats>)]) -> String {
         }
     }
     type Get = fn(&CrawlView, &Stats) -> u64;
-    let simple: [(&str, &str, &str, Get); 11] = [
+    let simple: [(&str, &str, &str, Get); 13] = [
         (
             "magpie_pages_fetched_total",
             "counter",
@@ -137,6 +137,18 @@ pub fn render(crawls: &[(CrawlView, std::sync::Arc<Stats>)]) -> String {
             "counter",
             "Fetch attempts put back for a retry.",
             |v, _| v.stats.retries,
+        ),
+        (
+            "magpie_pages_analysed_total",
+            "counter",
+            "Pages whose relevance to the topic was computed, all runs.",
+            |v, _| v.stats.pages_analysed,
+        ),
+        (
+            "magpie_pages_relevant_total",
+            "counter",
+            "Analysed pages at least as relevant as scoring.threshold (harvest ratio: relevant / analysed).",
+            |v, _| v.stats.pages_relevant,
         ),
         (
             "magpie_urls_queued",

@@ -4,9 +4,10 @@
 //! Layout: `routes.rs` lists every route; `auth.rs` checks the bearer token; `csrf.rs` protects
 //! the cockpit's forms; `error.rs` is the only place mapping errors to HTTP statuses; `api/` has
 //! one module per resource; `pages/` one module per cockpit page (templates in `templates/`,
-//! assets in `static/`); `metrics.rs` renders `/metrics`; `cli.rs` is the `serve` and `submit`
-//! commands. The API is documented in `docs/api.md` and described by `openapi.json`; the
-//! cockpit in `docs/cockpit.md`.
+//! assets in `static/`); `indexes.rs` keeps the crawls' capture indexes open for reading;
+//! `replay.rs` decides what of an archived response reaches the browser; `metrics.rs` renders
+//! `/metrics`; `cli.rs` is the `serve` and `submit` commands. The API is documented in
+//! `docs/api.md` and described by `openapi.json`; the cockpit in `docs/cockpit.md`.
 //!
 //! actix-web runs its request handlers on worker threads with their own single-threaded
 //! runtimes. Crawl engines must not live there (a worker's runtime dies with the server), so
@@ -17,8 +18,10 @@ pub mod auth;
 pub mod cli;
 pub mod csrf;
 pub mod error;
+pub mod indexes;
 pub mod metrics;
 pub mod pages;
+pub mod replay;
 pub mod routes;
 
 use crate::manager::Manager;
@@ -91,11 +94,14 @@ impl WebConfig {
 }
 
 /// What every handler shares: the manager, the configuration, the runtime crawls run on,
-/// and the closing flag that ends event streams when the server stops.
+/// the open capture indexes, and the closing flag that ends event streams when the server stops.
 pub struct AppState {
     pub(crate) manager: Arc<Manager>,
     pub(crate) config: WebConfig,
     pub(crate) csrf: csrf::Csrf,
+    pub(crate) indexes: indexes::Indexes,
+    /// Exports being written (`crawl/name`), so two requests never write the same file.
+    pub(crate) exporting: std::sync::Mutex<std::collections::HashSet<String>>,
     runtime: tokio::runtime::Handle,
     closing: watch::Sender<bool>,
 }
@@ -107,6 +113,8 @@ impl AppState {
     /// Outside a tokio runtime.
     pub fn new(manager: Arc<Manager>, config: WebConfig) -> AppState {
         AppState {
+            indexes: indexes::Indexes::new(manager.data()),
+            exporting: Default::default(),
             manager,
             config,
             csrf: csrf::Csrf::new(),

@@ -32,20 +32,30 @@ pub fn is_page_path(path: &str) -> bool {
 }
 
 routes! { ROUTES, configure_api:
-    get  "/api/v1/openapi.json"         => api::openapi::document;
-    get  "/api/v1/crawls"               => api::crawls::list;
-    post "/api/v1/crawls"               => api::crawls::create;
-    get  "/api/v1/crawls/{id}"          => api::crawls::get;
-    post "/api/v1/crawls/{id}/start"    => api::crawls::start;
-    post "/api/v1/crawls/{id}/pause"    => api::crawls::pause;
-    post "/api/v1/crawls/{id}/resume"   => api::crawls::resume;
-    post "/api/v1/crawls/{id}/stop"     => api::crawls::stop;
-    get  "/api/v1/crawls/{id}/frontier" => api::frontier::get;
-    get  "/api/v1/crawls/{id}/events"   => api::events::stream;
-    get  "/api/v1/crawls/{id}/topic"    => api::learned::topic;
-    get  "/api/v1/crawls/{id}/relaxations" => api::learned::relaxations;
-    post "/api/v1/urls"                 => api::urls::post;
-    get  "/metrics"                     => metrics::get;
+    get  "/api/v1/openapi.json"                => api::openapi::document;
+    get  "/api/v1/crawls"                      => api::crawls::list;
+    post "/api/v1/crawls"                      => api::crawls::create;
+    get  "/api/v1/crawls/{id}"                 => api::crawls::get;
+    post "/api/v1/crawls/{id}/start"           => api::crawls::start;
+    post "/api/v1/crawls/{id}/pause"           => api::crawls::pause;
+    post "/api/v1/crawls/{id}/resume"          => api::crawls::resume;
+    post "/api/v1/crawls/{id}/stop"            => api::crawls::stop;
+    get  "/api/v1/crawls/{id}/frontier"        => api::frontier::get;
+    get  "/api/v1/crawls/{id}/events"          => api::events::stream;
+    get  "/api/v1/crawls/{id}/topic"           => api::learned::topic;
+    get  "/api/v1/crawls/{id}/relaxations"     => api::learned::relaxations;
+    get  "/api/v1/crawls/{id}/search"          => api::search::get;
+    get  "/api/v1/crawls/{id}/captures"        => api::captures::list;
+    get  "/api/v1/crawls/{id}/capture"         => api::captures::replay;
+    get  "/api/v1/crawls/{id}/capture/info"    => api::captures::info;
+    get  "/api/v1/crawls/{id}/export"          => api::exports::stream;
+    get  "/api/v1/crawls/{id}/exports"         => api::exports::list;
+    post "/api/v1/crawls/{id}/exports"         => api::exports::create;
+    // `preview` before `{file}`: the first route that matches takes the request.
+    get  "/api/v1/crawls/{id}/exports/preview" => api::exports::preview;
+    get  "/api/v1/crawls/{id}/exports/{file}"  => api::exports::download;
+    post "/api/v1/urls"                        => api::urls::post;
+    get  "/metrics"                            => metrics::get;
 }
 
 // Cockpit pages. `/crawls/new` comes before `/crawls/{id}`, so it is never taken for a crawl.

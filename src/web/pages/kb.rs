@@ -160,7 +160,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpRe
 /// The HTML of the latest capture of `url` in `crawl`.
 fn capture_html(state: &AppState, crawl: &str, url: &str) -> Result<String, String> {
     state.manager.get(crawl).map_err(|e| e.to_string())?;
-    let data = state.manager.data_dir();
+    let data = state.manager.data();
     let index = crate::index::cli::open_existing(data, crawl).map_err(|e| e.to_string())?;
     let replay = index
         .capture_at(

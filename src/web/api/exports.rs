@@ -1,0 +1,463 @@
+//! Export over HTTP: the captures a selection picks (query, host, application, kind, score,
+//! time, with or without page requisites) written as a new WARC file with its CDXJ index.
+//!
+//! - `GET .../exports/preview?...`: how many captures, records and bytes an export would hold;
+//! - `POST .../exports` (token): writes `DATA/<crawl>/exports/<name>.warc.gz` and
+//!   `<name>.warc.gz.cdxj`, answers 201 with the counts and download paths;
+//! - `GET .../exports`: the finished exports; `GET .../exports/{file}`: downloads one file;
+//! - `GET .../export?...`: streams an export as it is written, without keeping a file.
+//!
+//! Names are 1–100 characters of `A-Z a-z 0-9 . _ -`, starting with a letter or digit, so no
+//! name reaches outside the exports folder. The crawl's own WARC files are only read.
+
+use super::search::SearchParams;
+use super::{blocking, given, index_of, read_capped, timestamp14};
+use crate::export::{self, cli::cdxj_path, cli::write_export, ExportPreview, ExportRequest};
+use crate::index::{warc_dir, SearchQuery};
+use crate::web::error::WebError;
+use crate::web::AppState;
+use actix_web::body::SizedStream;
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Largest export request body.
+const MAX_EXPORT_BODY: usize = 64 << 10;
+/// Bytes per chunk when streaming files and exports.
+const CHUNK: usize = 256 << 10;
+/// Longest export name.
+const MAX_NAME: usize = 100;
+
+/// The selection, as query parameters (the keys of the search, plus `with_embeds`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportParams {
+    q: Option<String>,
+    host: Option<String>,
+    domain: Option<String>,
+    app: Option<String>,
+    kind: Option<String>,
+    lang: Option<String>,
+    mime: Option<String>,
+    min_score: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    /// `true` or `false` (default).
+    with_embeds: Option<String>,
+    /// For the streamed export: the file name recorded in it (default `<crawl>-export`).
+    name: Option<String>,
+}
+
+impl ExportParams {
+    fn request(self, crawl: &str) -> Result<ExportRequest, WebError> {
+        let with_embeds = match given(self.with_embeds).as_deref() {
+            None | Some("false") | Some("0") => false,
+            Some("true") | Some("1") => true,
+            Some(v) => {
+                return Err(WebError::BadParameter {
+                    name: "with_embeds".into(),
+                    reason: format!("{v:?} is neither true nor false"),
+                })
+            }
+        };
+        let query = SearchParams {
+            q: self.q,
+            host: self.host,
+            domain: self.domain,
+            app: self.app,
+            kind: self.kind,
+            lang: self.lang,
+            mime: self.mime,
+            min_score: self.min_score,
+            from: self.from,
+            to: self.to,
+            ..SearchParams::default()
+        }
+        .to_query()?;
+        Ok(ExportRequest {
+            query,
+            with_embeds,
+            crawl: crawl.to_string(),
+        })
+    }
+}
+
+/// The body of `POST .../exports`; every field optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExportBody {
+    name: Option<String>,
+    q: Option<String>,
+    host: Option<String>,
+    domain: Option<String>,
+    app: Option<String>,
+    kind: Option<String>,
+    lang: Option<String>,
+    mime: Option<String>,
+    min_score: Option<f64>,
+    from: Option<String>,
+    to: Option<String>,
+    #[serde(default)]
+    with_embeds: bool,
+}
+
+/// Checks an export name; `.warc.gz` at its end is dropped (`sel.warc.gz` is `sel`).
+pub fn check_name(name: &str) -> Result<String, WebError> {
+    let name = name.strip_suffix(".warc.gz").unwrap_or(name);
+    let bad = |reason: &str| WebError::BadParameter {
+        name: "name".into(),
+        reason: format!("{name:?} {reason}"),
+    };
+    if name.is_empty() || name.len() > MAX_NAME {
+        return Err(bad("must have 1 to 100 characters"));
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Err(bad("must start with a letter or digit"));
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        || name.contains("..")
+    {
+        return Err(bad(
+            "may only hold letters, digits and . _ - (no paths, no ..)",
+        ));
+    }
+    Ok(name.to_string())
+}
+
+fn exports_dir(data: &Path, crawl: &str) -> PathBuf {
+    data.join(crawl).join("exports")
+}
+
+fn downloads(crawl: &str, warc: &str) -> (String, String) {
+    let base = format!("/api/v1/crawls/{crawl}/exports");
+    (format!("{base}/{warc}"), format!("{base}/{warc}.cdxj"))
+}
+
+/// `GET .../exports/preview?...`: the counts and size of the export the selection would make.
+pub async fn preview(
+    id: web::Path<String>,
+    params: web::Query<ExportParams>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    let id = id.into_inner();
+    let req = params.into_inner().request(&id)?;
+    let index = index_of(&state, &id).await?;
+    let warcs = warc_dir(state.manager.data(), &id);
+    let p: ExportPreview =
+        blocking(move || Ok(export::preview(&index, &warcs, &req, "preview.warc.gz")?)).await?;
+    Ok(HttpResponse::Ok().json(p))
+}
+
+/// Removes a name from the set of exports being written when the request ends.
+struct Busy<'a> {
+    state: &'a AppState,
+    key: String,
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.state
+            .exporting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.key);
+    }
+}
+
+#[derive(Serialize)]
+struct Created {
+    crawl: String,
+    name: String,
+    warc: String,
+    cdxj: String,
+    /// Download paths of the two files.
+    download: Downloads,
+    selected: usize,
+    originals: usize,
+    embeds: usize,
+    records: usize,
+    bytes: u64,
+}
+
+#[derive(Serialize)]
+struct Downloads {
+    warc: String,
+    cdxj: String,
+}
+
+/// `POST .../exports`: writes the export and its CDXJ; 201 with what was written, 409 when an
+/// export of that name exists or is being written.
+pub async fn create(
+    req: HttpRequest,
+    id: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    let id = id.into_inner();
+    state.manager.get(&id)?;
+    let raw = read_capped(&req, payload, MAX_EXPORT_BODY).await?;
+    let body: ExportBody = if raw.iter().all(u8::is_ascii_whitespace) {
+        ExportBody::default()
+    } else {
+        let de = &mut serde_json::Deserializer::from_slice(&raw);
+        serde_path_to_error::deserialize(de).map_err(|e| WebError::BadParameter {
+            name: e.path().to_string(),
+            reason: e.inner().to_string(),
+        })?
+    };
+    let name = match given(body.name) {
+        Some(n) => check_name(&n)?,
+        None => format!(
+            "export-{}-{}",
+            timestamp14(chrono::Utc::now()),
+            &uuid::Uuid::new_v4().simple().to_string()[..6]
+        ),
+    };
+    let request = ExportParams {
+        q: body.q,
+        host: body.host,
+        domain: body.domain,
+        app: body.app,
+        kind: body.kind,
+        lang: body.lang,
+        mime: body.mime,
+        min_score: body.min_score.map(|s| s.to_string()),
+        from: body.from,
+        to: body.to,
+        with_embeds: Some(body.with_embeds.to_string()),
+        name: None,
+    }
+    .request(&id)?;
+    let index = index_of(&state, &id).await?;
+    let key = format!("{id}/{name}");
+    let dir = exports_dir(state.manager.data(), &id);
+    let warc = format!("{name}.warc.gz");
+    let out = dir.join(&warc);
+    if !state
+        .exporting
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key.clone())
+        || out.exists()
+    {
+        return Err(WebError::Conflict(format!(
+            "an export named {name:?} exists already in crawl {id:?}"
+        )));
+    }
+    let _busy = Busy { state: &state, key };
+    let warcs = warc_dir(state.manager.data(), &id);
+    let target = out.clone();
+    let report = blocking(move || {
+        std::fs::create_dir_all(&dir)?;
+        Ok(write_export(&index, &warcs, &request, &target)?)
+    })
+    .await?;
+    let (w, c) = downloads(&id, &warc);
+    let cdxj = cdxj_path(Path::new(&warc)).display().to_string();
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, w.clone()))
+        .json(Created {
+            crawl: id,
+            name,
+            warc,
+            cdxj,
+            download: Downloads { warc: w, cdxj: c },
+            selected: report.selected,
+            originals: report.originals,
+            embeds: report.embeds,
+            records: report.records,
+            bytes: report.bytes,
+        }))
+}
+
+#[derive(Serialize)]
+struct Listed {
+    name: String,
+    warc: String,
+    cdxj: String,
+    bytes: u64,
+    created: Option<String>,
+    download: Downloads,
+}
+
+/// `GET .../exports`: the finished exports of a crawl, by name.
+pub async fn list(
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    let id = id.into_inner();
+    state.manager.get(&id)?;
+    let dir = exports_dir(state.manager.data(), &id);
+    let crawl = id.clone();
+    let exports = blocking(move || {
+        let mut out = Vec::new();
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Ok(out);
+        };
+        for e in entries.flatten() {
+            let file = e.file_name().to_string_lossy().into_owned();
+            let Some(name) = file.strip_suffix(".warc.gz") else {
+                continue;
+            };
+            let meta = e.metadata()?;
+            let created = meta.modified().ok().map(|t| {
+                chrono::DateTime::<chrono::Utc>::from(t)
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            });
+            let (w, c) = downloads(&crawl, &file);
+            out.push(Listed {
+                name: name.to_string(),
+                cdxj: format!("{file}.cdxj"),
+                warc: file.clone(),
+                bytes: meta.len(),
+                created,
+                download: Downloads { warc: w, cdxj: c },
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "crawl": id, "exports": exports })))
+}
+
+/// `GET .../exports/{file}`: one file of a finished export, `<name>.warc.gz` or
+/// `<name>.warc.gz.cdxj`, as a download.
+pub async fn download(
+    path: web::Path<(String, String)>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    let (id, file) = path.into_inner();
+    state.manager.get(&id)?;
+    let (name, kind) = if let Some(n) = file.strip_suffix(".warc.gz.cdxj") {
+        (n, "text/plain; charset=utf-8")
+    } else if let Some(n) = file.strip_suffix(".warc.gz") {
+        (n, "application/warc+gzip")
+    } else {
+        return Err(WebError::BadParameter {
+            name: "file".into(),
+            reason: format!("{file:?} is neither NAME.warc.gz nor NAME.warc.gz.cdxj"),
+        });
+    };
+    check_name(name)?;
+    let dir = exports_dir(state.manager.data(), &id);
+    // Only finished exports: the WARC file is renamed into place last.
+    if !dir.join(format!("{name}.warc.gz")).is_file() {
+        return Err(WebError::NotFound(format!(
+            "export {file:?} of crawl {id:?}"
+        )));
+    }
+    let f = tokio::fs::File::open(dir.join(&file))
+        .await
+        .map_err(|_| WebError::NotFound(format!("export {file:?} of crawl {id:?}")))?;
+    let len = f.metadata().await?.len();
+    let stream = futures_util::stream::unfold(Some(f), |f| async move {
+        use tokio::io::AsyncReadExt;
+        let mut f = f?;
+        let mut buf = vec![0u8; CHUNK];
+        match f.read(&mut buf).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buf.truncate(n);
+                Some((Ok(web::Bytes::from(buf)), Some(f)))
+            }
+            Err(e) => Some((Err(e), None)),
+        }
+    });
+    Ok(HttpResponse::Ok()
+        .content_type(kind)
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{file}\""),
+        ))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(SizedStream::new(len, stream)))
+}
+
+/// Sends what an export writes to the response, a chunk at a time.
+struct ChannelWriter {
+    tx: tokio::sync::mpsc::Sender<Result<web::Bytes, std::io::Error>>,
+    buf: Vec<u8>,
+}
+
+impl ChannelWriter {
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = web::Bytes::from(std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK)));
+        self.tx
+            .blocking_send(Ok(chunk))
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "client gone"))
+    }
+}
+
+impl std::io::Write for ChannelWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.send()
+    }
+}
+
+/// `GET .../export?...`: streams the export of the selection as it is written (no file is
+/// kept, no CDXJ). The selection is checked first, so a bad query is still a 400; a failure
+/// after the first byte ends the download early.
+pub async fn stream(
+    id: web::Path<String>,
+    params: web::Query<ExportParams>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    let id = id.into_inner();
+    let params = params.into_inner();
+    let name = match given(params.name.clone()) {
+        Some(n) => check_name(&n)?,
+        None => format!("{id}-export"),
+    };
+    let req = params.request(&id)?;
+    let index = index_of(&state, &id).await?;
+    let probe = SearchQuery {
+        per_page: 1,
+        ..req.query.clone()
+    };
+    let checked = index.clone();
+    blocking(move || Ok(checked.search(&probe).map(|_| ())?)).await?;
+    let warcs = warc_dir(state.manager.data(), &id);
+    let file = format!("{name}.warc.gz");
+    let out_name = file.clone();
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    let errors = tx.clone();
+    // Runs while the response streams what it sends; ends early when the client goes away.
+    drop(tokio::task::spawn_blocking(move || {
+        let mut w = ChannelWriter {
+            tx,
+            buf: Vec::with_capacity(CHUNK),
+        };
+        if let Err(e) = export::export(&index, &warcs, &req, &out_name, &mut w)
+            .and_then(|_| std::io::Write::flush(&mut w).map_err(export::ExportError::Write))
+        {
+            tracing::warn!("streamed export failed: {e}");
+            let _ = errors.blocking_send(Err(std::io::Error::other(e.to_string())));
+        }
+    }));
+    let body = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("application/warc+gzip")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{file}\""),
+        ))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .streaming(body))
+}
