@@ -77,11 +77,22 @@ pub async fn start() -> Option<Browser> {
             .await
         {
             Ok(client) => {
+                // Element look-ups retry for a while, so a page still loading after a click
+                // is waited for instead of failing the test.
+                let timeouts = fantoccini::wd::TimeoutConfiguration::new(
+                    None,
+                    Some(Duration::from_secs(30)),
+                    Some(Duration::from_secs(5)),
+                );
+                client
+                    .update_timeouts(timeouts)
+                    .await
+                    .expect("set timeouts");
                 return Some(Browser {
                     client,
                     driver: child,
                     _profile: profile,
-                })
+                });
             }
             Err(e) => last = e.to_string(),
         }
