@@ -39,14 +39,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Crawl the built-in sample site on loopback (no internet needed).
+    /// Crawl the built-in sample site on loopback (no internet needed) and watch it in the
+    /// cockpit, whose URL is printed; with --no-cockpit (or --json), crawl in the terminal.
     Demo {
         /// Data folder.
         #[arg(long, default_value = "magpie-data")]
         data: PathBuf,
-        /// Print the JSON summary instead of a progress bar.
+        /// Crawl in the terminal with a progress bar instead of serving the cockpit.
+        #[arg(long)]
+        no_cockpit: bool,
+        /// Crawl in the terminal and print the JSON summary (implies --no-cockpit).
         #[arg(long)]
         json: bool,
+        /// Address the cockpit listens on (loopback only).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        bind: std::net::SocketAddr,
     },
     /// Serve the HTTP API: many crawls in one data folder, steered over HTTP (docs/api.md).
     Serve(magpie::web::cli::ServeArgs),
@@ -179,7 +186,12 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
                 .with_context(|| format!("invalid spec {}", spec.display()))?;
             run_crawl(spec, data, fresh, json).await
         }
-        Command::Demo { data, json } => demo(data, json).await,
+        Command::Demo {
+            data,
+            no_cockpit,
+            json,
+            bind,
+        } => demo(data, json || no_cockpit, json, bind).await,
         Command::Serve(args) => {
             let env_token = std::env::var("MAGPIE_TOKEN").ok();
             magpie::web::cli::serve(args, env_token, crawl::machine_name(), shutdown_signal())
@@ -301,7 +313,15 @@ async fn shutdown_signal() {
     });
 }
 
-async fn demo(data: PathBuf, json: bool) -> Result<ExitCode> {
+async fn demo(
+    data: PathBuf,
+    terminal: bool,
+    json: bool,
+    bind: std::net::SocketAddr,
+) -> Result<ExitCode> {
+    if !bind.ip().is_loopback() {
+        bail!("the demo serves the cockpit on loopback only; {bind} is not a loopback address");
+    }
     let web = SampleWeb::start(sample_site::demo_config())
         .await
         .context("cannot start the sample site on loopback")?;
@@ -319,14 +339,53 @@ async fn demo(data: PathBuf, json: bool) -> Result<ExitCode> {
         "network": { "allow_private": true },
         "topic": { "keywords": ["renewable energy", "solar panel", "wind turbine", "battery", "grid"] }
     });
-    let spec = Spec::from_json(&spec.to_string())?;
-    let code = run_crawl(spec, data.clone(), true, json).await?;
+    if terminal {
+        let spec = Spec::from_json(&spec.to_string())?;
+        let code = run_crawl(spec, data.clone(), true, json).await?;
+        web.shutdown().await;
+        eprintln!(
+            "magpie: WARC files are in {}",
+            data.join("demo/warc").display()
+        );
+        return Ok(code);
+    }
+    let code = demo_cockpit(spec, &data, bind).await;
     web.shutdown().await;
+    code
+}
+
+/// The demo with the cockpit: a new crawl of the sample site (named after the time, since the
+/// sample site's ports change from run to run), started, and served until Ctrl-C.
+async fn demo_cockpit(
+    mut spec: serde_json::Value,
+    data: &std::path::Path,
+    bind: std::net::SocketAddr,
+) -> Result<ExitCode> {
+    use magpie::web::{cli::resolve_token, AppState, WebConfig};
+    let listener = std::net::TcpListener::bind(bind).with_context(|| {
+        format!("cannot listen on {bind} (another magpie running? try --bind 127.0.0.1:8081)")
+    })?;
+    let addr = listener.local_addr()?;
+    let (token, _) = resolve_token(data, None)?;
+    let manager = magpie::manager::Manager::open(data.to_path_buf(), crawl::machine_name())
+        .await
+        .with_context(|| format!("cannot open the data folder {}", data.display()))?;
+    let name = format!("demo-{}", chrono::Utc::now().format("%Y%m%d-%H%M%S"));
+    spec["name"] = serde_json::Value::String(name);
+    let id = manager.create(Spec::from_json(&spec.to_string())?).await?;
+    manager.start(&id)?;
+    let state = AppState::new(manager, WebConfig::new(token, true));
+    eprintln!(
+        "magpie: crawling the sample site as crawl {id}; Ctrl-C stops and seals the WARC files"
+    );
+    eprintln!("magpie: open the cockpit in a browser:");
+    println!("http://{addr}/crawls/{id}");
+    magpie::web::serve(listener, state, shutdown_signal()).await?;
     eprintln!(
         "magpie: WARC files are in {}",
-        data.join("demo/warc").display()
+        data.join(&id).join("warc").display()
     );
-    Ok(code)
+    Ok(ExitCode::SUCCESS)
 }
 
 fn warc_check(files: &[PathBuf]) -> Result<ExitCode> {

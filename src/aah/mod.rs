@@ -31,6 +31,7 @@ pub mod kb;
 mod native;
 mod output;
 pub(crate) mod relax;
+pub mod tester;
 pub(crate) mod xpath;
 
 pub use builtin::builtin;

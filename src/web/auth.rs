@@ -1,11 +1,16 @@
 //! Bearer-token authentication: which requests need the token, the constant-time check, and
 //! how tokens are made and validated.
 //!
-//! Every state-changing request needs `Authorization: Bearer <token>`. Read-only requests
+//! Every state-changing API request needs `Authorization: Bearer <token>`. Read-only requests
 //! (GET, HEAD) are open when the server listens on loopback only (`WebConfig::public_reads`),
-//! so local tools and a browser on the same machine can watch without the token.
+//! so local tools and a browser on the same machine can watch without the token; beyond
+//! loopback a cockpit session cookie (see `csrf.rs`) also opens them.
+//!
+//! Cockpit pages (every path outside `/api/` and `/metrics`) are open on loopback and otherwise
+//! need the session or the token; their forms are checked against forgery by the page handlers
+//! (`pages::Form`), which is what lets a browser POST them without a bearer token.
 
-use super::{error::WebError, AppState};
+use super::{error::WebError, pages::PageError, routes, AppState};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{header, Method};
@@ -26,8 +31,26 @@ pub async fn require_token(
     let Some(state) = req.app_data::<web::Data<AppState>>() else {
         return Err(WebError::Internal("no application state".into()).into());
     };
+    let path = req.path();
+    let bearer = || {
+        authorized(
+            req.headers().get(header::AUTHORIZATION),
+            &state.config.token,
+        )
+    };
+    if routes::is_page_path(path) {
+        let open = state.config.public_reads
+            || path == "/login"
+            || path.starts_with("/static/")
+            || state.csrf.has_session(req.request())
+            || bearer();
+        if !open {
+            return Err(PageError::LoginRequired.into());
+        }
+        return next.call(req).await;
+    }
     let read_only = matches!(*req.method(), Method::GET | Method::HEAD);
-    let open = read_only && state.config.public_reads;
+    let open = read_only && (state.config.public_reads || state.csrf.has_session(req.request()));
     if !open
         && !authorized(
             req.headers().get(header::AUTHORIZATION),

@@ -1,12 +1,13 @@
 //! The HTTP server of `magpie serve`: a versioned JSON API under `/api/v1` over the crawl
 //! manager, server-sent events, Prometheus metrics, and (later) the cockpit pages.
 //!
-//! Layout: `routes.rs` lists every route; `auth.rs` checks the bearer token; `error.rs` is the
-//! only place mapping errors to HTTP statuses; `api/` has one module per resource; `indexes.rs`
-//! keeps the crawls' capture indexes open for reading; `replay.rs` decides what of an archived
-//! response reaches the browser; `metrics.rs` renders `/metrics`; `cli.rs` is the `serve` and
-//! `submit` commands. The API is documented in
-//! `docs/api.md` and described by `openapi.json`.
+//! Layout: `routes.rs` lists every route; `auth.rs` checks the bearer token; `csrf.rs` protects
+//! the cockpit's forms; `error.rs` is the only place mapping errors to HTTP statuses; `api/` has
+//! one module per resource; `pages/` one module per cockpit page (templates in `templates/`,
+//! assets in `static/`); `indexes.rs` keeps the crawls' capture indexes open for reading;
+//! `replay.rs` decides what of an archived response reaches the browser; `metrics.rs` renders
+//! `/metrics`; `cli.rs` is the `serve` and `submit` commands. The API is documented in
+//! `docs/api.md` and described by `openapi.json`; the cockpit in `docs/cockpit.md`.
 //!
 //! actix-web runs its request handlers on worker threads with their own single-threaded
 //! runtimes. Crawl engines must not live there (a worker's runtime dies with the server), so
@@ -15,9 +16,11 @@
 pub mod api;
 pub mod auth;
 pub mod cli;
+pub mod csrf;
 pub mod error;
 pub mod indexes;
 pub mod metrics;
+pub mod pages;
 pub mod replay;
 pub mod routes;
 
@@ -53,6 +56,8 @@ pub struct WebConfig {
     pub stats_interval: Duration,
     /// HTTP worker threads.
     pub workers: usize,
+    /// The knowledge-base folder the cockpit's knowledge-base page shows.
+    pub kb_dir: std::path::PathBuf,
 }
 
 impl std::fmt::Debug for WebConfig {
@@ -66,12 +71,14 @@ impl std::fmt::Debug for WebConfig {
             .field("stop_wait", &self.stop_wait)
             .field("stats_interval", &self.stats_interval)
             .field("workers", &self.workers)
+            .field("kb_dir", &self.kb_dir)
             .finish()
     }
 }
 
 impl WebConfig {
-    /// The defaults: 64 MiB bodies, 30 s grace, 10 s stop wait, stats every second, 2 workers.
+    /// The defaults: 64 MiB bodies, 30 s grace, 10 s stop wait, stats every second, 2 workers,
+    /// the knowledge base in `kb/`.
     pub fn new(token: String, public_reads: bool) -> WebConfig {
         WebConfig {
             token,
@@ -81,6 +88,7 @@ impl WebConfig {
             stop_wait: Duration::from_secs(10),
             stats_interval: Duration::from_secs(1),
             workers: 2,
+            kb_dir: std::path::PathBuf::from("kb"),
         }
     }
 }
@@ -90,6 +98,7 @@ impl WebConfig {
 pub struct AppState {
     pub(crate) manager: Arc<Manager>,
     pub(crate) config: WebConfig,
+    pub(crate) csrf: csrf::Csrf,
     pub(crate) indexes: indexes::Indexes,
     /// Exports being written (`crawl/name`), so two requests never write the same file.
     pub(crate) exporting: std::sync::Mutex<std::collections::HashSet<String>>,
@@ -108,6 +117,7 @@ impl AppState {
             exporting: Default::default(),
             manager,
             config,
+            csrf: csrf::Csrf::new(),
             runtime: tokio::runtime::Handle::current(),
             closing: watch::channel(false).0,
         }

@@ -1,26 +1,37 @@
-//! Every route of the server, in one table: method, path, handler. The table generates both
-//! the actix configuration and [`ROUTES`], which tests hold against `openapi.json`.
-//! Cockpit pages, when added, are listed here too.
+//! Every route of the server, in two tables: the API's (method, path, handler), which generates
+//! the actix configuration and [`ROUTES`], held against `openapi.json` by a test; and the
+//! cockpit pages' ([`PAGE_ROUTES`]), which are HTML and not part of the API description.
 
 use super::error::WebError;
-use super::{api, metrics};
+use super::{api, metrics, pages};
 use actix_web::dev::ResourceDef;
 use actix_web::{web, HttpRequest, HttpResponse};
 
 macro_rules! routes {
-    ($($method:ident $path:literal => $handler:path;)*) => {
-        /// Every route as (lower-case method, path pattern); `{name}` marks a path parameter,
-        /// as in OpenAPI.
-        pub const ROUTES: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
+    ($table:ident, $configure:ident: $($method:ident $path:literal => $handler:path;)*) => {
+        /// Every route of this table as (lower-case method, path pattern); `{name}` marks a path
+        /// parameter, as in OpenAPI.
+        pub const $table: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
 
-        /// Registers every route on an actix app.
-        pub fn configure(cfg: &mut web::ServiceConfig) {
+        /// Registers every route of this table on an actix app.
+        fn $configure(cfg: &mut web::ServiceConfig) {
             $(cfg.route($path, web::$method().to($handler));)*
         }
     };
 }
 
-routes! {
+/// Registers the API and the cockpit on an actix app.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    configure_api(cfg);
+    configure_pages(cfg);
+}
+
+/// Whether a path belongs to the cockpit (HTML pages and their assets) rather than the API.
+pub fn is_page_path(path: &str) -> bool {
+    !(path.starts_with("/api/") || path == "/api" || path == "/metrics")
+}
+
+routes! { ROUTES, configure_api:
     get  "/api/v1/openapi.json"                => api::openapi::document;
     get  "/api/v1/crawls"                      => api::crawls::list;
     post "/api/v1/crawls"                      => api::crawls::create;
@@ -47,11 +58,32 @@ routes! {
     get  "/metrics"                            => metrics::get;
 }
 
+// Cockpit pages. `/crawls/new` comes before `/crawls/{id}`, so it is never taken for a crawl.
+routes! { PAGE_ROUTES, configure_pages:
+    get  "/"                            => pages::crawls::page;
+    get  "/login"                       => pages::login::page;
+    post "/login"                       => pages::login::submit;
+    get  "/static/{file}"               => pages::assets::get;
+    get  "/crawls/new"                  => pages::new_crawl::page;
+    post "/crawls/new"                  => pages::new_crawl::submit;
+    get  "/kb"                          => pages::kb::page;
+    post "/kb"                          => pages::kb::test;
+    get  "/crawls/{id}"                 => pages::dashboard::page;
+    post "/crawls/{id}/action"          => pages::crawls::action;
+    get  "/crawls/{id}/spec.json"       => pages::new_crawl::download;
+    get  "/crawls/{id}/frontier"        => pages::frontier::page;
+    post "/crawls/{id}/frontier"        => pages::frontier::steer;
+    get  "/crawls/{id}/hosts"           => pages::hosts::page;
+    get  "/crawls/{id}/intake"          => pages::intake::page;
+    post "/crawls/{id}/intake"          => pages::intake::reveal;
+}
+
 /// Requests no route takes: 405 with `Allow` when the path exists with other methods, else 404.
-pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, WebError> {
+pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, actix_web::Error> {
     let path = req.path();
     let allow: Vec<&'static str> = ROUTES
         .iter()
+        .chain(PAGE_ROUTES)
         .filter(|(_, p)| ResourceDef::new(*p).is_match(path))
         .map(|(m, _)| match *m {
             "get" => "GET",
@@ -61,14 +93,17 @@ pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, WebError> {
             _ => "PATCH",
         })
         .collect();
-    if allow.is_empty() {
-        Err(WebError::NoRoute(path.to_string()))
+    if allow.is_empty() && is_page_path(path) {
+        Err(pages::PageError::Web(WebError::NoRoute(path.to_string())).into())
+    } else if allow.is_empty() {
+        Err(WebError::NoRoute(path.to_string()).into())
     } else {
         Err(WebError::MethodNotAllowed {
             method: req.method().to_string(),
             path: path.to_string(),
             allow,
-        })
+        }
+        .into())
     }
 }
 
@@ -154,6 +189,22 @@ mod tests {
         assert_eq!(set.len(), ROUTES.len(), "no route listed twice");
         for (_, p) in ROUTES {
             assert!(p.starts_with("/api/v1/") || *p == "/metrics", "{p}");
+            assert!(!is_page_path(p), "{p}");
         }
+    }
+
+    #[test]
+    fn pages_stay_out_of_the_api() {
+        let set: BTreeSet<_> = PAGE_ROUTES.iter().collect();
+        assert_eq!(set.len(), PAGE_ROUTES.len(), "no page listed twice");
+        for (_, p) in PAGE_ROUTES {
+            assert!(is_page_path(p), "{p}");
+        }
+        let new = PAGE_ROUTES.iter().position(|r| r.1 == "/crawls/new");
+        let crawl = PAGE_ROUTES.iter().position(|r| r.1 == "/crawls/{id}");
+        assert!(
+            new < crawl,
+            "/crawls/new must be matched before /crawls/{{id}}"
+        );
     }
 }

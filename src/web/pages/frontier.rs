@@ -1,0 +1,207 @@
+//! The frontier inspector (`/crawls/{id}/frontier`): the next URLs in fetch order with their
+//! priority, source and history, the host queues with why each waits, one host's queue on its
+//! own (`?host=`); and `POST` to set a URL's priority or blacklist it, which goes through the
+//! same scored-URL intake as external scorers (`Manager::intake`, source `cockpit`).
+
+use super::{fmt_ms, render, urlencode, Chrome, Form, PageError};
+use crate::frontier::host::HostView;
+use crate::frontier::politeness::WaitReason;
+use crate::frontier::view::QueuedUrl;
+use crate::intake::{IntakeReport, ScoredUrl};
+use crate::manager::ManagerError;
+use crate::web::AppState;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+
+/// URLs shown when no `limit` is given.
+pub const DEFAULT_LIMIT: usize = 100;
+/// Most URLs shown.
+pub const MAX_LIMIT: usize = 1000;
+/// The source name the cockpit's intake items carry.
+pub const SOURCE: &str = "cockpit";
+
+/// Why a host waits, for people.
+pub fn explain(wait: WaitReason, crawl_delay_ms: Option<u64>) -> String {
+    match wait {
+        WaitReason::Ready => "ready: may be fetched from now".into(),
+        WaitReason::AdaptiveDelay => {
+            "adaptive politeness pause after its last fetch (delay factor × fetch time)".into()
+        }
+        WaitReason::CrawlDelay => format!(
+            "robots.txt Crawl-delay of {}",
+            crawl_delay_ms.map_or_else(|| "?".into(), fmt_ms)
+        ),
+        WaitReason::RetryAfter => "the server asked for a pause (Retry-After on 429/503)".into(),
+        WaitReason::ErrorBackoff => "backing off after errors".into(),
+        WaitReason::BudgetExhausted => "max_pages_per_host reached".into(),
+        WaitReason::Busy => "as many fetches in flight as allowed".into(),
+    }
+}
+
+/// A host row.
+pub struct HostRow {
+    /// The queue.
+    pub view: HostView,
+    /// Link to its own queue.
+    pub href: String,
+    /// Why it waits, for people.
+    pub why: String,
+    /// How long, for people.
+    pub wait: String,
+}
+
+/// A URL row.
+pub struct UrlRow {
+    /// The queued URL.
+    pub url: QueuedUrl,
+    /// Priority, two decimals.
+    pub priority: String,
+    /// ETA, for people.
+    pub eta: String,
+}
+
+#[derive(Template)]
+#[template(path = "frontier.html")]
+struct FrontierPage {
+    chrome: Chrome,
+    action: String,
+    host: Option<String>,
+    limit: usize,
+    closed: Option<String>,
+    urls: Vec<UrlRow>,
+    hosts: Vec<HostRow>,
+    report: Option<IntakeReport>,
+}
+
+async fn build(
+    req: &HttpRequest,
+    state: &AppState,
+    id: &str,
+    limit: usize,
+    host: Option<String>,
+    report: Option<IntakeReport>,
+) -> Result<FrontierPage, PageError> {
+    let action = format!("/crawls/{}/frontier", urlencode(id));
+    let chrome = Chrome::new(
+        req,
+        state,
+        format!("Frontier of {id}"),
+        Some(id),
+        "frontier",
+    );
+    let (urls, hosts, closed) = match state.manager.frontier(id, limit, host.clone()).await {
+        Ok(v) => (v.urls, v.hosts, None),
+        Err(ManagerError::WrongState { state, .. }) => (
+            vec![],
+            vec![],
+            Some(format!(
+                "The crawl is {}: its frontier is closed. Run it again to inspect its queues.",
+                super::state_name(state)
+            )),
+        ),
+        Err(e) => return Err(e.into()),
+    };
+    let hosts = hosts
+        .into_iter()
+        .map(|h| HostRow {
+            href: format!("{action}?host={}", urlencode(&h.host)),
+            why: explain(h.wait, h.crawl_delay_ms),
+            wait: fmt_ms(h.wait_ms),
+            view: h,
+        })
+        .collect();
+    let urls = urls
+        .into_iter()
+        .map(|u| UrlRow {
+            priority: format!("{:.3}", u.priority),
+            eta: fmt_ms(u.eta_ms),
+            url: u,
+        })
+        .collect();
+    Ok(FrontierPage {
+        chrome,
+        action,
+        host,
+        limit,
+        closed,
+        urls,
+        hosts,
+        report,
+    })
+}
+
+/// `GET /crawls/{id}/frontier[?limit=N][&host=H]`.
+pub async fn page(
+    req: HttpRequest,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, PageError> {
+    state.manager.get(&id)?;
+    let q = super::Params::of(&req, &["limit", "host"])?;
+    let limit = q
+        .parse::<usize>("limit", "a whole number")?
+        .unwrap_or(DEFAULT_LIMIT)
+        .clamp(1, MAX_LIMIT);
+    let host = q.get("host").map(str::to_string);
+    let page = build(&req, &state, &id, limit, host, None).await?;
+    render(&page, &page.chrome)
+}
+
+/// `POST /crawls/{id}/frontier`: `op=priority` with `url` and `score` in [0, 1], or
+/// `op=blacklist` with `url`; answers the frontier page with the intake report.
+pub async fn steer(
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Bytes,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, PageError> {
+    let form = Form::read(&req, &state, &body)?;
+    state.manager.get(&id)?;
+    let url = form.required("url")?.to_string();
+    let (score, blacklist) = match form.required("op")? {
+        "blacklist" => (None, true),
+        "priority" => {
+            let text = form.required("score")?;
+            let score = text
+                .parse::<f64>()
+                .ok()
+                .filter(|s| (0.0..=1.0).contains(s))
+                .ok_or_else(|| {
+                    PageError::field("score", format!("{text:?} is not a number from 0 to 1"))
+                })?;
+            (Some(score), false)
+        }
+        other => {
+            return Err(PageError::field(
+                "op",
+                format!("{other:?} is not priority or blacklist"),
+            ))
+        }
+    };
+    let item = ScoredUrl {
+        crawl_id: id.to_string(),
+        url,
+        score,
+        blacklist,
+        source: Some(SOURCE.into()),
+        via: None,
+    };
+    let report = state.manager.intake(vec![item]).await;
+    let host = form
+        .get("host")
+        .filter(|h| !h.is_empty())
+        .map(str::to_string);
+    let page = build(&req, &state, &id, DEFAULT_LIMIT, host, Some(report)).await?;
+    render(&page, &page.chrome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_are_explained() {
+        assert!(explain(WaitReason::CrawlDelay, Some(5000)).contains("5.0 s"));
+        assert!(explain(WaitReason::BudgetExhausted, None).contains("max_pages_per_host"));
+    }
+}

@@ -1,0 +1,204 @@
+//! The knowledge-base page (`/kb`): the applications the AAH knowledge base holds (detection,
+//! levels, extraction and navigation rules, skipped URLs), and an XPath tester (`POST /kb`)
+//! that runs any expression on a capture of a crawl, or on pasted HTML, and highlights what it
+//! selects.
+
+use super::{render, Chrome, Form, PageError};
+use crate::aah::tester::{test_xpath, XPathOutcome};
+use crate::aah::KnowledgeBase;
+use crate::web::AppState;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+
+/// Most bytes of a capture given to the tester.
+pub const MAX_CAPTURE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// One rule as listed.
+pub struct RuleRow {
+    /// Where it applies (`level topic`, `every level`).
+    pub scope: String,
+    /// `detect`, `object post.title`, `nav follow`, `skip URL`.
+    pub what: String,
+    /// Its name, if any.
+    pub name: String,
+    /// The expression or pattern as written.
+    pub expr: String,
+}
+
+/// One application as listed.
+pub struct AppRow {
+    /// Id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Category.
+    pub category: &'static str,
+    /// Description.
+    pub description: String,
+    /// File name.
+    pub file: String,
+    /// Level ids with kind.
+    pub levels: Vec<String>,
+    /// Its rules.
+    pub rules: Vec<RuleRow>,
+}
+
+fn rows(kb: &KnowledgeBase) -> Vec<AppRow> {
+    kb.apps
+        .iter()
+        .map(|a| {
+            let mut rules = Vec::new();
+            for c in &a.detect.conditions {
+                rules.push(RuleRow {
+                    scope: "application".into(),
+                    what: "detect".into(),
+                    name: String::new(),
+                    expr: format!("{c:?}"),
+                });
+            }
+            for l in &a.levels {
+                let scope = format!("level {} ({})", l.id, l.kind.as_str());
+                for o in &l.objects {
+                    for f in &o.fields {
+                        rules.push(RuleRow {
+                            scope: scope.clone(),
+                            what: format!("object {}", o.kind),
+                            name: f.name.clone(),
+                            expr: f.expr.src.clone(),
+                        });
+                    }
+                }
+                for n in &l.nav {
+                    rules.push(RuleRow {
+                        scope: scope.clone(),
+                        what: format!("nav {:?}", n.action).to_lowercase(),
+                        name: n.name.clone(),
+                        expr: n.expr.src.clone(),
+                    });
+                }
+            }
+            for n in &a.nav {
+                rules.push(RuleRow {
+                    scope: "every level".into(),
+                    what: format!("nav {:?}", n.action).to_lowercase(),
+                    name: n.name.clone(),
+                    expr: n.expr.src.clone(),
+                });
+            }
+            for u in &a.skip_urls {
+                rules.push(RuleRow {
+                    scope: "every level".into(),
+                    what: "skip URL".into(),
+                    name: u.name.clone(),
+                    expr: u.pattern.source().to_string(),
+                });
+            }
+            AppRow {
+                id: a.id.clone(),
+                name: a.name.clone(),
+                category: a.category.as_str(),
+                description: a.description.clone(),
+                file: a
+                    .file
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                levels: a
+                    .levels
+                    .iter()
+                    .map(|l| format!("{} ({})", l.id, l.kind.as_str()))
+                    .collect(),
+                rules,
+            }
+        })
+        .collect()
+}
+
+#[derive(Template)]
+#[template(path = "kb.html")]
+struct KbPage {
+    chrome: Chrome,
+    kb_dir: String,
+    kb_error: Option<String>,
+    apps: Vec<AppRow>,
+    crawls: Vec<String>,
+    crawl: String,
+    url: String,
+    html: String,
+    expr: String,
+    error: Option<String>,
+    outcome: Option<XPathOutcome>,
+}
+
+fn build(req: &HttpRequest, state: &AppState) -> KbPage {
+    let dir = &state.config.kb_dir;
+    let (apps, kb_error) = match KnowledgeBase::load(dir) {
+        Ok(kb) => (rows(&kb), None),
+        Err(e) => (vec![], Some(e.to_string())),
+    };
+    KbPage {
+        chrome: Chrome::new(req, state, "Knowledge base", None, "kb"),
+        kb_dir: dir.display().to_string(),
+        kb_error,
+        apps,
+        crawls: state.manager.list().into_iter().map(|c| c.id).collect(),
+        crawl: String::new(),
+        url: String::new(),
+        html: String::new(),
+        expr: "//a/@href".into(),
+        error: None,
+        outcome: None,
+    }
+}
+
+/// `GET /kb`.
+pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, PageError> {
+    let page = build(&req, &state);
+    render(&page, &page.chrome)
+}
+
+/// The HTML of the latest capture of `url` in `crawl`.
+fn capture_html(state: &AppState, crawl: &str, url: &str) -> Result<String, String> {
+    state.manager.get(crawl).map_err(|e| e.to_string())?;
+    let data = state.manager.data();
+    let index = crate::index::cli::open_existing(data, crawl).map_err(|e| e.to_string())?;
+    let replay = index
+        .capture_at(
+            &crate::index::warc_dir(data, crawl),
+            url,
+            None,
+            MAX_CAPTURE_BYTES,
+        )
+        .map_err(|e| e.to_string())?;
+    let body = replay.http.get(replay.header_len..).unwrap_or_default();
+    Ok(String::from_utf8_lossy(body).into_owned())
+}
+
+/// `POST /kb`: runs `expr` on the capture of `url` in `crawl`, or on `html` when given.
+pub async fn test(
+    req: HttpRequest,
+    body: web::Bytes,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, PageError> {
+    let form = Form::read(&req, &state, &body)?;
+    let mut page = build(&req, &state);
+    page.expr = form.get("expr").unwrap_or("").to_string();
+    page.crawl = form.get("crawl").unwrap_or("").to_string();
+    page.url = form.get("url").unwrap_or("").trim().to_string();
+    page.html = form.get("html").unwrap_or("").to_string();
+    let source = if !page.html.trim().is_empty() {
+        Ok(page.html.clone())
+    } else if !page.crawl.is_empty() && !page.url.is_empty() {
+        let (state, crawl, url) = (state.clone(), page.crawl.clone(), page.url.clone());
+        web::block(move || capture_html(&state, &crawl, &url))
+            .await
+            .map_err(|e| PageError::Render(e.to_string()))?
+    } else {
+        Err("choose a crawl and a captured URL, or paste HTML".into())
+    };
+    match source.and_then(|html| test_xpath(&html, &page.expr)) {
+        Ok(o) => page.outcome = Some(o),
+        Err(e) => page.error = Some(e),
+    }
+    render(&page, &page.chrome)
+}

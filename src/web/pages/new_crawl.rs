@@ -1,0 +1,239 @@
+//! The new-crawl page (`/crawls/new`): a form for the whole crawl spec with inline errors per
+//! field from the API's own validation; `?from=ID` starts from a copy of a crawl's spec; a pasted
+//! or uploaded spec JSON fills the form; the form's spec downloads as JSON. Also
+//! `GET /crawls/{id}/spec.json`, a crawl's spec as a download.
+
+use super::fields::{self, Kind};
+use super::{render, see_other, Chrome, Form, PageError};
+use crate::spec::RawSpec;
+use crate::web::AppState;
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One field as the template shows it.
+pub struct FieldView {
+    /// Form name (the JSON path).
+    pub name: &'static str,
+    /// Element id.
+    pub id: String,
+    /// Label text.
+    pub label: &'static str,
+    /// `text`, `lines`, `int`, `float`, `bool` or `select`.
+    pub kind: &'static str,
+    /// Help line.
+    pub help: &'static str,
+    /// Current value.
+    pub value: String,
+    /// Choices of a select: (value, selected).
+    pub options: Vec<(&'static str, bool)>,
+    /// The error to show next to it.
+    pub error: Option<String>,
+}
+
+/// One fieldset.
+pub struct GroupView {
+    /// Legend.
+    pub legend: &'static str,
+    /// Fields.
+    pub fields: Vec<FieldView>,
+}
+
+#[derive(Template)]
+#[template(path = "new_crawl.html")]
+struct NewCrawlPage {
+    chrome: Chrome,
+    groups: Vec<GroupView>,
+    general_error: Option<String>,
+    spec_json: String,
+    import_error: Option<String>,
+    notice: Option<String>,
+}
+
+fn groups(spec: &Value, errors: &BTreeMap<String, String>) -> Vec<GroupView> {
+    fields::GROUPS
+        .iter()
+        .map(|g| GroupView {
+            legend: g.legend,
+            fields: g
+                .fields
+                .iter()
+                .map(|d| {
+                    let value = fields::show(spec, d);
+                    let (kind, options) = match d.kind {
+                        Kind::Text => ("text", vec![]),
+                        Kind::Lines => ("lines", vec![]),
+                        Kind::Int => ("int", vec![]),
+                        Kind::Float => ("float", vec![]),
+                        Kind::Bool => ("bool", vec![]),
+                        Kind::Select(o) => {
+                            ("select", o.iter().map(|x| (*x, *x == value)).collect())
+                        }
+                    };
+                    FieldView {
+                        name: d.path,
+                        id: format!("f-{}", d.path.replace('.', "-")),
+                        label: d.label,
+                        kind,
+                        help: d.help,
+                        error: errors.get(d.path).cloned(),
+                        value,
+                        options,
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn page_for(
+    req: &HttpRequest,
+    state: &AppState,
+    spec: &Value,
+    errors: &BTreeMap<String, String>,
+    import_error: Option<String>,
+    notice: Option<String>,
+) -> NewCrawlPage {
+    NewCrawlPage {
+        chrome: Chrome::new(req, state, "New crawl", None, "new"),
+        groups: groups(spec, errors),
+        general_error: errors.get(".").cloned(),
+        spec_json: String::new(),
+        import_error,
+        notice,
+    }
+}
+
+/// `GET /crawls/new[?from=ID]`: the form, with defaults or a copy of a crawl's spec.
+pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, PageError> {
+    let q = super::Params::of(&req, &["from"])?;
+    let (spec, notice) = match q.get("from") {
+        Some(from) => {
+            let raw = state.manager.spec(from)?.raw.clone();
+            let mut v = serde_json::to_value(raw).unwrap_or_default();
+            v["name"] = Value::String(format!("{from}-copy"));
+            (
+                v,
+                Some(format!("A copy of crawl {from}: give it a new name.")),
+            )
+        }
+        None => (fields::defaults(), None),
+    };
+    let page = page_for(&req, &state, &spec, &BTreeMap::new(), None, notice);
+    render(&page, &page.chrome)
+}
+
+fn attachment(name: &str, json: &Value) -> HttpResponse {
+    let safe: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c))
+        .collect();
+    let safe = if safe.is_empty() { "spec".into() } else { safe };
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{safe}.json\""),
+        ))
+        .body(serde_json::to_string_pretty(json).unwrap_or_default())
+}
+
+/// `POST /crawls/new`: `op=create` validates and creates (and starts, with `start`), `op=import`
+/// fills the form from the `spec_json` text, `op=download` sends the form's spec as a file.
+pub async fn submit(
+    req: HttpRequest,
+    body: web::Bytes,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, PageError> {
+    let form = Form::read(&req, &state, &body)?;
+    let op = form.get("op").unwrap_or("create");
+    if op == "import" {
+        return import(&req, &state, form.get("spec_json").unwrap_or(""));
+    }
+    let (spec, mut errors) = fields::from_form(|k| form.get(k).map(str::to_string));
+    if op == "download" {
+        let name = spec["name"].as_str().unwrap_or("spec").to_string();
+        return Ok(attachment(&name, &spec));
+    }
+    if op != "create" {
+        return Err(PageError::field("op", "must be create, import or download"));
+    }
+    let Some(valid) = fields::validate(&spec, &mut errors) else {
+        return invalid(&req, &state, &spec, &errors);
+    };
+    let manager = state.manager.clone();
+    let created = state
+        .on_crawl_runtime(async move { manager.create(valid).await })
+        .await?;
+    let id = match created {
+        Ok(id) => id,
+        Err(crate::manager::ManagerError::Exists(name)) => {
+            errors.insert(
+                "name".into(),
+                format!("a crawl named {name:?} exists already"),
+            );
+            return invalid(&req, &state, &spec, &errors);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if form.get("start").is_some() {
+        let (manager, crawl) = (state.manager.clone(), id.clone());
+        state
+            .on_crawl_runtime(async move { manager.start(&crawl) })
+            .await??;
+    }
+    Ok(see_other(&format!("/crawls/{}", super::urlencode(&id))))
+}
+
+fn invalid(
+    req: &HttpRequest,
+    state: &AppState,
+    spec: &Value,
+    errors: &BTreeMap<String, String>,
+) -> Result<HttpResponse, PageError> {
+    let page = page_for(req, state, spec, errors, None, None);
+    let mut resp = render(&page, &page.chrome)?;
+    *resp.status_mut() = StatusCode::BAD_REQUEST;
+    Ok(resp)
+}
+
+fn import(req: &HttpRequest, state: &AppState, text: &str) -> Result<HttpResponse, PageError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let raw: Result<RawSpec, _> = serde_path_to_error::deserialize(de);
+    match raw {
+        Err(e) => {
+            let mut page = page_for(
+                req,
+                state,
+                &fields::defaults(),
+                &BTreeMap::new(),
+                Some(format!("{}: {}", e.path(), e.inner())),
+                None,
+            );
+            page.spec_json = text.to_string();
+            let mut resp = render(&page, &page.chrome)?;
+            *resp.status_mut() = StatusCode::BAD_REQUEST;
+            Ok(resp)
+        }
+        Ok(raw) => {
+            let spec = serde_json::to_value(raw).unwrap_or_default();
+            let mut errors = BTreeMap::new();
+            fields::validate(&spec, &mut errors);
+            let notice = Some("Spec imported: check the fields, then create the crawl.".into());
+            let page = page_for(req, state, &spec, &errors, None, notice);
+            render(&page, &page.chrome)
+        }
+    }
+}
+
+/// `GET /crawls/{id}/spec.json`: the crawl's spec (defaults filled in) as a download.
+pub async fn download(
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, PageError> {
+    let spec = state.manager.spec(&id)?;
+    let v = serde_json::to_value(&spec.raw).unwrap_or_default();
+    Ok(attachment(&id, &v))
+}

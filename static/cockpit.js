@@ -1,0 +1,106 @@
+// magpie cockpit: small progressive enhancements. Every page works without this file.
+// - Live figures: an element with data-events="URL" follows that server-sent event stream;
+//   elements with data-stat="path.in.json" inside the page show the latest `stats` event.
+// - Spec upload: a file chosen in #spec-file is read into the #spec-json text area.
+"use strict";
+
+function pick(obj, path) {
+  return path.split(".").reduce((o, k) => (o == null ? undefined : o[k]), obj);
+}
+
+function format(value, kind) {
+  if (value === undefined || value === null) return "–";
+  const n = Number(value);
+  switch (kind) {
+    case "bytes": {
+      const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+      let v = Math.max(n, 0), i = 0;
+      while (v >= 1024 && i + 1 < units.length) { v /= 1024; i++; }
+      return i === 0 ? v.toFixed(0) + " B" : v.toFixed(1) + " " + units[i];
+    }
+    case "rate": return n.toFixed(2);
+    case "rate3": return n.toFixed(3);
+    case "pct": return (n * 100).toFixed(1) + " %";
+    case "int": return Math.round(n).toLocaleString("en");
+    default: return String(value);
+  }
+}
+
+// The relevance chart's geometry, as in src/web/pages/chart.rs.
+const CHART = { w: 640, h: 240, left: 40, right: 10, top: 10, bottom: 30 };
+
+function drawChart(series) {
+  const rel = document.getElementById("line-relevance");
+  const hr = document.getElementById("line-harvest");
+  if (!rel || !hr) return;
+  const xMax = Math.max(100, ...series.map((p) => p.pages));
+  const x = (pages) => CHART.left + (pages / xMax) * (CHART.w - CHART.left - CHART.right);
+  const y = (v) => CHART.h - CHART.bottom - Math.min(Math.max(v, 0), 1) * (CHART.h - CHART.top - CHART.bottom);
+  const line = (key) => [x(0).toFixed(1) + "," + y(0).toFixed(1)]
+    .concat(series.map((p) => x(p.pages).toFixed(1) + "," + y(p[key]).toFixed(1))).join(" ");
+  rel.setAttribute("points", line("avg_relevance"));
+  hr.setAttribute("points", line("harvest_ratio"));
+  const label = document.getElementById("chart-xmax");
+  if (label) label.textContent = xMax + " pages";
+}
+
+function follow(root) {
+  const source = new EventSource(root.dataset.events);
+  let last = null;
+  const log = document.getElementById("events");
+  source.addEventListener("stats", (ev) => {
+    let view;
+    try { view = JSON.parse(ev.data); } catch (_) { return; }
+    const now = performance.now();
+    if (last) {
+      const dt = (now - last.at) / 1000;
+      if (dt > 0) {
+        view.live = {
+          bytes_per_second: (view.stats.bytes_received - last.bytes) / dt,
+          pages_per_second: (view.stats.pages_fetched - last.pages) / dt,
+        };
+      }
+    }
+    last = { at: now, bytes: view.stats.bytes_received, pages: view.stats.pages_fetched };
+    document.querySelectorAll("[data-stat]").forEach((el) => {
+      const v = pick(view, el.dataset.stat);
+      if (v !== undefined) el.textContent = format(v, el.dataset.fmt);
+    });
+    document.querySelectorAll("[data-state]").forEach((el) => {
+      el.textContent = view.state;
+      el.className = "state state-" + view.state;
+    });
+    if (view.focus) drawChart(view.focus.series || []);
+    root.dataset.liveState = view.state;
+    root.dataset.updates = String(Number(root.dataset.updates || "0") + 1);
+  });
+  const note = (ev) => {
+    if (!log) return;
+    const li = document.createElement("li");
+    let detail = ev.data;
+    try { detail = JSON.parse(ev.data).detail || detail; } catch (_) { /* keep the raw text */ }
+    li.textContent = new Date().toLocaleTimeString() + " " + ev.type + ": " + detail;
+    log.prepend(li);
+    while (log.children.length > 100) log.lastElementChild.remove();
+  };
+  ["host-blocked", "crawl-paused", "crawl-resumed", "crawl-finished", "crawl-stopped", "lagged"]
+    .forEach((kind) => source.addEventListener(kind, note));
+  source.onerror = () => { root.dataset.liveError = "1"; };
+}
+
+function specUpload() {
+  const input = document.getElementById("spec-file");
+  const area = document.getElementById("spec-json");
+  if (!input || !area) return;
+  input.hidden = false;
+  input.addEventListener("change", () => {
+    const file = input.files && input.files[0];
+    if (!file) return;
+    file.text().then((text) => { area.value = text; });
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("[data-events]").forEach(follow);
+  specUpload();
+});

@@ -1,0 +1,194 @@
+//! The cockpit end to end in a real headless Chromium: create a crawl of the fixture web through
+//! the form (an inline validation error first), watch the dashboard's counters move live, pause
+//! and resume, blacklist a URL from the frontier inspector, and run the XPath tester.
+
+mod cockpit_support;
+mod support;
+mod web_support;
+
+use cockpit_support::browser;
+use fantoccini::Locator;
+use std::time::Duration;
+use web_support::TestServer;
+
+/// Polls `f` until it gives `Some`, for up to `secs` seconds.
+async fn eventually<T, F, Fut>(secs: u64, what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operate_a_crawl_in_the_browser() {
+    let Some(b) = browser::start().await else {
+        return;
+    };
+    let web = support::FixtureWeb::start(1);
+    let seed = support::many_links(&web, 0, 80);
+    let dir = tempfile::tempdir().unwrap();
+    let kb = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kb");
+    let srv = TestServer::start(dir.path(), |c| c.kb_dir = kb).await;
+    let c = &b.client;
+
+    // The form: a bad seed is refused inline, with the value kept.
+    c.goto(&srv.url("/crawls/new")).await.unwrap();
+    let field = |name: &str| format!("[name='{name}']");
+    let set = |name: &'static str, value: String| {
+        let c = c.clone();
+        async move {
+            let el = c
+                .find(Locator::Css(&format!("[name='{name}']")))
+                .await
+                .unwrap();
+            el.clear().await.unwrap();
+            el.send_keys(&value).await.unwrap();
+        }
+    };
+    set("name", "browser".into()).await;
+    set("seeds", "ftp://not-http.example/".into()).await;
+    set("politeness.min_delay_ms", "150".into()).await;
+    set("politeness.delay_factor", "0".into()).await;
+    c.find(Locator::Css(&field("network.allow_private")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.find(Locator::Id("create"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let err = c
+        .find(Locator::Css("p.error[data-field='seeds']"))
+        .await
+        .expect("inline error on the seeds field");
+    assert!(err.text().await.unwrap().contains("not an http(s) URL"));
+    b.screenshot("new-crawl").await;
+
+    // Fix it and create: the crawl starts, the dashboard opens.
+    set("seeds", seed.clone()).await;
+    c.find(Locator::Id("create"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    eventually(10, "the dashboard", || async {
+        let url = c.current_url().await.ok()?;
+        url.path().ends_with("/crawls/browser").then_some(())
+    })
+    .await;
+
+    // Live counters: the page is not reloaded, the pages figure grows through the event stream.
+    let pages = || async {
+        let t = c.find(Locator::Id("pages")).await.ok()?.text().await.ok()?;
+        t.replace(',', "").parse::<u64>().ok()
+    };
+    let first = pages().await.unwrap_or(0);
+    let later = eventually(20, "live page count to grow", || async {
+        let n = pages().await?;
+        (n > first + 2).then_some(n)
+    })
+    .await;
+    assert!(later > first);
+    b.screenshot("dashboard").await;
+
+    // Pause, then blacklist the next queued URL from the frontier inspector.
+    c.find(Locator::Id("action-pause"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    eventually(10, "the crawl to pause", || async {
+        let t = c
+            .find(Locator::Css("[data-state]"))
+            .await
+            .ok()?
+            .text()
+            .await
+            .ok()?;
+        (t == "paused").then_some(())
+    })
+    .await;
+    c.goto(&srv.url("/crawls/browser/frontier")).await.unwrap();
+    let button = c
+        .find(Locator::Css("button[data-blacklist]"))
+        .await
+        .expect("a queued URL");
+    let victim = button.attr("data-blacklist").await.unwrap().unwrap();
+    b.screenshot("frontier").await;
+    button.click().await.unwrap();
+    let report = c.find(Locator::Id("intake-report")).await.unwrap();
+    assert!(report.text().await.unwrap().contains("1 blacklisted"));
+    let (_, f) = srv
+        .get_json("/api/v1/crawls/browser/frontier?limit=1000")
+        .await;
+    assert!(
+        !f["urls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u["url"] == victim.as_str()),
+        "{victim} left the queue"
+    );
+
+    // Resume from the dashboard.
+    c.goto(&srv.url("/crawls/browser")).await.unwrap();
+    c.find(Locator::Id("action-resume"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    // Running again (or already done: the queue is short), once the dashboard has reloaded.
+    eventually(10, "the crawl to run again", || async {
+        let t = c
+            .find(Locator::Css("[data-state]"))
+            .await
+            .ok()?
+            .text()
+            .await
+            .ok()?;
+        (t == "running" || t == "finished").then_some(())
+    })
+    .await;
+    c.goto(&srv.url("/crawls/browser/hosts")).await.unwrap();
+    b.screenshot("hosts").await;
+    c.goto(&srv.url("/")).await.unwrap();
+    b.screenshot("crawls").await;
+
+    // The XPath tester highlights its matches.
+    c.goto(&srv.url("/kb")).await.unwrap();
+    set("expr", "//a[contains(@href, 'many')]".into()).await;
+    set(
+        "html",
+        "<html><body><a href='/many/1.html'>one</a><a href='/x'>x</a><a href='/many/2.html'>two</a></body></html>".into(),
+    )
+    .await;
+    c.find(Locator::Id("run-xpath"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let count = c.find(Locator::Id("match-count")).await.unwrap();
+    assert_eq!(count.text().await.unwrap(), "2");
+    let marks = c.find_all(Locator::Css("#outline mark")).await.unwrap();
+    assert_eq!(marks.len(), 2);
+    b.screenshot("kb").await;
+
+    b.close().await;
+    srv.stop().await;
+}

@@ -1,0 +1,104 @@
+//! Cockpit test helpers: a browser-like session over plain HTTP (keeps the anti-forgery cookie,
+//! reads the token from a page's hidden field) for the page tests.
+
+// Each test binary uses a different part of this module.
+#![allow(dead_code)]
+
+pub mod browser;
+
+use regex::Regex;
+use reqwest::header;
+
+/// A page fetched as a browser would see it.
+pub struct Page {
+    /// HTTP status.
+    pub status: u16,
+    /// Response headers.
+    pub headers: header::HeaderMap,
+    /// The HTML.
+    pub body: String,
+}
+
+impl Page {
+    /// The anti-forgery token of the page's first form.
+    pub fn csrf(&self) -> String {
+        let re = Regex::new(r#"name="csrf" value="([0-9a-f]+)""#).unwrap();
+        re.captures(&self.body)
+            .unwrap_or_else(|| panic!("no csrf field in:\n{}", self.body))[1]
+            .to_string()
+    }
+}
+
+/// A browser-ish client: no redirects followed, the cockpit's cookies kept.
+pub struct Browser {
+    base: String,
+    client: reqwest::Client,
+    cookies: Vec<String>,
+}
+
+impl Browser {
+    /// A session against `base` (`http://127.0.0.1:PORT`).
+    pub fn new(base: &str) -> Browser {
+        Browser {
+            base: base.to_string(),
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            cookies: vec![],
+        }
+    }
+
+    fn keep(&mut self, resp: &reqwest::Response) {
+        for v in resp.headers().get_all(header::SET_COOKIE) {
+            let pair = v.to_str().unwrap().split(';').next().unwrap().to_string();
+            let name = pair.split('=').next().unwrap().to_string();
+            self.cookies.retain(|c| !c.starts_with(&format!("{name}=")));
+            self.cookies.push(pair);
+        }
+    }
+
+    async fn finish(&mut self, resp: reqwest::Response) -> Page {
+        self.keep(&resp);
+        Page {
+            status: resp.status().as_u16(),
+            headers: resp.headers().clone(),
+            body: resp.text().await.unwrap(),
+        }
+    }
+
+    /// GET a page.
+    pub async fn get(&mut self, path: &str) -> Page {
+        let resp = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .header(header::COOKIE, self.cookies.join("; "))
+            .send()
+            .await
+            .unwrap();
+        self.finish(resp).await
+    }
+
+    /// POST a form as the browser would (with its cookies, without any token of its own).
+    pub async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+        let resp = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header(header::COOKIE, self.cookies.join("; "))
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(
+                url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(form)
+                    .finish(),
+            )
+            .send()
+            .await
+            .unwrap();
+        self.finish(resp).await
+    }
+
+    /// Forgets every cookie (a visitor from another site's page would not send them).
+    pub fn forget_cookies(&mut self) {
+        self.cookies.clear();
+    }
+}
