@@ -213,3 +213,31 @@ fn a_rescored_url_is_not_handed_out_stale_before_the_commit() {
         "no score is lost"
     );
 }
+
+#[test]
+fn a_rescored_url_keeps_its_latest_breakdown_and_best_inheritance() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
+    let avg = update::UpdateFn::Avg;
+    // First queued without a score (say, from a sitemap), then scored twice by the analysis.
+    f.offer(1, "a", "http://a", uri("http://a/1", 0.5));
+    f.commit().unwrap();
+    let parts = |total: f32| crate::model::ScoreParts {
+        total,
+        ..Default::default()
+    };
+    let scored = |total: f32, inherited: f32| CrawlUri {
+        parts: Some(parts(total)),
+        inherited,
+        ..uri("http://a/1", 0.0)
+    };
+    f.score(1, "a", "http://a", scored(0.8, 0.4), 0.8, avg)
+        .unwrap();
+    f.commit().unwrap();
+    f.score(1, "a", "http://a", scored(0.2, 0.1), 0.2, avg)
+        .unwrap();
+    f.commit().unwrap();
+    let l = url_lease(f.next(Instant::now()));
+    assert_eq!(l.uri.parts, Some(parts(0.2)), "the latest breakdown");
+    assert_eq!(l.uri.inherited, 0.4, "the best parent");
+    assert!((l.uri.priority - 0.5).abs() < 1e-6, "AVG of 0.8 and 0.2");
+}

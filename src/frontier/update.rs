@@ -125,6 +125,12 @@ impl Frontier {
         if uri.via.is_none() {
             uri.via = from.via;
         }
+        // The breakdown shown for a URL is that of its latest score; inheritance keeps the best
+        // parent (SharkSearch).
+        if from.parts.is_some() {
+            uri.parts = from.parts;
+        }
+        uri.inherited = uri.inherited.max(from.inherited);
         let seq = u64::from_be_bytes(key[key.len() - 8..].try_into().unwrap_or([0; 8]));
         let new_key = keys::queue_key(host, new, seq);
         if let Some(h) = h {
