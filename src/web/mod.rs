@@ -56,7 +56,8 @@ pub struct WebConfig {
     pub stats_interval: Duration,
     /// HTTP worker threads.
     pub workers: usize,
-    /// The knowledge-base folder the cockpit's knowledge-base page shows.
+    /// The knowledge-base folder the cockpit's knowledge-base page shows (the built-in
+    /// knowledge base when the folder does not exist).
     pub kb_dir: std::path::PathBuf,
 }
 

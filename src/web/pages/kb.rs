@@ -132,13 +132,20 @@ struct KbPage {
 
 fn build(req: &HttpRequest, state: &AppState) -> KbPage {
     let dir = &state.config.kb_dir;
-    let (apps, kb_error) = match KnowledgeBase::load(dir) {
+    // Without the folder (an installed binary run elsewhere), show the knowledge base compiled
+    // in, which is what crawls use by default.
+    let (loaded, kb_dir) = if dir.exists() {
+        (KnowledgeBase::load(dir), dir.display().to_string())
+    } else {
+        (crate::aah::builtin(), "built in (kb/ of the source)".to_string())
+    };
+    let (apps, kb_error) = match loaded {
         Ok(kb) => (rows(&kb), None),
         Err(e) => (vec![], Some(e.to_string())),
     };
     KbPage {
         chrome: Chrome::new(req, state, "Knowledge base", None, "kb"),
-        kb_dir: dir.display().to_string(),
+        kb_dir,
         kb_error,
         apps,
         crawls: state.manager.list().into_iter().map(|c| c.id).collect(),
