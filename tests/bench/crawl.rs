@@ -20,6 +20,8 @@
 //! | `per_host`    | 4       | `politeness.max_parallel_per_host`                   |
 //! | `gzip`        | spec    | `warc.gzip_level` (default: the spec's default)      |
 //! | `sitemaps`    | false   | `scope.sitemaps`                                     |
+//! | `aah`         | true    | `aah.enabled` (the application-aware helper)         |
+//! | `topic`       | (none)  | `topic.keywords`, comma-separated: turns analysis on |
 //! | `threads`     | 2       | tokio worker threads of the crawler                  |
 //! | `server`      | child   | `child` (own process) or `inproc`                    |
 //! | `runs`        | 1       | repetitions (each a fresh crawl)                     |
@@ -186,8 +188,14 @@ fn spec(s: &Settings, seeds: &[String]) -> Spec {
             "max_concurrency": s.num::<usize>("concurrency", 128),
         },
         "warc": warc,
+        "aah": { "enabled": s.flag("aah", true) },
         "network": { "allow_private": true }
     });
+    let mut v = v;
+    if let Some(topic) = s.str("topic") {
+        let keywords: Vec<&str> = topic.split(',').map(str::trim).collect();
+        v["topic"] = json!({ "keywords": keywords });
+    }
     Spec::from_json(&v.to_string()).unwrap_or_else(|e| fail(&format!("spec: {e}")))
 }
 
@@ -270,7 +278,7 @@ fn bench_once(s: &Settings) {
     };
     let spec = spec(s, &seeds);
     let settings_line = format!(
-        "hosts={} pages={} max_pages={} concurrency={} per_host={} gzip={} sitemaps={} threads={} server={}",
+        "hosts={} pages={} max_pages={} concurrency={} per_host={} gzip={} sitemaps={} aah={} topic={} threads={} server={}",
         seeds.len(),
         s.site().pages_per_host,
         spec.raw.limits.max_pages,
@@ -278,6 +286,8 @@ fn bench_once(s: &Settings) {
         spec.raw.politeness.max_parallel_per_host,
         spec.raw.warc.gzip_level,
         spec.raw.scope.sitemaps,
+        s.flag("aah", true),
+        s.str("topic").unwrap_or("-"),
         threads,
         if inproc { "inproc" } else { "child" },
     );
