@@ -137,7 +137,10 @@ fn build(req: &HttpRequest, state: &AppState) -> KbPage {
     let (loaded, kb_dir) = if dir.exists() {
         (KnowledgeBase::load(dir), dir.display().to_string())
     } else {
-        (crate::aah::builtin(), "built in (kb/ of the source)".to_string())
+        (
+            crate::aah::builtin(),
+            "built in (kb/ of the source)".to_string(),
+        )
     };
     let (apps, kb_error) = match loaded {
         Ok(kb) => (rows(&kb), None),
