@@ -74,6 +74,24 @@ pub struct RawSpec {
     /// The application-aware helper.
     #[serde(default)]
     pub aah: RawAah,
+    /// The capture index.
+    #[serde(default)]
+    pub index: RawIndex,
+}
+
+/// `index`: the full-text capture index written as the crawl runs (`DIR/<name>/index/`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawIndex {
+    /// Index every capture and web object while crawling. Off, the crawl only archives; the
+    /// index can still be built later with `magpie index rebuild`.
+    pub enabled: bool,
+}
+
+impl Default for RawIndex {
+    fn default() -> Self {
+        RawIndex { enabled: true }
+    }
 }
 
 /// `scope`: which URLs belong to the crawl.

@@ -271,3 +271,27 @@ fn commands_rebuild_search_and_refuse_bad_queries() {
     assert_eq!(String::from_utf8_lossy(&o.stdout), beside);
     assert_eq!(beside.lines().count(), 1);
 }
+
+#[test]
+fn a_crawl_without_the_index_only_archives_and_can_be_indexed_later() {
+    let web = FixtureWeb::start(1);
+    let a = basic_site(&web, 0);
+    let data = tempfile::tempdir().unwrap();
+    let spec = harness::spec("plain", &[a.seed], json!({ "index": { "enabled": false } }));
+    harness::run(spec, data.path());
+    let dir = index::index_dir(data.path(), "plain");
+    assert!(!dir.exists(), "no index written");
+    let recs = harness::records(data.path(), "plain");
+    let idx = Index::open(&dir).unwrap();
+    let report = idx
+        .rebuild(
+            &index::warc_dir(data.path(), "plain"),
+            &RebuildOptions::default(),
+        )
+        .unwrap();
+    let captures = recs
+        .iter()
+        .filter(|r| r.kind == "response" || r.kind == "revisit")
+        .count();
+    assert_eq!(report.captures as usize, captures);
+}

@@ -116,8 +116,13 @@ pub async fn run(
     let checkpoint = engine::stored_checkpoint(&frontier)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
     tracing::info!(?report, resuming, "archive recovered");
-    let index = online::open_index(&spec, &opts.data, &layout.warc())?;
-    let indexer = index.indexer(online::indexer_config())?;
+    let indexer = match spec.raw.index.enabled {
+        true => Some(
+            online::open_index(&spec, &opts.data, &layout.warc())?
+                .indexer(online::indexer_config())?,
+        ),
+        false => None,
+    };
     let writer = WarcWriter::create(writer_config(&spec, &layout, &opts))?;
     let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
     let analyzer = online::analyzer(&spec, &frontier)?;
@@ -158,7 +163,7 @@ pub async fn run(
         fetcher,
         ctx,
         stats.clone(),
-        Some(indexer),
+        indexer,
     )?;
     engine.topic_file = Some(layout.topic());
     let (reason, files) = engine.run(control, paused).await?;
@@ -245,7 +250,7 @@ fn pipeline_ctx(
         user_agent: spec.raw.politeness.user_agent.clone(),
         analyzer: analyzer.map(|a| std::sync::RwLock::new(Arc::new(a))),
         helper,
-        index: true,
+        index: spec.raw.index.enabled,
     }
 }
 

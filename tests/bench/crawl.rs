@@ -22,6 +22,7 @@
 //! | `sitemaps`    | false   | `scope.sitemaps`                                     |
 //! | `aah`         | true    | `aah.enabled` (the application-aware helper)         |
 //! | `topic`       | (none)  | `topic.keywords`, comma-separated: turns analysis on |
+//! | `index`       | true    | `index.enabled` (the live capture index)             |
 //! | `threads`     | 2       | tokio worker threads of the crawler                  |
 //! | `server`      | child   | `child` (own process) or `inproc`                    |
 //! | `runs`        | 1       | repetitions (each a fresh crawl)                     |
@@ -189,6 +190,7 @@ fn spec(s: &Settings, seeds: &[String]) -> Spec {
         },
         "warc": warc,
         "aah": { "enabled": s.flag("aah", true) },
+        "index": { "enabled": s.flag("index", true) },
         "network": { "allow_private": true }
     });
     let mut v = v;
@@ -278,7 +280,7 @@ fn bench_once(s: &Settings) {
     };
     let spec = spec(s, &seeds);
     let settings_line = format!(
-        "hosts={} pages={} max_pages={} concurrency={} per_host={} gzip={} sitemaps={} aah={} topic={} threads={} server={}",
+        "hosts={} pages={} max_pages={} concurrency={} per_host={} gzip={} sitemaps={} aah={} index={} topic={} threads={} server={}",
         seeds.len(),
         s.site().pages_per_host,
         spec.raw.limits.max_pages,
@@ -287,6 +289,7 @@ fn bench_once(s: &Settings) {
         spec.raw.warc.gzip_level,
         spec.raw.scope.sitemaps,
         s.flag("aah", true),
+        s.flag("index", true),
         s.str("topic").unwrap_or("-"),
         threads,
         if inproc { "inproc" } else { "child" },

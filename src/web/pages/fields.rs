@@ -122,10 +122,11 @@ pub const GROUPS: &[Group] = &[
         f("warc.dedup", "Deduplicate", Bool, "revisit records for payloads already archived"),
         f("warc.gzip_level", "gzip level", Int, "0 to 9"),
     ]},
-    Group { legend: "Network and AAH", fields: &[
+    Group { legend: "Network, AAH and index", fields: &[
         f("network.allow_private", "Allow private addresses", Bool, "loopback and private ranges (test webs)"),
         f("aah.enabled", "Application-aware helper", Bool, "detect web applications, extract objects"),
         f("aah.kb", "Knowledge base folder", Text, ""),
+        f("index.enabled", "Index while crawling", Bool, "full-text search of captures; off: archive only"),
     ]},
 ];
 
