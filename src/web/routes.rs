@@ -76,6 +76,7 @@ routes! { PAGE_ROUTES, configure_pages:
     get  "/crawls/{id}/hosts"           => pages::hosts::page;
     get  "/crawls/{id}/intake"          => pages::intake::page;
     post "/crawls/{id}/intake"          => pages::intake::reveal;
+    get  "/crawls/{id}/search"          => pages::search::page;
 }
 
 /// Requests no route takes: 405 with `Allow` when the path exists with other methods, else 404.

