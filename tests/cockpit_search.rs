@@ -157,3 +157,92 @@ async fn search_shows_results_facets_and_explains_bad_queries() {
     assert_eq!(b.get("/crawls/nope/search").await.status, 404);
     c.srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_capture_view_sandboxes_the_page_and_explains_its_outlinks() {
+    let c = crawl().await;
+    let mut b = Browser::new(&c.srv.base);
+    let seed = c.web.url(0, "/");
+    let p = b
+        .get(&format!("/crawls/c/capture?url={}", enc(&seed)))
+        .await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    let csp = p.headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("frame-src 'self'") && csp.contains("frame-ancestors 'none'"));
+    // The archived page: in a sandboxed iframe (no scripts, no same origin), from the replay API.
+    let re = regex::Regex::new(r#"<iframe [^>]*sandbox src="([^"]+)""#).unwrap();
+    let src = re
+        .captures(&p.body)
+        .unwrap_or_else(|| panic!("no sandboxed iframe: {}", p.body))[1]
+        .replace("&#38;", "&");
+    assert!(!p.body.contains("allow-scripts") && !p.body.contains("allow-same-origin"));
+    assert!(
+        src.starts_with(&format!("/api/v1/crawls/c/capture?url={}&at=", enc(&seed))),
+        "{src}"
+    );
+    let replay = c.srv.get(&src).send().await.unwrap();
+    assert_eq!(replay.status(), 200);
+    let rcsp = replay.headers()["content-security-policy"]
+        .to_str()
+        .unwrap();
+    assert!(rcsp.starts_with("sandbox"), "{rcsp}");
+    assert!(
+        rcsp.contains("frame-ancestors 'self'"),
+        "the cockpit may frame it: {rcsp}"
+    );
+    assert_eq!(replay.headers()["x-frame-options"], "SAMEORIGIN");
+    assert!(replay.text().await.unwrap().contains("Solar power"));
+    // Headers, the record's location and digests.
+    assert!(p.body.contains("id=\"http-headers\""));
+    assert!(p.body.contains("text/html"), "{}", p.body);
+    let warc = regex::Regex::new(r"<code>[^<]+\.warc\.gz</code> at offset \d+, \d+ bytes").unwrap();
+    assert!(warc.is_match(&p.body), "{}", p.body);
+    assert!(p.body.contains("sha1:"), "digests");
+    assert!(p.body.contains("WARC-Record-ID"), "WARC fields");
+    // The outlinks with the components of their score, from the analysis record.
+    assert!(p.body.contains("id=\"outlinks\""), "{}", p.body);
+    let panels = c.web.url(0, "/panels.html");
+    let row = regex::Regex::new(&format!(
+        r#"<tr><td class="url">{}</td><td>L</td>(<td class="num">\d\.\d{{3}}</td>){{6}}"#,
+        regex::escape(&panels)
+    ))
+    .unwrap();
+    assert!(
+        row.is_match(&p.body),
+        "score components of {panels}: {}",
+        p.body
+    );
+    assert!(p.body.contains("Relevance"));
+    // The other captures of the URL, the current one marked.
+    assert!(p.body.contains("(shown)"));
+    // The hostile page: its title is text on the page too.
+    let trap = c.web.url(0, "/trap.html");
+    let t = b
+        .get(&format!("/crawls/c/capture?url={}", enc(&trap)))
+        .await;
+    assert_eq!(t.status, 200);
+    assert!(!t.body.contains("<script>"), "{}", t.body);
+    // Errors name their parameter.
+    for (path, status, name) in [
+        ("/crawls/c/capture".to_string(), 400, "url"),
+        ("/crawls/c/capture?url=nope".to_string(), 400, "url"),
+        (
+            format!("/crawls/c/capture?url={}&at=soon", enc(&seed)),
+            400,
+            "at",
+        ),
+        (
+            format!(
+                "/crawls/c/capture?url={}",
+                enc(&c.web.url(0, "/never.html"))
+            ),
+            404,
+            "never",
+        ),
+    ] {
+        let p = b.get(&path).await;
+        assert_eq!(p.status, status, "{path}: {}", p.body);
+        assert!(p.body.contains(name), "{path}: {}", p.body);
+    }
+    c.srv.stop().await;
+}

@@ -77,6 +77,7 @@ routes! { PAGE_ROUTES, configure_pages:
     get  "/crawls/{id}/intake"          => pages::intake::page;
     post "/crawls/{id}/intake"          => pages::intake::reveal;
     get  "/crawls/{id}/search"          => pages::search::page;
+    get  "/crawls/{id}/capture"         => pages::capture::page;
 }
 
 /// Requests no route takes: 405 with `Allow` when the path exists with other methods, else 404.

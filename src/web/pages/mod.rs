@@ -7,6 +7,7 @@
 //! stream. Crawled text reaches templates only through askama's default HTML escaping.
 
 pub mod assets;
+pub mod capture;
 pub mod chart;
 pub mod crawls;
 pub mod dashboard;
