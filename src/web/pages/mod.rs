@@ -12,6 +12,7 @@ pub mod chart;
 pub mod crawls;
 pub mod dashboard;
 mod error;
+pub mod export;
 mod fields;
 pub mod frontier;
 pub mod hosts;
@@ -90,6 +91,7 @@ impl Chrome {
             ("hosts", "Hosts", "/hosts"),
             ("intake", "Intake", "/intake"),
             ("search", "Search", "/search"),
+            ("export", "Export", "/export"),
         ]
         .into_iter()
         .map(|(t, l, p)| (t, l, format!("/crawls/{id}{p}")))
