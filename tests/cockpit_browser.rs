@@ -1,6 +1,7 @@
 //! The cockpit end to end in a real headless Chromium: create a crawl of the fixture web through
 //! the form (an inline validation error first), watch the dashboard's counters move live, pause
-//! and resume, blacklist a URL from the frontier inspector, and run the XPath tester.
+//! and resume, blacklist a URL from the frontier inspector, run the XPath tester; then search a
+//! crawl, open a capture whose archived script must not run, and export from the export page.
 
 mod cockpit_support;
 mod support;
@@ -189,6 +190,126 @@ async fn operate_a_crawl_in_the_browser() {
     assert_eq!(marks.len(), 2);
     b.screenshot("kb").await;
 
+    search_capture_and_export(&b, &srv, &web).await;
+
     b.close().await;
     srv.stop().await;
+}
+
+/// An archived page whose script would change its own text and the cockpit's title.
+const SCRIPTED: &str = "<!DOCTYPE html><html lang=\"en\"><head><title>Osprey nest</title></head>\
+    <body><p>The osprey builds a nest of sticks.</p><p id=\"s\">script did not run</p>\
+    <script>document.getElementById('s').textContent = 'script ran';\
+    try { parent.document.title = 'pwned'; } catch (e) {}</script></body></html>";
+
+/// Search a crawl, open a capture in its sandboxed iframe, export from the export page.
+async fn search_capture_and_export(
+    b: &browser::Browser,
+    srv: &TestServer,
+    web: &support::FixtureWeb,
+) {
+    let c = &b.client;
+    web.route(0, "/osprey.html", support::Reply::html(SCRIPTED));
+    let spec = serde_json::json!({
+        "name": "birds",
+        "seeds": [web.url(0, "/osprey.html")],
+        "network": { "allow_private": true },
+        "scope": { "sitemaps": false },
+        "politeness": { "min_delay_ms": 0, "delay_factor": 0.0 },
+        "limits": { "timeout_ms": 3000, "max_pages": 5 }
+    });
+    srv.create(&spec).await;
+    srv.action("birds", "start").await;
+    srv.wait_for("birds", 30, "the crawl to finish", |c| {
+        c["state"] == "finished"
+    })
+    .await;
+    eventually(10, "the capture to be indexed", || async {
+        let (_, r) = srv.get_json("/api/v1/crawls/birds/search?q=osprey").await;
+        (r["total"].as_u64()? > 0).then_some(())
+    })
+    .await;
+
+    // Search through the form, from the crawl's tabs.
+    c.goto(&srv.url("/crawls/birds")).await.unwrap();
+    c.find(Locator::LinkText("Search"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let q = c.find(Locator::Id("q")).await.unwrap();
+    q.send_keys("osprey").await.unwrap();
+    c.find(Locator::Css("form[role='search'] button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let mark = c
+        .find(Locator::Css("#hits mark"))
+        .await
+        .expect("a highlighted hit");
+    assert_eq!(mark.text().await.unwrap().to_lowercase(), "osprey");
+    b.screenshot("search").await;
+
+    // Open the capture: sandboxed (no scripts, no same origin), its script did not run.
+    c.find(Locator::Css("#hits a.hit-title"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let frame = c.find(Locator::Id("capture-frame")).await.unwrap();
+    let sandbox = frame.attr("sandbox").await.unwrap();
+    assert_eq!(sandbox.as_deref(), Some(""), "sandboxed with no allowances");
+    let src = frame.attr("src").await.unwrap().unwrap();
+    assert!(
+        src.starts_with("/api/v1/crawls/birds/capture?url="),
+        "{src}"
+    );
+    let title = c.title().await.unwrap();
+    assert!(title.starts_with("Capture of"), "{title}");
+    frame.clone().enter_frame().await.unwrap();
+    let text = eventually(10, "the archived page to load", || async {
+        c.find(Locator::Id("s")).await.ok()?.text().await.ok()
+    })
+    .await;
+    assert_eq!(text, "script did not run");
+    c.enter_parent_frame().await.unwrap();
+    assert_eq!(c.title().await.unwrap(), title, "the cockpit is untouched");
+    b.screenshot("capture").await;
+
+    // Export from the export page: preview, write, download links.
+    c.find(Locator::LinkText("Export"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let q = c.find(Locator::Id("q")).await.unwrap();
+    q.send_keys("osprey").await.unwrap();
+    c.find(Locator::Id("preview-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let n = c.find(Locator::Id("preview-captures")).await.unwrap();
+    assert_eq!(n.text().await.unwrap(), "1");
+    let name = c.find(Locator::Id("name")).await.unwrap();
+    name.send_keys("osprey").await.unwrap();
+    c.find(Locator::Id("export-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let link = c.find(Locator::Id("download-warc")).await.unwrap();
+    let href = link.attr("href").await.unwrap().unwrap();
+    assert_eq!(href, "/api/v1/crawls/birds/exports/osprey.warc.gz");
+    b.screenshot("export").await;
+    let file = srv.get(&href).send().await.unwrap();
+    assert_eq!(file.status(), 200);
+    assert_eq!(&file.bytes().await.unwrap()[..2], &[0x1f, 0x8b]);
 }

@@ -31,6 +31,7 @@ mod facets;
 mod http;
 mod lookup;
 mod rebuild;
+mod related;
 mod schema;
 mod search;
 mod stored;
@@ -53,6 +54,7 @@ pub use facets::{FacetCount, Facets};
 pub use http::{parse_http_head, HttpHead};
 pub use lookup::{CaptureRef, Replay};
 pub use rebuild::{wants_text, RebuildOptions, RebuildReport};
+pub use related::{metadata_records, MetadataRecord, MAX_METADATA_BYTES};
 pub use schema::SCHEMA_VERSION;
 pub use search::{
     DocKind, Hit, ObjectInfo, SearchQuery, SearchResults, SortBy, MAX_DEPTH, MAX_PER_PAGE,

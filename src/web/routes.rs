@@ -76,6 +76,10 @@ routes! { PAGE_ROUTES, configure_pages:
     get  "/crawls/{id}/hosts"           => pages::hosts::page;
     get  "/crawls/{id}/intake"          => pages::intake::page;
     post "/crawls/{id}/intake"          => pages::intake::reveal;
+    get  "/crawls/{id}/search"          => pages::search::page;
+    get  "/crawls/{id}/capture"         => pages::capture::page;
+    get  "/crawls/{id}/export"          => pages::export::page;
+    post "/crawls/{id}/export"          => pages::export::create;
 }
 
 /// Requests no route takes: 405 with `Allow` when the path exists with other methods, else 404.

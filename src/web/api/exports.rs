@@ -33,24 +33,25 @@ const MAX_NAME: usize = 100;
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExportParams {
-    q: Option<String>,
-    host: Option<String>,
-    domain: Option<String>,
-    app: Option<String>,
-    kind: Option<String>,
-    lang: Option<String>,
-    mime: Option<String>,
-    min_score: Option<String>,
-    from: Option<String>,
-    to: Option<String>,
+    pub(crate) q: Option<String>,
+    pub(crate) host: Option<String>,
+    pub(crate) domain: Option<String>,
+    pub(crate) app: Option<String>,
+    pub(crate) kind: Option<String>,
+    pub(crate) lang: Option<String>,
+    pub(crate) mime: Option<String>,
+    pub(crate) min_score: Option<String>,
+    pub(crate) from: Option<String>,
+    pub(crate) to: Option<String>,
     /// `true` or `false` (default).
-    with_embeds: Option<String>,
+    pub(crate) with_embeds: Option<String>,
     /// For the streamed export: the file name recorded in it (default `<crawl>-export`).
-    name: Option<String>,
+    pub(crate) name: Option<String>,
 }
 
 impl ExportParams {
-    fn request(self, crawl: &str) -> Result<ExportRequest, WebError> {
+    /// The export request of this selection; a bad value is a 400 naming it.
+    pub(crate) fn request(self, crawl: &str) -> Result<ExportRequest, WebError> {
         let with_embeds = match given(self.with_embeds).as_deref() {
             None | Some("false") | Some("0") => false,
             Some("true") | Some("1") => true,
@@ -144,11 +145,18 @@ pub async fn preview(
 ) -> Result<HttpResponse, WebError> {
     let id = id.into_inner();
     let req = params.into_inner().request(&id)?;
-    let index = index_of(&state, &id).await?;
-    let warcs = warc_dir(state.manager.data(), &id);
-    let p: ExportPreview =
-        blocking(move || Ok(export::preview(&index, &warcs, &req, "preview.warc.gz")?)).await?;
-    Ok(HttpResponse::Ok().json(p))
+    Ok(HttpResponse::Ok().json(preview_of(&state, &id, req).await?))
+}
+
+/// The counts and size of the export `req` would make (the API's preview and the cockpit's).
+pub(crate) async fn preview_of(
+    state: &web::Data<AppState>,
+    id: &str,
+    req: ExportRequest,
+) -> Result<ExportPreview, WebError> {
+    let index = index_of(state, id).await?;
+    let warcs = warc_dir(state.manager.data(), id);
+    blocking(move || Ok(export::preview(&index, &warcs, &req, "preview.warc.gz")?)).await
 }
 
 /// Removes a name from the set of exports being written when the request ends.
@@ -167,25 +175,27 @@ impl Drop for Busy<'_> {
     }
 }
 
+/// What an export wrote, and where to download it.
 #[derive(Serialize)]
-struct Created {
-    crawl: String,
-    name: String,
-    warc: String,
-    cdxj: String,
+pub(crate) struct Created {
+    pub(crate) crawl: String,
+    pub(crate) name: String,
+    pub(crate) warc: String,
+    pub(crate) cdxj: String,
     /// Download paths of the two files.
-    download: Downloads,
-    selected: usize,
-    originals: usize,
-    embeds: usize,
-    records: usize,
-    bytes: u64,
+    pub(crate) download: Downloads,
+    pub(crate) selected: usize,
+    pub(crate) originals: usize,
+    pub(crate) embeds: usize,
+    pub(crate) records: usize,
+    pub(crate) bytes: u64,
 }
 
+/// The download paths of an export's two files.
 #[derive(Serialize)]
-struct Downloads {
-    warc: String,
-    cdxj: String,
+pub(crate) struct Downloads {
+    pub(crate) warc: String,
+    pub(crate) cdxj: String,
 }
 
 /// `POST .../exports`: writes the export and its CDXJ; 201 with what was written, 409 when an
@@ -210,11 +220,7 @@ pub async fn create(
     };
     let name = match given(body.name) {
         Some(n) => check_name(&n)?,
-        None => format!(
-            "export-{}-{}",
-            timestamp14(chrono::Utc::now()),
-            &uuid::Uuid::new_v4().simple().to_string()[..6]
-        ),
+        None => fresh_name(),
     };
     let request = ExportParams {
         q: body.q,
@@ -231,9 +237,32 @@ pub async fn create(
         name: None,
     }
     .request(&id)?;
-    let index = index_of(&state, &id).await?;
+    let created = write(&state, &id, name, request).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, created.download.warc.clone()))
+        .json(created))
+}
+
+/// A fresh export name: `export-<timestamp>-<6 hex digits>`.
+pub(crate) fn fresh_name() -> String {
+    format!(
+        "export-{}-{}",
+        timestamp14(chrono::Utc::now()),
+        &uuid::Uuid::new_v4().simple().to_string()[..6]
+    )
+}
+
+/// Writes the export `request` of crawl `id` as `<name>.warc.gz` with its CDXJ (the API's
+/// `POST .../exports` and the cockpit's export form); a conflict when the name is taken.
+pub(crate) async fn write(
+    state: &web::Data<AppState>,
+    id: &str,
+    name: String,
+    request: ExportRequest,
+) -> Result<Created, WebError> {
+    let index = index_of(state, id).await?;
     let key = format!("{id}/{name}");
-    let dir = exports_dir(state.manager.data(), &id);
+    let dir = exports_dir(state.manager.data(), id);
     let warc = format!("{name}.warc.gz");
     let out = dir.join(&warc);
     if !state
@@ -247,40 +276,39 @@ pub async fn create(
             "an export named {name:?} exists already in crawl {id:?}"
         )));
     }
-    let _busy = Busy { state: &state, key };
-    let warcs = warc_dir(state.manager.data(), &id);
+    let _busy = Busy { state, key };
+    let warcs = warc_dir(state.manager.data(), id);
     let target = out.clone();
     let report = blocking(move || {
         std::fs::create_dir_all(&dir)?;
         Ok(write_export(&index, &warcs, &request, &target)?)
     })
     .await?;
-    let (w, c) = downloads(&id, &warc);
+    let (w, c) = downloads(id, &warc);
     let cdxj = cdxj_path(Path::new(&warc)).display().to_string();
-    Ok(HttpResponse::Created()
-        .insert_header((header::LOCATION, w.clone()))
-        .json(Created {
-            crawl: id,
-            name,
-            warc,
-            cdxj,
-            download: Downloads { warc: w, cdxj: c },
-            selected: report.selected,
-            originals: report.originals,
-            embeds: report.embeds,
-            records: report.records,
-            bytes: report.bytes,
-        }))
+    Ok(Created {
+        crawl: id.to_string(),
+        name,
+        warc,
+        cdxj,
+        download: Downloads { warc: w, cdxj: c },
+        selected: report.selected,
+        originals: report.originals,
+        embeds: report.embeds,
+        records: report.records,
+        bytes: report.bytes,
+    })
 }
 
+/// A finished export.
 #[derive(Serialize)]
-struct Listed {
-    name: String,
-    warc: String,
-    cdxj: String,
-    bytes: u64,
-    created: Option<String>,
-    download: Downloads,
+pub(crate) struct Listed {
+    pub(crate) name: String,
+    pub(crate) warc: String,
+    pub(crate) cdxj: String,
+    pub(crate) bytes: u64,
+    pub(crate) created: Option<String>,
+    pub(crate) download: Downloads,
 }
 
 /// `GET .../exports`: the finished exports of a crawl, by name.
@@ -289,10 +317,19 @@ pub async fn list(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, WebError> {
     let id = id.into_inner();
-    state.manager.get(&id)?;
-    let dir = exports_dir(state.manager.data(), &id);
-    let crawl = id.clone();
-    let exports = blocking(move || {
+    let exports = finished(&state, &id).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "crawl": id, "exports": exports })))
+}
+
+/// The finished exports of crawl `id`, by name (404 for an unknown crawl).
+pub(crate) async fn finished(
+    state: &web::Data<AppState>,
+    id: &str,
+) -> Result<Vec<Listed>, WebError> {
+    state.manager.get(id)?;
+    let dir = exports_dir(state.manager.data(), id);
+    let crawl = id.to_string();
+    blocking(move || {
         let mut out = Vec::new();
         let Ok(entries) = std::fs::read_dir(&dir) else {
             return Ok(out);
@@ -320,8 +357,7 @@ pub async fn list(
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     })
-    .await?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "crawl": id, "exports": exports })))
+    .await
 }
 
 /// `GET .../exports/{file}`: one file of a finished export, `<name>.warc.gz` or

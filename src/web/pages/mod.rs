@@ -7,10 +7,12 @@
 //! stream. Crawled text reaches templates only through askama's default HTML escaping.
 
 pub mod assets;
+pub mod capture;
 pub mod chart;
 pub mod crawls;
 pub mod dashboard;
 mod error;
+pub mod export;
 mod fields;
 pub mod frontier;
 pub mod hosts;
@@ -18,12 +20,13 @@ pub mod intake;
 pub mod kb;
 pub mod login;
 pub mod new_crawl;
+pub mod search;
 
 pub use error::PageError;
 
 use super::csrf::{self, NONCE_COOKIE};
 use super::AppState;
-use actix_web::http::header;
+use actix_web::http::{header, StatusCode};
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 
@@ -87,6 +90,8 @@ impl Chrome {
             ("frontier", "Frontier", "/frontier"),
             ("hosts", "Hosts", "/hosts"),
             ("intake", "Intake", "/intake"),
+            ("search", "Search", "/search"),
+            ("export", "Export", "/export"),
         ]
         .into_iter()
         .map(|(t, l, p)| (t, l, format!("/crawls/{id}{p}")))
@@ -96,8 +101,17 @@ impl Chrome {
 
 /// Renders a page template into a response with the cockpit's security headers.
 pub fn render(t: &impl Template, chrome: &Chrome) -> Result<HttpResponse, PageError> {
+    render_status(t, chrome, StatusCode::OK)
+}
+
+/// Renders a page with another status than 200 (a form shown again with its error, a 400).
+pub fn render_status(
+    t: &impl Template,
+    chrome: &Chrome,
+    status: StatusCode,
+) -> Result<HttpResponse, PageError> {
     let html = t.render().map_err(|e| PageError::Render(e.to_string()))?;
-    let mut resp = HttpResponse::Ok();
+    let mut resp = HttpResponse::build(status);
     secure(&mut resp);
     if let Some(n) = &chrome.set_nonce {
         resp.insert_header((header::SET_COOKIE, csrf::set_cookie(NONCE_COOKIE, n)));

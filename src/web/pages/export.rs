@@ -1,0 +1,157 @@
+//! The export page (`/crawls/{id}/export`): a selection form (query, minimum score, host,
+//! application, kind, with embeds), a preview of how many captures and bytes the selection
+//! holds (the API's preview), a form that writes the export as the API's `POST .../exports`
+//! does (CSRF-checked) and links to the WARC and CDXJ downloads, and the exports written so far.
+
+use super::{fmt_bytes, render, render_status, urlencode, Chrome, Form, PageError, Params};
+use crate::export::ExportPreview;
+use crate::web::api::exports::{
+    check_name, finished, fresh_name, preview_of, write, Created, ExportParams, Listed,
+};
+use crate::web::error::WebError;
+use crate::web::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+
+/// The selection's fields, as the form and the API name them.
+const FIELDS: [&str; 6] = ["q", "min_score", "host", "app", "kind", "with_embeds"];
+
+#[derive(Template)]
+#[template(path = "export.html")]
+struct ExportPage {
+    chrome: Chrome,
+    action: String,
+    form: Vec<(&'static str, String)>,
+    name: String,
+    error: Option<String>,
+    preview: Option<ExportPreview>,
+    created: Option<Created>,
+    exports: Vec<Listed>,
+}
+
+impl ExportPage {
+    fn value(&self, key: &str) -> &str {
+        self.form
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    fn fmt_bytes(&self, n: &u64) -> String {
+        fmt_bytes(*n as f64)
+    }
+
+    fn embeds(&self) -> bool {
+        matches!(self.value("with_embeds"), "true" | "1" | "on")
+    }
+}
+
+/// The export request of the selection; a bad value names its field.
+fn request(
+    id: &str,
+    get: impl Fn(&str) -> Option<String>,
+) -> Result<crate::export::ExportRequest, PageError> {
+    let embeds = get("with_embeds").map(|v| if v == "on" { "true".into() } else { v });
+    ExportParams {
+        q: get("q"),
+        min_score: get("min_score"),
+        host: get("host"),
+        app: get("app"),
+        kind: get("kind"),
+        with_embeds: embeds,
+        ..ExportParams::default()
+    }
+    .request(id)
+    .map_err(named)
+}
+
+/// A bad value named as a field of the page.
+fn named(e: WebError) -> PageError {
+    use crate::index::IndexError;
+    match e {
+        WebError::BadParameter { name, reason }
+        | WebError::Index(IndexError::BadParameter { name, reason })
+        | WebError::Export(crate::export::ExportError::Index(IndexError::BadParameter {
+            name,
+            reason,
+        })) => PageError::field(name, reason),
+        e => PageError::Web(e),
+    }
+}
+
+fn blank(req: &HttpRequest, state: &AppState, id: &str) -> ExportPage {
+    ExportPage {
+        chrome: Chrome::new(req, state, format!("Export from {id}"), Some(id), "export"),
+        action: format!("/crawls/{}/export", urlencode(id)),
+        form: FIELDS.iter().map(|k| (*k, String::new())).collect(),
+        name: String::new(),
+        error: None,
+        preview: None,
+        created: None,
+        exports: vec![],
+    }
+}
+
+/// `GET /crawls/{id}/export`: the form; with `preview=1`, the selection's counts too.
+pub async fn page(
+    req: HttpRequest,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, PageError> {
+    let mut known = FIELDS.to_vec();
+    known.extend(["preview", "name"]);
+    let params = Params::of(&req, &known)?;
+    let get = |k: &str| params.get(k).map(str::to_string);
+    let mut page = blank(&req, &state, &id);
+    page.exports = finished(&state, &id).await?;
+    for (k, v) in page.form.iter_mut() {
+        *v = get(k).unwrap_or_default();
+    }
+    page.name = get("name").unwrap_or_default();
+    if get("preview").is_some() {
+        let r = request(&id, get)?;
+        match preview_of(&state, &id, r).await {
+            Ok(p) => page.preview = Some(p),
+            Err(WebError::Index(crate::index::IndexError::BadQuery { reason, .. }))
+            | Err(WebError::Export(crate::export::ExportError::Index(
+                crate::index::IndexError::BadQuery { reason, .. },
+            ))) => {
+                page.error = Some(format!("The query cannot be read: {reason}"));
+                return render_status(&page, &page.chrome, StatusCode::BAD_REQUEST);
+            }
+            Err(e) => return Err(named(e)),
+        }
+    }
+    render(&page, &page.chrome)
+}
+
+/// `POST /crawls/{id}/export`: writes the export (anti-forgery token required) and shows its
+/// download links.
+pub async fn create(
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: web::Bytes,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, PageError> {
+    let form = Form::read(&req, &state, &body)?;
+    let get = |k: &str| {
+        form.get(k)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    state.manager.get(&id)?;
+    let name = match get("name") {
+        Some(n) => check_name(&n).map_err(named)?,
+        None => fresh_name(),
+    };
+    let r = request(&id, get)?;
+    let created = write(&state, &id, name, r).await.map_err(named)?;
+    let mut page = blank(&req, &state, &id);
+    for (k, v) in page.form.iter_mut() {
+        *v = get(k).unwrap_or_default();
+    }
+    page.exports = finished(&state, &id).await?;
+    page.created = Some(created);
+    render(&page, &page.chrome)
+}
