@@ -311,5 +311,11 @@ async fn search_capture_and_export(
     b.screenshot("export").await;
     let file = srv.get(&href).send().await.unwrap();
     assert_eq!(file.status(), 200);
-    assert_eq!(&file.bytes().await.unwrap()[..2], &[0x1f, 0x8b]);
+    let bytes = file.bytes().await.unwrap();
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b]);
+    // The downloaded export passes the independent reader.
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("osprey.warc.gz");
+    std::fs::write(&path, &bytes).unwrap();
+    support::harness::warcio_check(&[path]);
 }
