@@ -59,6 +59,9 @@ pub enum ManagerError {
     /// The frontier could not be read.
     #[error("frontier: {0}")]
     Frontier(String),
+    /// A value given with a request cannot be used (the message starts with its field name).
+    #[error("{0}")]
+    Invalid(String),
     /// The data folder failed.
     #[error("data folder: {0}")]
     Io(#[from] std::io::Error),
@@ -459,6 +462,28 @@ impl Manager {
             .into_iter()
             .map(|(term, weight)| TopicTerm { term, weight })
             .collect())
+    }
+
+    /// Blacklists every URL matching `pattern` (a regular expression) in an open crawl: queued
+    /// ones leave the frontier, later ones are never queued. An unusable pattern is
+    /// [`ManagerError::Invalid`].
+    pub async fn block(
+        &self,
+        id: &str,
+        pattern: String,
+    ) -> Result<crate::crawl::block::BlockReport, ManagerError> {
+        let slot = self.slot(id)?;
+        let (tx, rx) = oneshot::channel();
+        self.send(
+            id,
+            &slot,
+            Control::Block { pattern, reply: tx },
+            "blacklist a pattern",
+        )?;
+        match rx.await {
+            Ok(r) => r.map_err(ManagerError::Invalid),
+            Err(_) => Err(ManagerError::Frontier("crawl ended".into())),
+        }
     }
 
     /// The patterns the application-aware helper of an open crawl relaxed and adopted, with

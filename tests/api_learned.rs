@@ -91,3 +91,63 @@ async fn topic_terms_focus_figures_and_relaxations_are_served() {
     assert_eq!(status, 409, "{body}");
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocking_a_pattern_empties_its_queue_entries_and_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let spec = web_support::idle_spec("blk");
+    let seed = spec["seeds"][0].as_str().unwrap().to_string();
+    srv.create(&spec).await;
+    let items: Vec<serde_json::Value> = ["print/1", "print/2", "article/1"]
+        .iter()
+        .map(|p| json!({"crawl_id": "blk", "url": format!("{seed}{p}"), "score": 0.5}))
+        .collect();
+    let (status, _) = srv.post_json("/api/v1/urls", &json!(items)).await;
+    assert_eq!(status, 200);
+
+    let unauthorized = reqwest::Client::new()
+        .post(srv.url("/api/v1/crawls/blk/block"))
+        .json(&json!({"pattern": "/print/"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unauthorized.status().as_u16(), 401);
+    for (body, field) in [
+        (json!({"pattern": "(print"}), "pattern"),
+        (json!({"pattern": ""}), "pattern"),
+        (json!({"patern": "x"}), "patern"),
+    ] {
+        let (status, e) = srv.post_json("/api/v1/crawls/blk/block", &body).await;
+        assert_eq!(status, 400, "{body} → {e}");
+        assert!(e.to_string().contains(field), "{e}");
+    }
+    let (status, r) = srv
+        .post_json("/api/v1/crawls/blk/block", &json!({"pattern": "/print/"}))
+        .await;
+    assert_eq!((status, r["removed"].as_u64()), (200, Some(2)), "{r}");
+    let (_, f) = srv.get_json("/api/v1/crawls/blk/frontier").await;
+    let urls: Vec<&str> = f["urls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["url"].as_str().unwrap())
+        .collect();
+    assert!(!urls.iter().any(|u| u.contains("/print/")), "{urls:?}");
+    assert!(
+        urls.contains(&format!("{seed}article/1").as_str()),
+        "{urls:?}"
+    );
+    srv.stop().await;
+
+    // The pattern is part of the crawl's state: after a restart it still keeps URLs out.
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let (_, r) = srv
+        .post_json(
+            "/api/v1/urls",
+            &json!({"crawl_id": "blk", "url": format!("{seed}print/3"), "score": 1.0}),
+        )
+        .await;
+    assert_eq!(r["rejected"][0]["reason"], "blocked by a pattern", "{r}");
+    srv.stop().await;
+}

@@ -337,6 +337,39 @@ async fn frontier_steering_goes_through_the_intake_and_text_is_escaped() {
         intake.body.contains("<td>cockpit</td>"),
         "counted by source"
     );
+
+    // Blacklisting by pattern: a bad pattern is explained on its field; a good one empties
+    // the matching queue entries and keeps matching URLs out of the intake.
+    let items = json!([
+        {"crawl_id": "f1", "url": format!("{seed}calendar/1"), "score": 0.9},
+        {"crawl_id": "f1", "url": format!("{seed}calendar/2"), "score": 0.9},
+    ]);
+    srv.post_json("/api/v1/urls", &items).await;
+    let p = b
+        .post(
+            "/crawls/f1/frontier",
+            &[("csrf", &csrf), ("op", "block"), ("pattern", "(calendar")],
+        )
+        .await;
+    assert_eq!(p.status, 400);
+    assert!(p.body.contains("pattern"), "{}", p.body);
+    let p = b
+        .post(
+            "/crawls/f1/frontier",
+            &[("csrf", &csrf), ("op", "block"), ("pattern", "/calendar/")],
+        )
+        .await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert!(p.body.contains("2 queued URLs removed"), "{}", p.body);
+    let (_, f) = srv.get_json("/api/v1/crawls/f1/frontier").await;
+    assert!(!f.to_string().contains("calendar"), "{f}");
+    let (_, r) = srv
+        .post_json(
+            "/api/v1/urls",
+            &json!({"crawl_id": "f1", "url": format!("{seed}calendar/3"), "score": 1.0}),
+        )
+        .await;
+    assert_eq!(r["rejected"][0]["reason"], "blocked by a pattern", "{r}");
     srv.stop().await;
 }
 

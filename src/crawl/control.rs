@@ -33,6 +33,13 @@ pub enum Control {
         /// Where the answer goes.
         reply: oneshot::Sender<Result<FrontierView, String>>,
     },
+    /// Blacklist every URL matching a regular expression, queued now or found later.
+    Block {
+        /// The pattern.
+        pattern: String,
+        /// Where the answer goes (an unusable pattern is an `Err` saying why).
+        reply: oneshot::Sender<Result<super::block::BlockReport, String>>,
+    },
     /// The patterns the application-aware helper relaxed and adopted, with their evidence.
     Relaxations {
         /// Only this host.
@@ -87,6 +94,10 @@ impl Engine {
                     continue;
                 }
             };
+            if !item.blacklist && self.is_blocked(url.as_str()) {
+                report.rejected.push(reject("blocked by a pattern".into()));
+                continue;
+            }
             let source = item.source_name().to_string();
             self.stats.intake(&source);
             let fp = uri::fingerprint(&uri::canonical(&url));

@@ -93,6 +93,8 @@ pub struct Engine {
     pub(super) indexer: Option<Indexer>,
     /// Where the topic is published for the server (`topic.json`).
     pub(super) topic_file: Option<std::path::PathBuf>,
+    /// Blocked URL patterns (see `block.rs`).
+    pub(super) blocked: Vec<regex::Regex>,
     digests: HashMap<String, Original>,
     inflight: usize,
     since_commit: usize,
@@ -131,6 +133,7 @@ impl Engine {
             robots: HashMap::new(),
             indexer,
             topic_file: None,
+            blocked: Vec::new(),
             digests: HashMap::new(),
             inflight: 0,
             since_commit: 0,
@@ -212,6 +215,11 @@ impl Engine {
                     }
                     Control::Relaxations { host, reply } => {
                         let _ = reply.send(self.relaxations(host.as_deref()));
+                    }
+                    Control::Block { pattern, reply } => {
+                        let report = self.block(&pattern)?;
+                        last_commit = Instant::now();
+                        let _ = reply.send(report);
                     }
                 },
             }
@@ -601,6 +609,10 @@ impl Engine {
         }
         let update = self.spec.raw.frontier.update;
         for o in outlinks {
+            if !self.blocked.is_empty() && self.is_blocked(&o.raw) {
+                self.stats.reject("blocked");
+                continue;
+            }
             let state = self.frontier.state(o.fp);
             let fp = o.fp;
             if o.blacklist {

@@ -6,6 +6,7 @@
 //! to that checkpoint (records past it belong to fetches the store does not know were done, and
 //! they will be fetched again) and sealed.
 
+pub mod block;
 pub mod control;
 pub mod engine;
 pub mod focus;
@@ -166,6 +167,7 @@ pub async fn run(
         indexer,
     )?;
     engine.topic_file = Some(layout.topic());
+    engine.load_blocked()?;
     let (reason, files) = engine.run(control, paused).await?;
     Ok(stats.summary(spec.name(), reason.as_str(), files))
 }

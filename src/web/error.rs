@@ -95,6 +95,7 @@ impl WebError {
                 ManagerError::WrongState { .. } => "wrong-state",
                 ManagerError::Spec(_) => "invalid-spec",
                 ManagerError::Frontier(_) => "frontier",
+                ManagerError::Invalid(_) => "bad-parameter",
                 ManagerError::Io(_) => "io",
             },
             WebError::Spec(_) => "invalid-spec",
@@ -147,7 +148,7 @@ impl ResponseError for WebError {
             WebError::Manager(m) => match m {
                 ManagerError::NotFound(_) => StatusCode::NOT_FOUND,
                 ManagerError::Exists(_) | ManagerError::WrongState { .. } => StatusCode::CONFLICT,
-                ManagerError::Spec(_) => StatusCode::BAD_REQUEST,
+                ManagerError::Spec(_) | ManagerError::Invalid(_) => StatusCode::BAD_REQUEST,
                 ManagerError::Frontier(_) | ManagerError::Io(_) => {
                     StatusCode::INTERNAL_SERVER_ERROR
                 }

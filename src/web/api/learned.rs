@@ -1,10 +1,11 @@
 //! What a crawl has learned, for operators: `GET /api/v1/crawls/{id}/topic` (the heaviest
 //! terms of the topic vector) and `GET /api/v1/crawls/{id}/relaxations` (patterns the
-//! application-aware helper relaxed and adopted, with their evidence).
+//! application-aware helper relaxed and adopted, with their evidence); and steering by pattern,
+//! `POST /api/v1/crawls/{id}/block` (blacklist every URL a regular expression matches).
 
 use crate::web::error::WebError;
 use crate::web::AppState;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 /// Terms listed when no `n` is given.
@@ -49,3 +50,34 @@ pub async fn relaxations(
     let list = state.manager.relaxations(&id, host).await?;
     Ok(HttpResponse::Ok().json(serde_json::json!({ "crawl": id.as_str(), "relaxations": list })))
 }
+
+/// Body of `POST /api/v1/crawls/{id}/block`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockBody {
+    /// A regular expression matched against URLs (anywhere in the URL; anchor it with `^`).
+    pub pattern: String,
+}
+
+/// Blacklists every URL matching a pattern, queued now or found later; answers how many queued
+/// URLs left the frontier. A bad pattern is a 400 naming `pattern`.
+pub async fn block(
+    req: HttpRequest,
+    id: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    state.manager.get(&id)?;
+    let raw = super::read_capped(&req, payload, MAX_BLOCK_BODY).await?;
+    let de = &mut serde_json::Deserializer::from_slice(&raw);
+    let body: BlockBody =
+        serde_path_to_error::deserialize(de).map_err(|e| WebError::BadParameter {
+            name: e.path().to_string(),
+            reason: e.inner().to_string(),
+        })?;
+    let report = state.manager.block(&id, body.pattern).await?;
+    Ok(HttpResponse::Ok().json(report))
+}
+
+/// Largest body of a block request.
+const MAX_BLOCK_BODY: usize = 64 * 1024;

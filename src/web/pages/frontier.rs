@@ -4,6 +4,7 @@
 //! same scored-URL intake as external scorers (`Manager::intake`, source `cockpit`).
 
 use super::{fmt_ms, render, urlencode, Chrome, Form, PageError};
+use crate::crawl::block::BlockReport;
 use crate::frontier::host::HostView;
 use crate::frontier::politeness::WaitReason;
 use crate::frontier::view::QueuedUrl;
@@ -71,6 +72,7 @@ struct FrontierPage {
     urls: Vec<UrlRow>,
     hosts: Vec<HostRow>,
     report: Option<IntakeReport>,
+    blocked: Option<BlockReport>,
 }
 
 async fn build(
@@ -127,6 +129,7 @@ async fn build(
         urls,
         hosts,
         report,
+        blocked: None,
     })
 }
 
@@ -148,7 +151,8 @@ pub async fn page(
 }
 
 /// `POST /crawls/{id}/frontier`: `op=priority` with `url` and `score` in [0, 1], or
-/// `op=blacklist` with `url`; answers the frontier page with the intake report.
+/// `op=blacklist` with `url` (both through the scored-URL intake, answered with its report), or
+/// `op=block` with `pattern` (blacklist every URL a regular expression matches).
 pub async fn steer(
     req: HttpRequest,
     id: web::Path<String>,
@@ -157,6 +161,24 @@ pub async fn steer(
 ) -> Result<HttpResponse, PageError> {
     let form = Form::read(&req, &state, &body)?;
     state.manager.get(&id)?;
+    let host = form
+        .get("host")
+        .filter(|h| !h.is_empty())
+        .map(str::to_string);
+    if form.required("op")? == "block" {
+        let pattern = form.required("pattern")?.to_string();
+        let blocked = match state.manager.block(&id, pattern).await {
+            Ok(r) => r,
+            Err(ManagerError::Invalid(m)) => {
+                let reason = m.strip_prefix("pattern: ").unwrap_or(&m).to_string();
+                return Err(PageError::field("pattern", reason));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut page = build(&req, &state, &id, DEFAULT_LIMIT, host, None).await?;
+        page.blocked = Some(blocked);
+        return render(&page, &page.chrome);
+    }
     let url = form.required("url")?.to_string();
     let (score, blacklist) = match form.required("op")? {
         "blacklist" => (None, true),
@@ -174,7 +196,7 @@ pub async fn steer(
         other => {
             return Err(PageError::field(
                 "op",
-                format!("{other:?} is not priority or blacklist"),
+                format!("{other:?} is not priority, blacklist or block"),
             ))
         }
     };
@@ -187,10 +209,6 @@ pub async fn steer(
         via: None,
     };
     let report = state.manager.intake(vec![item]).await;
-    let host = form
-        .get("host")
-        .filter(|h| !h.is_empty())
-        .map(str::to_string);
     let page = build(&req, &state, &id, DEFAULT_LIMIT, host, Some(report)).await?;
     render(&page, &page.chrome)
 }

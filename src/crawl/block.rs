@@ -1,0 +1,122 @@
+//! Blacklisting by pattern: an operator (or a script) names a regular expression, every queued
+//! URL it matches leaves the frontier, and no URL it matches is queued again in this crawl.
+//! The patterns are kept in the crawl's state, so they survive restarts.
+
+use super::engine::Engine;
+use super::CrawlError;
+use crate::frontier::keys;
+use serde::Serialize;
+
+/// Store key of the blocked patterns (a JSON array of strings).
+const BLOCKED_KEY: &str = "blocked";
+/// Compiled size limit of one pattern: generous for URL patterns, bounded for hostile input.
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+/// Patterns one crawl keeps.
+pub const MAX_PATTERNS: usize = 1_000;
+
+/// What blocking a pattern did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BlockReport {
+    /// The pattern, as given.
+    pub pattern: String,
+    /// Queued URLs it removed from the frontier.
+    pub removed: usize,
+    /// Patterns now in force.
+    pub patterns: usize,
+}
+
+/// Compiles a pattern; the error says why it cannot be used.
+pub fn compile(pattern: &str) -> Result<regex::Regex, String> {
+    if pattern.trim().is_empty() {
+        return Err("the pattern is empty".into());
+    }
+    regex::RegexBuilder::new(pattern)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .build()
+        .map_err(|e| {
+            e.to_string()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+}
+
+impl Engine {
+    /// Loads the patterns stored by earlier runs.
+    pub(super) fn load_blocked(&mut self) -> Result<(), CrawlError> {
+        let stored: Vec<String> = self
+            .frontier
+            .read(&keys::meta_key(BLOCKED_KEY))?
+            .and_then(|v| serde_json::from_slice(&v).ok())
+            .unwrap_or_default();
+        self.blocked = stored.iter().filter_map(|p| compile(p).ok()).collect();
+        Ok(())
+    }
+
+    /// Whether a URL matches a blocked pattern.
+    pub(super) fn is_blocked(&self, url: &str) -> bool {
+        self.blocked.iter().any(|r| r.is_match(url))
+    }
+
+    /// Blocks `pattern`: stored, applied to every queued URL, and to every URL offered later.
+    pub(super) fn block(
+        &mut self,
+        pattern: &str,
+    ) -> Result<Result<BlockReport, String>, CrawlError> {
+        let re = match compile(pattern) {
+            Ok(r) => r,
+            Err(e) => return Ok(Err(format!("pattern: {e}"))),
+        };
+        if self.blocked.len() >= MAX_PATTERNS {
+            return Ok(Err(format!(
+                "pattern: at most {MAX_PATTERNS} patterns per crawl"
+            )));
+        }
+        let queued = self.frontier.queued() as usize;
+        let matching: Vec<(String, String)> = self
+            .frontier
+            .peek(queued, None)?
+            .into_iter()
+            .filter(|q| re.is_match(&q.url))
+            .map(|q| (q.url, q.host))
+            .collect();
+        let mut removed = 0;
+        for (url, host) in matching {
+            let Ok(u) = url::Url::parse(&url) else {
+                continue;
+            };
+            let fp = crate::uri::fingerprint(&crate::uri::canonical(&u));
+            if self.frontier.blacklist(fp, &host)? == Some(keys::UrlState::Queued) {
+                removed += 1;
+            }
+        }
+        self.blocked.push(re);
+        let all: Vec<&str> = self.blocked.iter().map(regex::Regex::as_str).collect();
+        self.frontier.stage(
+            keys::meta_key(BLOCKED_KEY),
+            serde_json::to_vec(&all).unwrap_or_default(),
+        );
+        self.commit()?;
+        self.stats.event(
+            "pattern-blocked",
+            format!("{pattern}: {removed} queued URLs removed"),
+        );
+        Ok(Ok(BlockReport {
+            pattern: pattern.to_string(),
+            removed,
+            patterns: self.blocked.len(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bad_patterns_are_explained() {
+        assert!(super::compile("").unwrap_err().contains("empty"));
+        assert!(super::compile("(unclosed").is_err());
+        assert!(super::compile(r"/calendar/\d+").is_ok());
+    }
+}
