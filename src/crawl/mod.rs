@@ -118,10 +118,11 @@ pub async fn run(
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
     tracing::info!(?report, resuming, "archive recovered");
     let indexer = match spec.raw.index.enabled {
-        true => Some(
-            online::open_index(&spec, &opts.data, &layout.warc())?
-                .indexer(online::indexer_config())?,
-        ),
+        true => Some(online::start_indexer(&online::open_index(
+            &spec,
+            &opts.data,
+            &layout.warc(),
+        )?)?),
         false => None,
     };
     let writer = WarcWriter::create(writer_config(&spec, &layout, &opts))?;

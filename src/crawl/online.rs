@@ -11,7 +11,10 @@ use crate::aah::{AppMatch, Helper};
 use crate::analysis::{Analyzer, Topic};
 use crate::archive::RecordLocation;
 use crate::frontier::{keys, Frontier, UrlLease};
-use crate::index::{self, CaptureDoc, Index, IndexerConfig, ObjectDoc, RebuildOptions, RevisitOf};
+use crate::index::{
+    self, CaptureDoc, Index, IndexError, Indexer, IndexerConfig, ObjectDoc, RebuildOptions,
+    RevisitOf,
+};
 use crate::spec::Spec;
 use crate::store::Store;
 use std::path::Path;
@@ -76,9 +79,20 @@ pub fn write_topic(path: &Path, json: &[u8]) {
     }
 }
 
-/// Config of the live indexer.
-pub fn indexer_config() -> IndexerConfig {
-    IndexerConfig::default()
+/// Starts the live indexer. The catch-up's writer lock can stay held for a moment after that
+/// writer is dropped; nothing else in this process writes the index (the crawl store's lock
+/// keeps a second process out), so a held lock is waited for, up to a second.
+pub fn start_indexer(index: &Index) -> Result<Indexer, CrawlError> {
+    let mut tries = 0;
+    loop {
+        match index.indexer(IndexerConfig::default()) {
+            Err(IndexError::Locked { .. }) if tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            r => return Ok(r?),
+        }
+    }
 }
 
 /// Where a page's records landed, and what it was a revisit of.
