@@ -86,6 +86,21 @@ async fn topic_terms_focus_figures_and_relaxations_are_served() {
     let (status, _) = srv.get_json("/api/v1/crawls/nope/topic").await;
     assert_eq!(status, 404);
 
+    // Every captured URL's score breakdown is served with its capture.
+    let enc: String = url::form_urlencoded::byte_serialize(web.url(0, "/").as_bytes()).collect();
+    let (status, info) = srv
+        .get_json(&format!("/api/v1/crawls/learn/capture/info?url={enc}"))
+        .await;
+    assert_eq!(status, 200, "{info}");
+    let outlink = info["analysis"]["outlinks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["url"].as_str().unwrap().ends_with("/panels.html"))
+        .expect("the seed's outlink");
+    assert!(outlink["score"]["anchor"].as_f64().unwrap() > 0.0, "{info}");
+    assert!(info["analysis"]["relevance"].as_f64().unwrap() > 0.0);
+
     // The helper's memory is only open while the crawl is.
     let (status, body) = srv.get_json("/api/v1/crawls/learn/relaxations").await;
     assert_eq!(status, 409, "{body}");

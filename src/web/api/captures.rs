@@ -142,10 +142,15 @@ struct InfoOut {
     http: Option<HttpOut>,
     /// The response or revisit record.
     warc: WarcOut,
+    /// The analysis metadata record: page relevance and every outlink's score components.
+    analysis: Option<serde_json::Value>,
+    /// The application-aware helper's metadata record: application, level, web objects.
+    aah: Option<serde_json::Value>,
 }
 
 /// `GET .../capture/info?url=&at=`: the capture `capture` would replay, as JSON: its index
-/// entry, WARC file/offset/length, digests, the archived HTTP headers and WARC fields.
+/// entry, WARC file/offset/length, digests, the archived HTTP headers and WARC fields, and the
+/// crawl's findings from its metadata records (score breakdown of every outlink, helper output).
 pub async fn info(
     id: web::Path<String>,
     params: web::Query<CaptureParams>,
@@ -156,15 +161,23 @@ pub async fn info(
     let index = index_of(&state, &id).await?;
     let warcs = warc_dir(state.manager.data(), &id);
     let u = url.clone();
-    let (r, head, warc) = blocking(move || {
+    let (r, head, warc, meta) = blocking(move || {
         let r = index.capture_at(&warcs, &u, at, INFO_BYTES)?;
         let loc = &r.capture.location;
         let (warc, _) = read_record_prefix(&record_path(&warcs, &loc.file), loc.offset, 0)
             .map_err(crate::index::IndexError::from)?;
         let head: Option<HttpHead> = r.head();
-        Ok((r, head, warc))
+        let meta = crate::index::metadata_records(&warcs, &r.capture)?;
+        Ok((r, head, warc, meta))
     })
     .await?;
+    let json_of = |media: &str| {
+        meta.iter()
+            .find(|m| m.is(media))
+            .and_then(|m| m.json.clone())
+    };
+    let analysis = json_of(crate::crawl::records::ANALYSIS_MEDIA_TYPE);
+    let aah = json_of(crate::aah::AAH_MEDIA_TYPE);
     Ok(HttpResponse::Ok().json(InfoOut {
         capture: with_link(&id, r.capture),
         crawl: id,
@@ -179,5 +192,7 @@ pub async fn info(
             fields: warc.fields,
             content_length: warc.content_length,
         },
+        analysis,
+        aah,
     }))
 }
