@@ -18,7 +18,8 @@
 //! - [`intake`]: the scored-URL JSON format external scorers POST, and its report.
 //! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
 //! - [`manager`]: the crawls of `magpie serve`: lifecycle, control, intake routing, restart.
-//! - [`web`]: the HTTP API of `magpie serve` (`/api/v1`, events, metrics) and `magpie submit`.
+//! - [`web`]: `magpie serve`: the HTTP API (`/api/v1`, events, metrics), the browser cockpit
+//!   (askama pages), and `magpie submit`.
 //! - [`index`]: the capture index (tantivy): search, facets, capture lookup and replay.
 //! - [`export`]: selected captures as a new WARC file with its CDXJ index; CDXJ of any WARC.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
