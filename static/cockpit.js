@@ -1,6 +1,8 @@
 // magpie cockpit: small progressive enhancements. Every page works without this file.
 // - Live figures: an element with data-events="URL" follows that server-sent event stream;
 //   elements with data-stat="path.in.json" inside the page show the latest `stats` event.
+// - Live panels: an element with data-refresh="URL" is replaced by that server-rendered (and so
+//   server-escaped) HTML fragment at most every PANEL_MS while stats events arrive.
 // - Spec upload: a file chosen in #spec-file is read into the #spec-json text area.
 "use strict";
 
@@ -44,10 +46,34 @@ function drawChart(series) {
   if (label) label.textContent = xMax + " pages";
 }
 
+const PANEL_MS = 2000;
+
+// Re-renders the live panels from the server, one request at a time.
+function refresher() {
+  const el = document.querySelector("[data-refresh]");
+  if (!el) return () => {};
+  let lastAt = performance.now(), busy = false;
+  return () => {
+    const now = performance.now();
+    if (busy || now - lastAt < PANEL_MS) return;
+    busy = true;
+    lastAt = now;
+    fetch(el.dataset.refresh, { credentials: "same-origin" })
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(String(r.status)))))
+      .then((html) => {
+        el.innerHTML = html;
+        el.dataset.updates = String(Number(el.dataset.updates || "0") + 1);
+      })
+      .catch(() => { el.dataset.refreshError = "1"; })
+      .finally(() => { busy = false; });
+  };
+}
+
 function follow(root) {
   const source = new EventSource(root.dataset.events);
   let last = null;
   const log = document.getElementById("events");
+  const refreshPanels = refresher();
   source.addEventListener("stats", (ev) => {
     let view;
     try { view = JSON.parse(ev.data); } catch (_) { return; }
@@ -71,6 +97,7 @@ function follow(root) {
       el.className = "state state-" + view.state;
     });
     if (view.focus) drawChart(view.focus.series || []);
+    refreshPanels();
     root.dataset.liveState = view.state;
     root.dataset.updates = String(Number(root.dataset.updates || "0") + 1);
   });

@@ -103,7 +103,40 @@ async fn operate_a_crawl_in_the_browser() {
     })
     .await;
     assert!(later > first);
+    // The panels below the counters (last fetches, hosts, status classes, ...) are re-rendered
+    // from the server while the crawl runs, without a reload.
+    eventually(20, "the live panels to refresh", || async {
+        let n = c
+            .find(Locator::Id("panels"))
+            .await
+            .ok()?
+            .attr("data-updates")
+            .await
+            .ok()??;
+        (n.parse::<u32>().ok()? >= 1).then_some(())
+    })
+    .await;
+    c.find(Locator::Css("#panels #recent td.url"))
+        .await
+        .expect("the last fetches, rendered live");
     b.screenshot("dashboard").await;
+
+    // At phone width the dashboard reflows: nothing but the wide tables' own scroll boxes is
+    // wider than the window.
+    c.set_window_size(390, 844).await.unwrap();
+    let overflow = c
+        .execute(
+            "return document.documentElement.scrollWidth - window.innerWidth;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        overflow.as_i64().unwrap_or(i64::MAX) <= 0,
+        "no horizontal scrolling at 390 px: {overflow}"
+    );
+    b.screenshot("dashboard-phone").await;
+    c.set_window_size(1280, 1000).await.unwrap();
 
     // Pause, then blacklist the next queued URL from the frontier inspector.
     c.find(Locator::Id("action-pause"))

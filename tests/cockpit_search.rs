@@ -328,3 +328,40 @@ async fn exports_are_previewed_refused_without_the_token_and_written() {
     assert!(bad.body.contains("name"), "{}", bad.body);
     c.srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_panels_render_alone_with_scores_terms_and_languages() {
+    let c = crawl().await;
+    let mut b = Browser::new(&c.srv.base);
+    let (_, view) = c.srv.get_json("/api/v1/crawls/c").await;
+    let p = b.get("/crawls/c/panels").await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert!(p.headers["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("script-src 'self'"));
+    assert!(!p.body.contains("<h1>"), "a fragment, not a page");
+    assert!(!p.body.contains("<script"), "{}", p.body);
+    // Every fetch the crawl reports is a row, with its score components once analysed.
+    for f in view["focus"]["recent"].as_array().unwrap() {
+        assert!(p.body.contains(f["url"].as_str().unwrap()), "{f}");
+    }
+    let trap = c.web.url(0, "/trap.html");
+    let row = p.body.split("<tr>").find(|r| r.contains(&trap)).unwrap();
+    assert_eq!(row.matches("<td class=\"num\">").count(), 9, "{row}");
+    assert!(!row.contains("not scored"), "{row}");
+    // The topic's terms and the languages counted.
+    assert!(p.body.contains("<td>solar</td>"), "{}", p.body);
+    for (lang, n) in view["focus"]["languages"].as_object().unwrap() {
+        assert!(
+            p.body
+                .contains(&format!("<td>{lang}</td><td class=\"num\">{n}</td>")),
+            "{lang}"
+        );
+    }
+    // The page embeds the same panels where cockpit.js refreshes them.
+    let page = b.get("/crawls/c").await;
+    assert!(page.body.contains("data-refresh=\"/crawls/c/panels\""));
+    assert!(page.body.contains(row), "same rendering on the page");
+    assert_eq!(b.get("/crawls/nope/panels").await.status, 404);
+}

@@ -236,8 +236,45 @@ fn a_rescored_url_keeps_its_latest_breakdown_and_best_inheritance() {
     f.score(1, "a", "http://a", scored(0.2, 0.1), 0.2, avg)
         .unwrap();
     f.commit().unwrap();
+    let shown = f.peek(5, None).unwrap();
+    assert_eq!(
+        shown[0].parts,
+        Some(parts(0.2)),
+        "the frontier view shows it"
+    );
     let l = url_lease(f.next(Instant::now()));
     assert_eq!(l.uri.parts, Some(parts(0.2)), "the latest breakdown");
     assert_eq!(l.uri.inherited, 0.4, "the best parent");
     assert!((l.uri.priority - 0.5).abs() < 1e-6, "AVG of 0.8 and 0.2");
+}
+
+#[test]
+fn a_host_keeps_its_turn_for_balance_per_queue_urls() {
+    let order = |bl: u32| {
+        let mut c = cfg(0, false);
+        c.balance_per_queue = bl;
+        let mut f = Frontier::open(Store::temporary().unwrap(), c).unwrap();
+        for (i, h) in ["a", "b"].into_iter().enumerate() {
+            for n in 0..4u64 {
+                let url = format!("http://{h}/{n}");
+                f.offer(10 * i as u64 + n, h, &format!("http://{h}"), uri(&url, 0.5));
+            }
+        }
+        f.commit().unwrap();
+        let mut hosts = String::new();
+        while let Some(l) = f.next(Instant::now()) {
+            let l = url_lease(Some(l));
+            hosts.push_str(&l.host);
+            f.complete(&l, Completion::Done, FAST, Instant::now());
+        }
+        hosts
+    };
+    assert_eq!(order(1), "abababab", "one URL per turn: hosts alternate");
+    assert_eq!(order(2), "aabbaabb");
+    assert_eq!(
+        order(3),
+        "aaabbbab",
+        "a turn ends early when the queue runs dry"
+    );
+    assert_eq!(order(5), "aaaabbbb");
 }

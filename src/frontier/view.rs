@@ -31,6 +31,11 @@ pub struct QueuedUrl {
     pub retries: u8,
     /// Estimated milliseconds until it is fetched (politeness only).
     pub eta_ms: u64,
+    /// The breakdown of the latest analysis score it received (document, paragraph, anchor,
+    /// URL, parent, total), so the operator sees why it sits where it does; `None` for seeds,
+    /// unscored links and URLs only scored by external processes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parts: Option<crate::model::ScoreParts>,
 }
 
 impl Frontier {
@@ -71,6 +76,7 @@ impl Frontier {
                         source: u.source,
                         via: u.via,
                         retries: u.retries,
+                        parts: u.parts,
                         eta_ms: eta.saturating_duration_since(now).as_millis() as u64,
                     },
                 ));

@@ -70,6 +70,7 @@ routes! { PAGE_ROUTES, configure_pages:
     get  "/kb"                          => pages::kb::page;
     post "/kb"                          => pages::kb::test;
     get  "/crawls/{id}"                 => pages::dashboard::page;
+    get  "/crawls/{id}/panels"          => pages::dashboard::panels_fragment;
     post "/crawls/{id}/action"          => pages::crawls::action;
     get  "/crawls/{id}/spec.json"       => pages::new_crawl::download;
     get  "/crawls/{id}/frontier"        => pages::frontier::page;

@@ -51,12 +51,27 @@ struct DashboardPage {
     bytes: String,
     bytes_per_second: String,
     warc_bytes: String,
-    hosts: Option<HostStates>,
-    statuses: Vec<(String, u64)>,
-    errors: Vec<(String, u64)>,
     harvest: String,
     avg_relevance: String,
     chart: super::chart::Chart,
+    panels: Panels,
+}
+
+/// The panels `cockpit.js` re-renders while the crawl runs, served alone at
+/// `/crawls/{id}/panels`: one rendering path for the first view and every update, so what the
+/// operator sees live is escaped exactly as the page is.
+#[derive(Template)]
+#[template(path = "dashboard_panels.html")]
+struct PanelsFragment {
+    panels: Panels,
+}
+
+/// What the live panels show.
+pub struct Panels {
+    href: String,
+    hosts: Option<HostStates>,
+    statuses: Vec<(String, u64)>,
+    errors: Vec<(String, u64)>,
     recent: Vec<FetchRow>,
     terms: Vec<TopicTerm>,
     languages: Vec<(String, u64)>,
@@ -86,9 +101,7 @@ fn fetch_row(f: RecentFetch) -> FetchRow {
     FetchRow {
         relevance: f.relevance.map_or_else(|| "–".into(), three),
         priority: three(f.priority),
-        parts: f
-            .components
-            .map(|c| [c.document, c.paragraph, c.anchor, c.url, c.parent, c.total].map(three)),
+        parts: f.components.map(super::score_cells),
         fetch: f,
     }
 }
@@ -102,6 +115,36 @@ pub fn pct(x: f64, counted: u64) -> String {
     }
 }
 
+/// Gathers the live panels of a crawl.
+async fn panels(state: &AppState, id: &str, view: &CrawlView) -> Panels {
+    // Closed crawls have no host queues in memory; the dashboard then omits host states.
+    let hosts = state
+        .manager
+        .frontier(id, 1, None)
+        .await
+        .ok()
+        .map(|f| host_states(&f.hosts));
+    let counts = |m: &std::collections::BTreeMap<String, u64>| {
+        m.iter().map(|(k, n)| (k.clone(), *n)).collect::<Vec<_>>()
+    };
+    let by_count = |m: &std::collections::BTreeMap<String, u64>| {
+        let mut v = counts(m);
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    };
+    let f = &view.focus;
+    Panels {
+        href: format!("/crawls/{}", urlencode(id)),
+        hosts,
+        statuses: counts(&view.stats.responses_by_status),
+        errors: counts(&view.stats.errors_by_kind),
+        recent: f.recent.iter().cloned().map(fetch_row).collect(),
+        terms: state.manager.topic(id, TOP_TERMS).unwrap_or_default(),
+        languages: by_count(&f.languages),
+        applications: by_count(&f.applications),
+    }
+}
+
 /// `GET /crawls/{id}`: the dashboard.
 pub async fn page(
     req: HttpRequest,
@@ -109,27 +152,13 @@ pub async fn page(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
     let view = state.manager.get(&id)?;
-    // Closed crawls have no host queues in memory; the dashboard then omits host states.
-    let hosts = state
-        .manager
-        .frontier(&id, 1, None)
-        .await
-        .ok()
-        .map(|f| host_states(&f.hosts));
     let s = &view.stats;
     let per_second = if s.elapsed_seconds > 0.0 {
         s.bytes_received as f64 / s.elapsed_seconds
     } else {
         0.0
     };
-    let href = format!("/crawls/{}", urlencode(&id));
-    let terms = state.manager.topic(&id, TOP_TERMS).unwrap_or_default();
     let f = &view.focus;
-    let by_count = |m: &std::collections::BTreeMap<String, u64>| {
-        let mut v: Vec<(String, u64)> = m.iter().map(|(k, n)| (k.clone(), *n)).collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        v
-    };
     let page = DashboardPage {
         harvest: pct(f.harvest_ratio, f.analysed),
         avg_relevance: if f.analysed == 0 {
@@ -138,10 +167,7 @@ pub async fn page(
             format!("{:.3}", f.avg_relevance)
         },
         chart: super::chart::chart(&f.series),
-        recent: f.recent.iter().cloned().map(fetch_row).collect(),
-        languages: by_count(&f.languages),
-        applications: by_count(&f.applications),
-        terms,
+        panels: panels(&state, &id, &view).await,
         chrome: Chrome::new(&req, &state, format!("Crawl {id}"), Some(&id), "dashboard"),
         state: state_name(view.state),
         actions: actions_for(view.state),
@@ -150,21 +176,26 @@ pub async fn page(
         bytes: fmt_bytes(s.bytes_received as f64),
         bytes_per_second: fmt_bytes(per_second),
         warc_bytes: fmt_bytes(s.warc_bytes as f64),
-        statuses: s
-            .responses_by_status
-            .iter()
-            .map(|(k, v)| (k.clone(), *v))
-            .collect(),
-        errors: s
-            .errors_by_kind
-            .iter()
-            .map(|(k, v)| (k.clone(), *v))
-            .collect(),
-        hosts,
-        href,
+        href: format!("/crawls/{}", urlencode(&id)),
         view,
     };
     render(&page, &page.chrome)
+}
+
+/// `GET /crawls/{id}/panels`: the live panels alone, an HTML fragment for `cockpit.js`.
+pub async fn panels_fragment(
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, PageError> {
+    let view = state.manager.get(&id)?;
+    let html = PanelsFragment {
+        panels: panels(&state, &id, &view).await,
+    }
+    .render()
+    .map_err(|e| PageError::Render(e.to_string()))?;
+    let mut resp = HttpResponse::Ok();
+    super::secure(&mut resp);
+    Ok(resp.content_type("text/html; charset=utf-8").body(html))
 }
 
 #[cfg(test)]

@@ -59,6 +59,8 @@ pub struct UrlRow {
     pub priority: String,
     /// ETA, for people.
     pub eta: String,
+    /// Cells of the latest analysis score's breakdown, when it has one.
+    pub parts: Option<[String; 6]>,
 }
 
 #[derive(Template)]
@@ -117,6 +119,7 @@ async fn build(
         .map(|u| UrlRow {
             priority: format!("{:.3}", u.priority),
             eta: fmt_ms(u.eta_ms),
+            parts: u.parts.map(super::score_cells),
             url: u,
         })
         .collect();

@@ -233,6 +233,12 @@ pub fn urlencode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
+/// The six cells of a score breakdown (document, paragraph, anchor, URL, parent, total), three
+/// decimals each, in the column order of every table of score components.
+pub fn score_cells(p: crate::model::ScoreParts) -> [String; 6] {
+    p.to_array().map(|x| format!("{x:.3}"))
+}
+
 /// Bytes for people: `12.3 MiB`.
 pub fn fmt_bytes(n: f64) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB"];
