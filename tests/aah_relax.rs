@@ -253,3 +253,52 @@ fn the_helper_can_be_shared_between_workers() {
         assert_eq!(h.join().unwrap().as_deref(), Some("phpbb"));
     }
 }
+
+/// A page with WordPress's single-post body class and nothing else of WordPress's own markup:
+/// the application's detection patterns all fail on it.
+const BARE_POST: &str = "<!DOCTYPE html><html><head><title>Bare</title></head>\
+    <body class=\"post-template-default single single-post postid-9\">\
+    <article class=\"post-9 post type-post\"><h1 class=\"entry-title\">Bare post</h1>\
+    <div class=\"entry-content\"><p>Text of a post served without a generator tag.</p></div>\
+    </article></body></html>";
+
+#[test]
+fn a_hosts_application_is_remembered_and_confirmed_by_its_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        let helper = Helper::load(&root().join("kb")).unwrap().with_store(store);
+        // Another host has no detected application: the bare page is not WordPress by itself.
+        let other = analyze(&helper, "https://other.example/p/9", BARE_POST);
+        assert!(
+            other.application.as_ref().is_none_or(|a| a.relaxed),
+            "{:?}",
+            other.application
+        );
+        let first = analyze(
+            &helper,
+            "https://blog.example/a/",
+            &fixture("wordpress/post.html"),
+        );
+        assert_eq!(first.application.as_ref().unwrap().name, "wordpress");
+        // On the same host, the remembered application is confirmed by its post level.
+        let m = analyze(&helper, "https://blog.example/p/9", BARE_POST);
+        let app = m.application.as_ref().expect("the host's application");
+        assert_eq!((app.name.as_str(), app.relaxed), ("wordpress", false));
+        assert_eq!(m.level.as_ref().unwrap().name, "post");
+        helper.flush().unwrap();
+    }
+    // A new process: the host's application comes back from the store.
+    let store = Store::open(dir.path()).unwrap();
+    let helper = Helper::load(&root().join("kb")).unwrap().with_store(store);
+    let m = analyze(&helper, "https://blog.example/p/10", BARE_POST);
+    assert_eq!(m.application.as_ref().unwrap().name, "wordpress");
+    assert_eq!(m.level.as_ref().unwrap().name, "post");
+    // A page none of its levels matches runs the whole detection again.
+    let m = analyze(
+        &helper,
+        "https://blog.example/about",
+        "<html><body><p>About us</p></body></html>",
+    );
+    assert!(m.application.is_none(), "{:?}", m.application);
+}

@@ -253,3 +253,53 @@ fn wordpress_post_is_recognised_its_feeds_skipped_and_its_objects_indexed() {
     q.kind = Some(DocKind::Page);
     assert_eq!(idx.search(&q).unwrap().total, 1);
 }
+
+/// A link the helper boosts moves up a queue it already sits in, through the same update path
+/// as scores, even in a crawl without a topic.
+#[test]
+fn a_helper_boost_moves_a_queued_url_up_its_host_queue() {
+    let web = FixtureWeb::start(1);
+    let page = |body: &str| Reply::html(format!("<!DOCTYPE html><html><body>{body}</body></html>"));
+    web.route(
+        0,
+        "/",
+        page(
+            "<p><a href=\"/hub/\">hub</a> <a href=\"/x1\">one</a> <a href=\"/x2\">two</a> \
+             <a href=\"/x3\">three</a> <a href=\"/target\">target</a></p>",
+        ),
+    );
+    // A WordPress blog home: its post links are boosted by the knowledge base.
+    web.route(
+        0,
+        "/hub/",
+        Reply::html(
+            "<!DOCTYPE html><html><head><meta name=\"generator\" content=\"WordPress 6.5\">\
+             </head><body class=\"home blog\"><article><h2 class=\"entry-title\">\
+             <a href=\"/target\">The post</a></h2></article></body></html>",
+        ),
+    );
+    for p in ["/x1", "/x2", "/x3", "/target"] {
+        web.route(0, p, page("<p>leaf</p>"));
+    }
+    let data = tempfile::tempdir().unwrap();
+    // One fetch at a time, 300 ms apart: longer than the frontier's commit interval, so each
+    // choice sees every score staged before it.
+    let spec = harness::spec(
+        "boost",
+        &[web.url(0, "/")],
+        json!({ "politeness": { "min_delay_ms": 300, "max_delay_ms": 300 },
+                "scope": { "sitemaps": false } }),
+    );
+    harness::run(spec, data.path());
+    let order: Vec<String> = web
+        .hits()
+        .iter()
+        .map(|h| h.target.clone())
+        .filter(|t| t != "/robots.txt")
+        .collect();
+    assert_eq!(
+        order,
+        ["/", "/hub/", "/target", "/x1", "/x2", "/x3"],
+        "the boosted post is fetched before the links queued ahead of it"
+    );
+}

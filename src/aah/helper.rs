@@ -194,13 +194,14 @@ impl Helper {
             headers,
             words: &words,
         };
-        let mut order: Vec<usize> = (0..self.kb.apps.len()).collect();
-        if let Some(a) = st.app {
-            order.retain(|&i| i != a);
-            order.insert(0, a);
-        }
-        let maybe: Vec<usize> = order
-            .into_iter()
+        // The host's application, once known, is not detected again: one of its own level
+        // patterns confirms it. Only a page none of them matches runs the whole detection.
+        let cached: Vec<usize> = st.app.map_or_else(Vec::new, |a| {
+            (0..self.kb.apps[a].levels.len())
+                .filter(|&l| engine::may_detect(&self.kb.apps[a].levels[l].detect, &facts))
+                .collect()
+        });
+        let maybe: Vec<usize> = (0..self.kb.apps.len())
             .filter(|&i| engine::may_detect(&self.kb.apps[i].detect, &facts))
             .collect();
         let looks = self.looks_like(&words);
@@ -210,18 +211,27 @@ impl Helper {
             && (detection_state
                 || st.attempts.get(DETECT_KEY).copied().unwrap_or(0) < self.options.max_attempts);
         let mut out = AppMatch::nothing(url.as_str());
-        if maybe.is_empty() && !may_relax {
+        if maybe.is_empty() && cached.is_empty() && !may_relax {
             out.links = default_verdicts(links);
             self.save(&host, st);
             return out;
         }
         let package = dom::html_package(text);
         let page = Page::new(Dom::new(&package));
-        let mut found = maybe
-            .iter()
-            .copied()
-            .find(|&i| engine::detect(&self.kb.apps[i].detect, Some(&page), &facts))
-            .map(|i| (i, None, false));
+        let mut found = st.app.and_then(|a| {
+            let levels = &self.kb.apps[a].levels;
+            cached
+                .iter()
+                .find(|&&l| engine::detect(&levels[l].detect, Some(&page), &facts))
+                .map(|&l| (a, Some((l, false)), st.app_relaxed))
+        });
+        if found.is_none() {
+            found = maybe
+                .iter()
+                .copied()
+                .find(|&i| engine::detect(&self.kb.apps[i].detect, Some(&page), &facts))
+                .map(|i| (i, None, false));
+        }
         if found.is_none() && !looks.is_empty() {
             found = self
                 .relaxed_detection(
@@ -233,22 +243,30 @@ impl Helper {
                     &looks,
                     &mut out.actions,
                 )
-                .map(|(a, l)| (a, Some(l), true));
+                .map(|(a, l)| (a, Some((l, true)), true));
         }
         let Some((ai, preset, app_relaxed)) = found else {
             out.links = default_verdicts(links);
             self.save(&host, st);
             return out;
         };
-        st.app = Some(ai);
         let app = &self.kb.apps[ai];
+        if st.app != Some(ai) {
+            if let Some(store) = &self.store {
+                if let Err(e) = store.put_app(&host, &app.id) {
+                    tracing::warn!(host, error = %e, "cannot store the host's application");
+                }
+            }
+        }
+        st.app = Some(ai);
+        st.app_relaxed = app_relaxed;
         out.application = Some(AppInfo {
             name: app.id.clone(),
             category: app.category,
             relaxed: app_relaxed,
         });
         let level = match preset {
-            Some(l) => Some((l, true)),
+            Some(l) => Some(l),
             None => app
                 .levels
                 .iter()
@@ -315,6 +333,10 @@ impl Helper {
             match store.adoptions(Some(host)) {
                 Ok(a) => s.adoptions = a,
                 Err(e) => tracing::warn!(host, error = %e, "cannot read adopted relaxations"),
+            }
+            match store.app(host) {
+                Ok(id) => s.app = id.and_then(|id| self.kb.apps.iter().position(|a| a.id == id)),
+                Err(e) => tracing::warn!(host, error = %e, "cannot read the host's application"),
             }
         }
         s

@@ -623,14 +623,18 @@ impl Engine {
                 }
                 continue;
             }
+            // A link the helper boosts is scored even without a topic: its boosted priority
+            // goes through the same update path as the analysis's and external scores.
+            let boosted = o.score.is_none() && o.boost > 0.0;
             if let Some(s) = state {
                 // Known URLs only change when queued and scored.
-                if o.score.is_none() || s != UrlState::Queued {
+                if (o.score.is_none() && !boosted) || s != UrlState::Queued {
                     continue;
                 }
             }
             let score = o.score.map(|s| s.total);
             let (host, origin, uri) = o.into_uri(via, inherited);
+            let score = score.or(boosted.then_some(uri.priority));
             match score {
                 Some(total) => {
                     let r = self

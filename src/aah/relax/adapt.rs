@@ -30,8 +30,11 @@ pub(crate) struct Pending {
 /// What the helper remembers about one host.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HostState {
-    /// Index of the application last detected on the host.
+    /// Index of the application detected on the host: its levels are tried first, and the
+    /// whole detection runs only on pages none of them matches (kept in the store).
     pub(crate) app: Option<usize>,
+    /// That application was recognised by relaxed patterns.
+    pub(crate) app_relaxed: bool,
     /// Adopted relaxations of the host (all applications).
     pub(crate) adoptions: Vec<Adoption>,
     /// Candidates being validated, by `app/action`.

@@ -4,10 +4,11 @@
 //!
 //! Keys all start with `A` (the frontier owns `q`, `s`, `h`, `m`, `d`):
 //! - `Ar` host `\0` application `\0` action → [`Adoption`] (JSON);
-//! - `Ac` host `\0` url → [`Captured`] (JSON).
+//! - `Ac` host `\0` url → [`Captured`] (JSON);
+//! - `Aa` host → the id of the application detected on the host (UTF-8).
 //!
-//! Adoptions are rare and committed at once; captures are staged and committed in batches
-//! (every [`CAPTURE_BATCH`] pages, or by [`RelaxStore::flush`]).
+//! Adoptions are rare and committed at once; captures and host applications are staged and
+//! committed in batches (every [`CAPTURE_BATCH`] writes, or by [`RelaxStore::flush`]).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -135,11 +136,27 @@ impl RelaxStore {
         }
     }
 
-    /// Stages the content captured from a page; commits when enough are staged.
+    /// Stages the content captured from a page; commits when enough writes are staged.
     pub(crate) fn capture(&self, host: &str, url: &str, c: &Captured) -> Result<(), AahError> {
+        self.stage(key(b'c', &[host, url]), encode(c))
+    }
+
+    /// Stages the application detected on a host; commits when enough writes are staged.
+    pub(crate) fn put_app(&self, host: &str, app: &str) -> Result<(), AahError> {
+        self.stage(key(b'a', &[host]), app.as_bytes().to_vec())
+    }
+
+    /// The application detected on a host before (staged writes included).
+    pub(crate) fn app(&self, host: &str) -> Result<Option<String>, AahError> {
+        Ok(self
+            .read(&key(b'a', &[host]))?
+            .map(|v| String::from_utf8_lossy(&v).into_owned()))
+    }
+
+    fn stage(&self, k: Vec<u8>, v: Vec<u8>) -> Result<(), AahError> {
         let full = {
             let mut ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
-            ws.put(key(b'c', &[host, url]), encode(c));
+            ws.put(k, v);
             ws.len() >= CAPTURE_BATCH
         };
         if full {
@@ -148,19 +165,23 @@ impl RelaxStore {
         Ok(())
     }
 
+    fn read(&self, k: &[u8]) -> Result<Option<Vec<u8>>, AahError> {
+        {
+            let ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(v) = ws.staged(k) {
+                return Ok(v.map(<[u8]>::to_vec));
+            }
+        }
+        Ok(self.store.get(k)?)
+    }
+
     /// Content captured from a page on an earlier visit (staged captures included).
     pub(crate) fn captured(&self, host: &str, url: &str) -> Result<Option<Captured>, AahError> {
         let k = key(b'c', &[host, url]);
-        {
-            let ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(v) = ws.staged(&k) {
-                return v.map(|v| decode(&k, v)).transpose();
-            }
-        }
-        self.store.get(&k)?.map(|v| decode(&k, &v)).transpose()
+        self.read(&k)?.map(|v| decode(&k, &v)).transpose()
     }
 
-    /// Commits staged captures.
+    /// Commits staged captures and host applications.
     pub(crate) fn flush(&self) -> Result<(), AahError> {
         let ws = std::mem::take(&mut *self.staged.lock().unwrap_or_else(|p| p.into_inner()));
         if !ws.is_empty() {
