@@ -44,6 +44,9 @@ pub struct Host {
     pub next_allowed: Option<Instant>,
     /// Why it waits.
     pub wait: WaitReason,
+    /// URLs this host may still hand out in its current turn (`balance_per_queue` per turn):
+    /// while it is above zero the host goes back to the front of the ready heap.
+    pub turn_left: u32,
     /// On the ready heap.
     pub in_heap: bool,
     /// Has queued URLs that are not committed yet; woken at the next commit.
@@ -70,6 +73,7 @@ impl Host {
             leased: HashMap::new(),
             buffer: VecDeque::new(),
             next_allowed: None,
+            turn_left: 0,
             wait: WaitReason::Ready,
             in_heap: false,
             stalled: false,

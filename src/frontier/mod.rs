@@ -279,6 +279,8 @@ impl Frontier {
             None
         };
         if let Some(t) = retry_at {
+            // A host that has to wait loses the rest of its turn.
+            h.turn_left = 0;
             self.push(name, t);
             return None;
         }
@@ -319,6 +321,10 @@ impl Frontier {
         h.inflight += 1;
         slot.inflight += 1;
         h.wait = WaitReason::Busy;
+        h.turn_left = h
+            .turn_left
+            .checked_sub(1)
+            .unwrap_or(cfg.balance_per_queue.saturating_sub(1));
         self.push(name, now);
         Some(Lease::Url(UrlLease {
             host: name.to_string(),
@@ -497,7 +503,8 @@ impl Frontier {
         Ok(())
     }
 
-    /// Puts a host on the heap at `t` unless it is there already.
+    /// Puts a host on the heap at `t` unless it is there already. A host in the middle of its
+    /// turn goes to the front: before every host ready at `t` or earlier.
     fn push(&mut self, name: &str, t: Instant) {
         let Some(h) = self.hosts.get_mut(name) else {
             return;
@@ -509,8 +516,17 @@ impl Frontier {
             return;
         }
         h.in_heap = true;
-        self.tick += 1;
-        self.heap.push(Reverse((t, self.tick, name.to_string())));
+        let key = if h.turn_left > 0 {
+            let first = self
+                .heap
+                .peek()
+                .map_or(t, |Reverse((top, _, _))| t.min(*top));
+            (first, 0)
+        } else {
+            self.tick += 1;
+            (t, self.tick)
+        };
+        self.heap.push(Reverse((key.0, key.1, name.to_string())));
     }
 
     /// Per-host view for statistics and the API.
