@@ -207,6 +207,12 @@ pub struct ParsedPage {
     pub declared_lang: Option<String>,
     /// Visible text blocks (paragraphs, list items, headings, table cells), in document order.
     pub blocks: Vec<String>,
+    /// Indices (ascending) of the blocks that are page furniture rather than content: inside
+    /// `nav`, `aside`, `menu`, an element with a landmark role of the same meaning, or a
+    /// `header`/`footer` of the page (not of an `article` or `main`). The analysis leaves them
+    /// out of the page's vector, so menus do not make every page of a site look alike.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub boilerplate: Vec<u32>,
     /// Outlinks in document order, duplicates kept (each occurrence has its own context).
     pub links: Vec<Link>,
     /// `<meta name="robots" content="nofollow">`: links are recorded but not followed.

@@ -2,7 +2,7 @@
 //! (each distinct spelling lowercased, stoplisted and stemmed once), and topic phrases found.
 
 use super::lang::{identify, Detected, Profile, LANG_SAMPLE_BYTES};
-use super::terms::{Terms, Tok};
+use super::terms::{Counts, Terms, Tok};
 use super::topic::Compiled;
 use crate::model::ParsedPage;
 
@@ -18,6 +18,9 @@ pub(crate) struct PageText<'t> {
     pub toks: Vec<Tok>,
     /// For each of `page.blocks`, its range in `toks`.
     pub blocks: Vec<(u32, u32)>,
+    /// For each of `page.blocks`, whether it is page furniture left out of the page's vector
+    /// (all `false` when the page has nothing else).
+    pub furniture: Vec<bool>,
     /// Topic phrases found: (position in `toks`, unit term), by position.
     pub phrases: Vec<(u32, u32)>,
     /// The language established for the page.
@@ -74,11 +77,56 @@ pub(crate) fn read_page<'t>(page: &ParsedPage, topic: &'t Compiled, record: bool
         }
         blocks.push((start, toks.len() as u32));
     }
+    let mut furniture = vec![false; page.blocks.len()];
+    if page.boilerplate.len() < page.blocks.len() {
+        for &i in &page.boilerplate {
+            if let Some(f) = furniture.get_mut(i as usize) {
+                *f = true;
+            }
+        }
+    }
     PageText {
         terms,
         toks,
         blocks,
+        furniture,
         phrases,
         detected,
+    }
+}
+
+impl PageText<'_> {
+    /// The term counts of the page as a whole: its title and content blocks, and the topic
+    /// phrases found in them. Page furniture (navigation, the page's header and footer, asides)
+    /// is left out, so a site's menu does not count towards every page's relevance.
+    pub(crate) fn page_counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        let title_end = self
+            .blocks
+            .first()
+            .map_or(self.toks.len(), |b| b.0 as usize);
+        let content = std::iter::once((0, title_end)).chain(
+            self.blocks
+                .iter()
+                .zip(&self.furniture)
+                .filter(|(_, &f)| !f)
+                .map(|(&(s, e), _)| (s as usize, e as usize)),
+        );
+        for (s, e) in content {
+            for t in &self.toks[s..e] {
+                counts.add(t.term);
+            }
+        }
+        for &(pos, unit) in &self.phrases {
+            let b = self.blocks.partition_point(|&(_, e)| e <= pos);
+            let in_furniture = self
+                .blocks
+                .get(b)
+                .is_some_and(|&(s, _)| s <= pos && self.furniture[b]);
+            if !in_furniture {
+                counts.add(unit);
+            }
+        }
+        counts
     }
 }

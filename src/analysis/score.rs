@@ -1,6 +1,7 @@
 //! Scoring: the page's relevance, and the components and total of each outlink's score.
 //!
-//! - `document`: cosine of the whole page (title and blocks) with the topic;
+//! - `document`: cosine of the whole page (title and content blocks: navigation, the page's
+//!   header and footer and asides left out) with the topic;
 //! - `paragraph`: cosine of the link's block. In a block of more than [`HUGE_BLOCK_TOKENS`]
 //!   words (pages without paragraph markup) only a window of [`WINDOW_TOKENS`] words either
 //!   side of the anchor counts; the anchor is found by its words, searching forward from the
@@ -42,20 +43,16 @@ pub(super) fn analyze(
     page_url: &str,
     parent_inherited: f32,
 ) -> PageAnalysis {
+    let text = read_page(page, &an.compiled, false);
+    let mut counts = text.page_counts();
     let PageText {
         mut terms,
         toks,
         blocks,
         phrases,
         detected,
-    } = read_page(page, &an.compiled, false);
-    let mut counts = Counts::default();
-    for t in &toks {
-        counts.add(t.term);
-    }
-    for &(_, unit) in &phrases {
-        counts.add(unit);
-    }
+        ..
+    } = text;
     let relevance = counts.cosine(&terms);
 
     let wanted = &an.topic.languages;

@@ -389,3 +389,40 @@ fn entities_weigh_their_words_less() {
     assert_eq!(w["central"], ENTITY_WORD_WEIGHT);
     assert!(relevance(&an, "the European Central Bank") > relevance(&an, "the central bank"));
 }
+
+#[test]
+fn page_furniture_does_not_count_towards_the_document_score() {
+    let an = analyzer(&["solar power"]);
+    let menu = "Solar power news solar power panels";
+    let content = "Pasta recipes with tomato and basil for a quick dinner";
+    let mut with_menu = page(
+        &[menu, content],
+        vec![link("http://p.example/solar", "Solar power news", Some(0))],
+    );
+    let plain = an.analyze(&with_menu, "http://p.example/", 0.0);
+    assert!(
+        plain.relevance > 0.3,
+        "a menu counted as content: {}",
+        plain.relevance
+    );
+    with_menu.boilerplate = vec![0];
+    let a = an.analyze(&with_menu, "http://p.example/", 0.0);
+    assert_eq!(a.relevance, 0.0, "the off-topic content alone decides");
+    assert_eq!(a.links[0].document, 0.0);
+    assert!(
+        a.links[0].paragraph > 0.5,
+        "the menu is still the link's context"
+    );
+    // A page of nothing but furniture keeps its text.
+    let only_menu = ParsedPage {
+        boilerplate: vec![0],
+        ..page(&[menu], vec![])
+    };
+    assert!(an.analyze(&only_menu, "http://p.example/", 0.0).relevance > 0.5);
+    // Reference pages are learned from their content too.
+    let mut t = Topic::from_spec(&topic(&[])).unwrap();
+    t.add_reference(&with_menu);
+    let terms: Vec<String> = t.top_terms(20).into_iter().map(|(w, _)| w).collect();
+    assert!(terms.iter().any(|w| w == "pasta"), "{terms:?}");
+    assert!(!terms.iter().any(|w| w == "solar"), "{terms:?}");
+}

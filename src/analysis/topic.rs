@@ -142,13 +142,7 @@ impl Topic {
 
     pub(crate) fn add_reference_with(&mut self, compiled: &Compiled, page: &ParsedPage) {
         let text = read_page(page, compiled, true);
-        let mut counts = Counts::default();
-        for t in &text.toks {
-            counts.add(t.term);
-        }
-        for &(_, unit) in &text.phrases {
-            counts.add(unit);
-        }
+        let mut counts = text.page_counts();
         let terms = text.terms;
         let counted = counts.drain(&terms);
         let norm = counted

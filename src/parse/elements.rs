@@ -78,6 +78,29 @@ pub(super) fn is_hidden(name: &str) -> bool {
     )
 }
 
+/// Elements (or landmark roles) that hold page furniture: navigation, the page's header and
+/// footer, asides. A `header` or `footer` inside an `article` or `main` (`in_content`) is the
+/// content's own (title, byline), not furniture.
+pub(super) fn is_boilerplate(name: &str, role: Option<&str>, in_content: bool) -> bool {
+    match name {
+        "nav" | "aside" | "menu" => true,
+        "header" | "footer" => !in_content,
+        _ => role.is_some_and(|r| {
+            r.split_ascii_whitespace().any(|r| {
+                matches!(
+                    r,
+                    "navigation" | "banner" | "contentinfo" | "complementary" | "search"
+                )
+            })
+        }),
+    }
+}
+
+/// Elements whose `header` and `footer` belong to the content.
+pub(super) fn is_content_root(name: &str) -> bool {
+    matches!(name, "article" | "main")
+}
+
 /// The value of one attribute, by scanning the element's few attributes (`Element::attr`
 /// would intern the name as an atom on every call).
 pub(super) fn attr<'a>(el: &'a Element, name: &str) -> Option<&'a str> {
@@ -100,6 +123,7 @@ pub(super) struct Attrs<'a> {
     pub(super) rel: Option<&'a str>,
     pub(super) kind: Option<&'a str>,
     pub(super) lang: Option<&'a str>,
+    pub(super) role: Option<&'a str>,
     pub(super) name: Option<&'a str>,
     pub(super) content: Option<&'a str>,
     pub(super) http_equiv: Option<&'a str>,
@@ -123,6 +147,7 @@ impl<'a> Attrs<'a> {
                 "rel" => &mut a.rel,
                 "type" => &mut a.kind,
                 "lang" => &mut a.lang,
+                "role" => &mut a.role,
                 "name" => &mut a.name,
                 "content" => &mut a.content,
                 "http-equiv" => &mut a.http_equiv,

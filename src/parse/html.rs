@@ -10,7 +10,7 @@ use scraper::{ElementRef, Html, Node};
 use url::Url;
 
 use super::attrs::{link_rel, refresh_url, robots_flags, srcset_urls, LinkRel};
-use super::elements::{attr, is_block, is_hidden, Attrs};
+use super::elements::{attr, is_block, is_boilerplate, is_content_root, is_hidden, Attrs};
 use super::text::{Blocks, Norm, MAX_ANCHOR_BYTES};
 use super::{charset, css, guard, ParseLimits};
 use crate::model::{Hop, Link, ParsedPage};
@@ -72,6 +72,8 @@ struct Walker<'a> {
     anchors: Vec<OpenAnchor>,
     /// How many enclosing elements hide their text.
     hidden: u32,
+    /// How many enclosing `article`/`main` elements (their header and footer are content).
+    content: u32,
     title_seen: bool,
 }
 
@@ -86,6 +88,7 @@ impl<'a> Walker<'a> {
             blocks: Blocks::default(),
             anchors: Vec::new(),
             hidden: 0,
+            content: 0,
             title_seen: false,
         };
         // A <base> in <head> applies to links before it too, so find it before walking.
@@ -125,7 +128,7 @@ impl<'a> Walker<'a> {
         for (link, &segment) in self.page.links.iter_mut().zip(&self.link_segment) {
             link.block = self.blocks.block_of(segment);
         }
-        self.page.blocks = self.blocks.into_blocks();
+        (self.page.blocks, self.page.boilerplate) = self.blocks.into_blocks();
         self.page
     }
 
@@ -209,6 +212,13 @@ impl<'a> Walker<'a> {
             return;
         }
         let a = Attrs::of(el);
+        if is_boilerplate(name, a.role, self.content > 0) {
+            self.boundary();
+            self.blocks.furniture(true);
+        }
+        if is_content_root(name) {
+            self.content += 1;
+        }
         match name {
             "a" => self.open_anchor(node, a.href, "a/@href"),
             "area" => {
@@ -307,6 +317,15 @@ impl<'a> Walker<'a> {
         }
         if is_hidden(name) {
             self.hidden = self.hidden.saturating_sub(1);
+        }
+        if is_html {
+            if is_content_root(name) {
+                self.content = self.content.saturating_sub(1);
+            }
+            if is_boilerplate(name, attr(el, "role"), self.content > 0) {
+                self.boundary();
+                self.blocks.furniture(false);
+            }
         }
     }
 

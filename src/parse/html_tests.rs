@@ -355,3 +355,38 @@ fn hostile_structure_is_bounded() {
     assert_eq!(triples(&page), [t("/ok", Hop::Link, "a/@href")]);
     assert_eq!(page.blocks, ["before ok"]);
 }
+
+#[test]
+fn page_furniture_blocks_are_marked() {
+    let page = parse(
+        "<body><header><p>Site name</p></header>\
+         <nav><ul><li><a href=\"/a\">Menu one</a></li><li>Menu two</li></ul></nav>\
+         <main><article><header><h1>Article title</h1></header><p>Body text.</p>\
+         <footer>By the author</footer></article>\
+         <aside>Related links</aside></main>\
+         <div role=\"navigation search\">Breadcrumbs</div>\
+         <footer><p>Copyright</p></footer></body>",
+    );
+    assert_eq!(
+        page.blocks,
+        [
+            "Site name",
+            "Menu one",
+            "Menu two",
+            "Article title",
+            "Body text.",
+            "By the author",
+            "Related links",
+            "Breadcrumbs",
+            "Copyright"
+        ]
+    );
+    // The page's header, navigation, aside, landmark roles and footer; not the article's own
+    // header (its title) and footer (its byline).
+    assert_eq!(page.boilerplate, [0, 1, 2, 6, 7, 8]);
+    assert_eq!(
+        link(&page, "/a").block,
+        Some(1),
+        "a menu link keeps its block"
+    );
+}

@@ -138,6 +138,10 @@ pub(crate) struct Blocks {
     segments: Vec<Option<u32>>,
     /// Whether something refers to the open segment, so it must be recorded even if empty.
     referenced: bool,
+    /// Enclosing page-furniture elements (see `elements::is_boilerplate`).
+    boiler_depth: u32,
+    /// Indices of the blocks closed inside page furniture.
+    boilerplate: Vec<u32>,
 }
 
 impl Blocks {
@@ -175,9 +179,21 @@ impl Blocks {
         self.space = true;
     }
 
+    /// Enters (`true`) or leaves page furniture; call at a block boundary, after `close`.
+    pub(crate) fn furniture(&mut self, enter: bool) {
+        if enter {
+            self.boiler_depth += 1;
+        } else {
+            self.boiler_depth = self.boiler_depth.saturating_sub(1);
+        }
+    }
+
     /// Closes the open segment at a block-level boundary.
     pub(crate) fn close(&mut self) {
         if !self.current.is_empty() {
+            if self.boiler_depth > 0 {
+                self.boilerplate.push(self.blocks.len() as u32);
+            }
             self.segments.push(Some(self.blocks.len() as u32));
             // An exact-size copy; `current` keeps its capacity for the next block.
             self.blocks.push(self.current.clone());
@@ -194,9 +210,9 @@ impl Blocks {
         self.segments.get(segment as usize).copied().flatten()
     }
 
-    /// The finished blocks.
-    pub(crate) fn into_blocks(self) -> Vec<String> {
-        self.blocks
+    /// The finished blocks, and the indices of those that are page furniture.
+    pub(crate) fn into_blocks(self) -> (Vec<String>, Vec<u32>) {
+        (self.blocks, self.boilerplate)
     }
 }
 
@@ -260,7 +276,13 @@ mod tests {
         assert_eq!(b.block_of(in_first), Some(0));
         assert_eq!(b.block_of(empty), None);
         assert_eq!(b.block_of(second), Some(1));
-        assert_eq!(b.into_blocks(), ["First paragraph continues", "Second"]);
+        assert_eq!(
+            b.into_blocks(),
+            (
+                vec!["First paragraph continues".into(), "Second".into()],
+                vec![]
+            )
+        );
     }
 
     #[test]
@@ -270,7 +292,7 @@ mod tests {
         b.push(&word.repeat(MAX_BLOCK_BYTES / 5));
         b.push(&"x".repeat(MAX_BLOCK_BYTES * 2));
         b.close();
-        let blocks = b.into_blocks();
+        let (blocks, _) = b.into_blocks();
         assert!(blocks.len() >= 3, "{}", blocks.len());
         assert!(blocks.iter().all(|s| s.len() <= MAX_BLOCK_BYTES));
         assert_eq!(blocks.last().map(String::len), Some(MAX_BLOCK_BYTES));
