@@ -2,7 +2,7 @@
 //! The crawl is created, primed with scores for ten pages and a blacklisted URL, then started
 //! with one fetch per host at a time: the pages are fetched in descending score order, the
 //! blacklisted URL (linked from every page) never, and each capture's WARC metadata names
-//! the scorer as its `sourceTag`.
+//! the scorer as its `sourceTag`. Scores posted while a crawl runs reorder what is left of it.
 
 mod support;
 mod web_support;
@@ -143,6 +143,78 @@ async fn fetch_order_follows_the_scores_posted_over_http() {
     assert!(
         text.contains("magpie_intake_items_total{crawl=\"scored\",source=\"scorer-x\"} 11\n"),
         "{text}"
+    );
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scores_posted_while_the_crawl_runs_reorder_what_is_left() {
+    let web = FixtureWeb::start(1);
+    let pages: Vec<String> = (0..12).map(|i| format!("/q{i}.html")).collect();
+    let links: Vec<&str> = pages.iter().map(String::as_str).collect();
+    web.route(0, "/", Reply::html(page("Home", "", &links)));
+    for p in &pages {
+        web.route(0, p, Reply::html(page(p, "", &["/late.html"])));
+    }
+    web.route(0, "/late.html", Reply::html(page("Late", "", &[])));
+
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    // One fetch at a time, 250 ms apart: the crawl runs for about four seconds.
+    let spec = json!({
+        "name": "live",
+        "seeds": [web.url(0, "/")],
+        "network": { "allow_private": true },
+        "scope": { "sitemaps": false },
+        "politeness": { "min_delay_ms": 250, "max_delay_ms": 250, "delay_factor": 0.0,
+                        "max_parallel_per_host": 1 },
+        "limits": { "timeout_ms": 3000, "retry_delay_ms": 50 }
+    });
+    srv.create(&spec).await;
+    assert_eq!(srv.action("live", "start").await.0, 200);
+    let targets = || -> Vec<String> { web.hits_for(0).iter().map(|h| h.target.clone()).collect() };
+    let mut waited = 0;
+    while !targets().contains(&"/q1.html".to_string()) {
+        assert!(
+            waited < 200,
+            "the crawl never reached /q1.html: {:?}",
+            targets()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        waited += 1;
+    }
+    // The two pages discovered last jump the queue; /late.html (queued from q0 and q1) leaves it.
+    let before = targets().len();
+    let batch = json!([
+        {"crawl_id": "live", "url": web.url(0, "/q11.html"), "score": 0.95, "source": "ranker"},
+        {"crawl_id": "live", "url": web.url(0, "/q10.html"), "score": 0.9, "source": "ranker"},
+        {"crawl_id": "live", "url": web.url(0, "/late.html"), "blacklist": true, "source": "ranker"},
+    ]);
+    let (status, report) = srv.post_json("/api/v1/urls", &batch).await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(
+        (report["updated"].as_u64(), report["blacklisted"].as_u64()),
+        (Some(2), Some(1)),
+        "both pages were still queued: {report}"
+    );
+    srv.wait_for("live", 30, "the crawl to finish", |c| {
+        c["state"] == "finished"
+    })
+    .await;
+    let order = targets();
+    let after = &order[before..];
+    // At most the fetch in flight and one chosen before the scores were committed come first.
+    let q11 = after.iter().position(|t| t == "/q11.html").unwrap();
+    assert!(q11 <= 2, "q11 comes next, not at {q11}: {after:?}");
+    assert_eq!(after[q11 + 1], "/q10.html", "{after:?}");
+    assert!(
+        web.hits_to(0, "/late.html").is_empty(),
+        "the URL blacklisted mid-crawl is never fetched: {order:?}"
+    );
+    assert_eq!(
+        order.len(),
+        14,
+        "robots.txt, the home page and 12 pages: {order:?}"
     );
     srv.stop().await;
 }
