@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use super::lang::{normalise, Profile};
 use super::page::read_page;
 use super::stopwords::is_stopword;
-use super::terms::{term_id, Counts, IdMap};
+use super::terms::{term_id, IdMap};
 use super::tokens::{lowercase, tokenize};
 use super::AnalysisError;
 use crate::model::ParsedPage;
