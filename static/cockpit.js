@@ -1,8 +1,9 @@
 // magpie cockpit: small progressive enhancements. Every page works without this file.
 // - Live figures: an element with data-events="URL" follows that server-sent event stream;
 //   elements with data-stat="path.in.json" inside the page show the latest `stats` event.
-// - Live panels: an element with data-refresh="URL" is replaced by that server-rendered (and so
-//   server-escaped) HTML fragment at most every PANEL_MS while stats events arrive.
+// - Live panels: the content of an element with data-refresh="URL" is replaced by that
+//   server-rendered (and so server-escaped) HTML fragment at most every PANEL_MS while stats
+//   events arrive.
 // - Spec upload: a file chosen in #spec-file is read into the #spec-json text area.
 "use strict";
 
@@ -61,7 +62,9 @@ function refresher() {
     fetch(el.dataset.refresh, { credentials: "same-origin" })
       .then((r) => (r.ok ? r.text() : Promise.reject(new Error(String(r.status)))))
       .then((html) => {
-        el.innerHTML = html;
+        // Parsed into an inert document (nothing in it runs), then moved in node by node.
+        const doc = new DOMParser().parseFromString(html, "text/html");
+        el.replaceChildren(...doc.body.childNodes);
         el.dataset.updates = String(Number(el.dataset.updates || "0") + 1);
       })
       .catch(() => { el.dataset.refreshError = "1"; })

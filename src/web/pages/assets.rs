@@ -44,8 +44,8 @@ mod tests {
         }
         let js = ASSETS[1].2;
         assert!(
-            !js.contains("innerHTML"),
-            "text goes in with textContent only"
+            !js.contains("innerHTML") && !js.contains("outerHTML"),
+            "text goes in with textContent, markup only from the server's escaped fragments"
         );
         assert!(!js.contains("eval("));
     }
