@@ -1,6 +1,7 @@
 //! Over real HTTP: what a topical crawl of the fixture web learned — the topic's top terms,
 //! live relevance figures and recent fetches with their score components in the crawl view,
-//! and the helper's relaxations (open crawls only).
+//! and the helper's relaxations: a pattern relaxed and adopted during a crawl is served with
+//! its evidence while the crawl is open.
 
 mod support;
 mod web_support;
@@ -164,5 +165,97 @@ async fn blocking_a_pattern_empties_its_queue_entries_and_survives_a_restart() {
         )
         .await;
     assert_eq!(r["rejected"][0]["reason"], "blocked by a pattern", "{r}");
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relaxation_adopted_in_a_crawl_is_served_with_its_evidence() {
+    // phpBB topics whose post bodies carry `post-content` where the knowledge base expects
+    // `content`: the helper must relax the body pattern and validate it on further topics.
+    let topic = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kb/phpbb/topic.html"),
+    )
+    .unwrap()
+    .replace("class=\"content\"", "class=\"post-content\"");
+    let web = FixtureWeb::start(1);
+    let topics: Vec<String> = (1..=4).map(|t| format!("/viewtopic.php?t={t}")).collect();
+    let extra: Vec<String> = (0..30).map(|i| format!("/page{i}.html")).collect();
+    let links: String = topics
+        .iter()
+        .chain(&extra)
+        .map(|p| format!("<a href=\"{p}\">{p}</a> "))
+        .collect();
+    web.route(
+        0,
+        "/",
+        Reply::html(format!("<html><body><p>{links}</p></body></html>")),
+    );
+    for (i, t) in topics.iter().enumerate() {
+        let page = topic.replace("Saw two herons", &format!("Topic {i}: saw two herons"));
+        web.route(0, t, Reply::html(page));
+    }
+    for p in &extra {
+        web.route(0, p, Reply::html("<html><body><p>filler</p></body></html>"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    // 100 ms between fetches keeps the crawl open for a few seconds after the topics.
+    let spec = json!({
+        "name": "relax",
+        "seeds": [web.url(0, "/")],
+        "network": { "allow_private": true },
+        "scope": { "sitemaps": false },
+        "politeness": { "min_delay_ms": 100, "max_delay_ms": 100, "delay_factor": 0.0 },
+        "limits": { "timeout_ms": 3000 }
+    });
+    srv.create(&spec).await;
+    assert_eq!(srv.action("relax", "start").await.0, 200);
+    let mut adopted = serde_json::Value::Null;
+    for _ in 0..100 {
+        let (status, body) = srv.get_json("/api/v1/crawls/relax/relaxations").await;
+        assert_eq!(status, 200, "an open crawl answers: {body}");
+        if body["relaxations"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+        {
+            adopted = body;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let a = &adopted["relaxations"][0];
+    assert_eq!(a["application"], "phpbb", "{adopted}");
+    assert_eq!(a["action"], "topic/post/body", "{a}");
+    assert!(
+        a["original"].as_str().unwrap().contains("@class='content'"),
+        "{a}"
+    );
+    assert!(a["relaxed"].as_str().unwrap().contains("content"), "{a}");
+    assert_ne!(a["original"], a["relaxed"]);
+    assert_eq!(a["source"], "relaxation");
+    // Found on one topic, validated on two more, in crawl order.
+    let pages: Vec<String> = a["validated_on"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        pages,
+        topics[..3]
+            .iter()
+            .map(|t| web.url(0, t))
+            .collect::<Vec<_>>()
+    );
+    let host = a["host"].as_str().unwrap().to_string();
+    let (_, one) = srv
+        .get_json(&format!("/api/v1/crawls/relax/relaxations?host={host}"))
+        .await;
+    assert_eq!(one["relaxations"].as_array().unwrap().len(), 1, "{one}");
+    let (_, none) = srv
+        .get_json("/api/v1/crawls/relax/relaxations?host=elsewhere.example")
+        .await;
+    assert_eq!(none["relaxations"], json!([]), "{none}");
+    srv.action("relax", "stop").await;
     srv.stop().await;
 }
