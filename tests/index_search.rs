@@ -257,6 +257,64 @@ fn commands_rebuild_search_and_refuse_bad_queries() {
     let o = run(&["search", "idx", "x", "--data", d, "--kind", "pages"]);
     assert!(!o.status.success());
 
+    // Exporting never changes the crawl's own WARC files (compared byte for byte at the end).
+    let warc_dir = index::warc_dir(data.path(), "idx");
+    let snapshot = || {
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&warc_dir)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                (p.to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let before = snapshot();
+    let urls_of = |cdxj: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(format!("{cdxj}.cdxj")).unwrap();
+        text.lines()
+            .map(|l| {
+                let json = &l[l.find('{').unwrap()..];
+                let v: Value = serde_json::from_str(json).unwrap();
+                v["url"].as_str().unwrap().to_string()
+            })
+            .collect()
+    };
+    let export = |name: &str, extra: &[&str]| -> String {
+        let out = data.path().join(name).to_string_lossy().into_owned();
+        let mut args = vec!["export", "idx", "--data", d, "--out", &out];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    // --host keeps one host's captures, all of them.
+    let host1 = _web.base(1);
+    let on_host1 = recs
+        .iter()
+        .filter(|r| (r.kind == "response" || r.kind == "revisit") && r.uri.starts_with(&host1))
+        .count();
+    let host_key = host1.trim_start_matches("http://").to_string();
+    let urls = urls_of(&export("host.warc.gz", &["--host", &host_key]));
+    assert_eq!(urls.len(), on_host1, "{urls:?}");
+    assert!(urls.iter().all(|u| u.starts_with(&host1)), "{urls:?}");
+    // --with-embeds adds the page requisites the selected page was fetched with.
+    let home = export("home.warc.gz", &["--query", "title:home"]);
+    let bare = urls_of(&home);
+    assert_eq!(bare.len(), 1, "{bare:?}");
+    let with = urls_of(&export(
+        "home-embeds.warc.gz",
+        &["--query", "title:home", "--with-embeds"],
+    ));
+    for embed in ["/style.css", "/img/logo.png"] {
+        assert!(!bare.iter().any(|u| u.ends_with(embed)), "{bare:?}");
+        assert!(with.iter().any(|u| u.ends_with(embed)), "{embed}: {with:?}");
+    }
+    // A selection of nothing is an export of nothing: its warcinfo, and an empty index.
+    let none = export("none.warc.gz", &["--min-score", "2"]);
+    assert!(urls_of(&none).is_empty());
+
     // Export from the command line, then index the export: the same CDXJ as written beside it.
     let out = data.path().join("twin.warc.gz");
     let o_str = out.to_str().unwrap();
@@ -270,6 +328,7 @@ fn commands_rebuild_search_and_refuse_bad_queries() {
     let beside = std::fs::read_to_string(format!("{o_str}.cdxj")).unwrap();
     assert_eq!(String::from_utf8_lossy(&o.stdout), beside);
     assert_eq!(beside.lines().count(), 1);
+    assert!(snapshot() == before, "the crawl's WARC files are unchanged");
 }
 
 #[test]
