@@ -6,6 +6,13 @@
 //! `COMMIT_EVERY` the WARC file is flushed and its checkpoint committed to the store together
 //! with the frontier, so the store and the archive agree after any crash.
 
+mod archiving;
+mod outlinks;
+mod responses;
+
+use archiving::Original;
+use responses::{backoff, redirect_target, retry_after};
+
 use super::control::Control;
 use super::online::Archived;
 use super::pipeline::{self, Outlink, PipelineCtx, Processed};
@@ -52,14 +59,6 @@ impl StopReason {
             StopReason::Interrupted => "interrupted",
         }
     }
-}
-
-/// The first capture of a payload, for revisit records.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Original {
-    id: String,
-    uri: String,
-    date: String,
 }
 
 /// Work coming back from a worker.
@@ -548,191 +547,6 @@ impl Engine {
         Ok(())
     }
 
-    /// Sitemaps named in robots.txt, or `/sitemap.xml` of a seed host that names none.
-    fn offer_sitemaps(&mut self, host: &str, origin: &str, robots: &Robots) {
-        let mut urls: Vec<String> = robots.sitemaps().to_vec();
-        let seed_host = self
-            .spec
-            .seeds
-            .iter()
-            .any(|s| crate::uri::host_key(s) == host);
-        if urls.is_empty() && seed_host {
-            urls.push(format!("{origin}/sitemap.xml"));
-        }
-        for raw in urls {
-            let Ok(url) = url::Url::parse(&raw) else {
-                continue;
-            };
-            let hops = crate::model::Hop::Sitemap.code().to_string();
-            if let Err(r) = self.ctx.scope.decide(&url, &hops, true) {
-                self.stats.reject(r.as_str());
-                continue;
-            }
-            let uri = CrawlUri {
-                url: raw,
-                hops,
-                via: Some(format!("{origin}/robots.txt")),
-                priority: 1.0,
-                source: "crawl".into(),
-                discovered: 1,
-                retries: 0,
-                scores: 0,
-                score_sum: 0.0,
-                inherited: 0.0,
-                parts: None,
-            };
-            let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
-            let origin = url.origin().ascii_serialization();
-            if self
-                .frontier
-                .offer(fp, &crate::uri::host_key(&url), &origin, uri)
-                == Offer::Added
-            {
-                self.stats.discovered.fetch_add(1, Relaxed);
-            }
-        }
-    }
-
-    /// Queues the outlinks of a page; `via` is the page they were found on and `inherited`
-    /// what it passes on to them. Analysed links enter through the frontier's update path (so
-    /// they also re-rank URLs already queued, with the crawl's update function); spam links are
-    /// blacklisted; links without a score are queued when new, with the depth-based priority.
-    fn offer_all(
-        &mut self,
-        outlinks: Vec<Outlink>,
-        rejected: &[Reject],
-        via: &str,
-        inherited: f32,
-    ) -> Result<(), super::CrawlError> {
-        for r in rejected {
-            self.stats.reject(r.as_str());
-        }
-        let update = self.spec.raw.frontier.update;
-        for o in outlinks {
-            if !self.blocked.is_empty() && self.is_blocked(&o.raw) {
-                self.stats.reject("blocked");
-                continue;
-            }
-            let state = self.frontier.state(o.fp);
-            let fp = o.fp;
-            if o.blacklist {
-                if state.is_none() || state == Some(UrlState::Queued) {
-                    let host = crate::uri::host_key(&o.url);
-                    self.frontier.blacklist(fp, &host)?;
-                    self.stats.reject("spam");
-                }
-                continue;
-            }
-            // A link the helper boosts is scored even without a topic: its boosted priority
-            // goes through the same update path as the analysis's and external scores.
-            let boosted = o.score.is_none() && o.boost > 0.0;
-            if let Some(s) = state {
-                // Known URLs only change when queued and scored.
-                if (o.score.is_none() && !boosted) || s != UrlState::Queued {
-                    continue;
-                }
-            }
-            let score = o.score.map(|s| s.total);
-            let (host, origin, uri) = o.into_uri(via, inherited);
-            let score = score.or(boosted.then_some(uri.priority));
-            match score {
-                Some(total) => {
-                    let r = self
-                        .frontier
-                        .score(fp, &host, &origin, uri, total, update)?;
-                    if matches!(r, crate::frontier::update::Scored::Inserted(_)) {
-                        self.stats.discovered.fetch_add(1, Relaxed);
-                    }
-                }
-                None => {
-                    if self.frontier.offer(fp, &host, &origin, uri) == Offer::Added {
-                        self.stats.discovered.fetch_add(1, Relaxed);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Appends an exchange's records; a payload archived before becomes a revisit.
-    fn archive(&mut self, r: &EncodedRecords) -> Result<Archived, super::CrawlError> {
-        let info = &r.info;
-        self.stats.bytes_received.fetch_add(r.response_len, Relaxed);
-        let before = self.writer.bytes_written();
-        let dedup = self.spec.raw.warc.dedup
-            && (200..300).contains(&info.status)
-            && info.truncated.is_none();
-        let original = if dedup {
-            self.lookup_digest(&info.payload_digest)?
-        } else {
-            None
-        };
-        let revisit = match &original {
-            Some(o) => {
-                let common = RecordCommon {
-                    record_id: &r.record_id,
-                    date: &r.date,
-                    target_uri: &info.url,
-                    warcinfo_id: &r.warcinfo_id,
-                    ip: Some(info.ip),
-                };
-                Some(archive::revisit_record(
-                    &common,
-                    &info.payload_digest,
-                    &o.id,
-                    &o.uri,
-                    &o.date,
-                    &r.http_head,
-                    self.spec.raw.warc.gzip_level,
-                )?)
-            }
-            None => None,
-        };
-        // The exchange's records go to one file; the writer re-points them at that file's
-        // warcinfo if it rotated since the worker encoded them.
-        let first = revisit.as_deref().unwrap_or(&r.response);
-        let locations = self
-            .writer
-            .append_encoded_for(&[first, &r.request_and_metadata], &r.warcinfo_id)?;
-        if original.is_some() {
-            self.stats.revisits.fetch_add(1, Relaxed);
-        } else if dedup {
-            let o = Original {
-                id: r.record_id.clone(),
-                uri: info.url.clone(),
-                date: r.date.clone(),
-            };
-            let v = serde_json::to_vec(&o).unwrap_or_default();
-            self.frontier
-                .stage(keys::digest_key(&info.payload_digest), v);
-            self.digests.insert(info.payload_digest.clone(), o);
-        }
-        let written = self.writer.bytes_written().saturating_sub(before);
-        self.stats.warc_bytes.fetch_add(written, Relaxed);
-        Ok(Archived {
-            locations,
-            revisit_of: original.map(|o| RevisitOf {
-                record_id: o.id,
-                url: o.uri,
-                date: o.date,
-            }),
-        })
-    }
-
-    fn lookup_digest(&mut self, digest: &str) -> Result<Option<Original>, super::CrawlError> {
-        if let Some(o) = self.digests.get(digest) {
-            return Ok(Some(o.clone()));
-        }
-        let found = self
-            .frontier
-            .read(&keys::digest_key(digest))?
-            .and_then(|v| serde_json::from_slice::<Original>(&v).ok());
-        if let Some(o) = &found {
-            self.digests.insert(digest.to_string(), o.clone());
-        }
-        Ok(found)
-    }
-
     /// Makes the WARC file durable (fsync), then commits its checkpoint with the frontier and
     /// the counters: the store never points past bytes that could be lost.
     pub(super) fn commit(&mut self) -> Result<(), super::CrawlError> {
@@ -764,54 +578,4 @@ pub(super) fn stored_checkpoint(
     Ok(frontier
         .read(&keys::meta_key("checkpoint"))?
         .and_then(|v| serde_json::from_slice(&v).ok()))
-}
-
-/// The `Location` of a 3xx response, resolved.
-fn redirect_target(info: &crate::model::ExchangeInfo, base: &url::Url) -> Option<url::Url> {
-    if !(300..400).contains(&info.status) {
-        return None;
-    }
-    base.join(info.header("location")?.trim()).ok()
-}
-
-/// Exponential backoff: `base × 2^attempt`, at most an hour.
-fn backoff(base_ms: u64, attempt: u8) -> Duration {
-    Duration::from_millis(base_ms.saturating_mul(1u64 << attempt.min(16)))
-        .min(Duration::from_secs(3600))
-}
-
-/// `Retry-After` as seconds or an HTTP date.
-fn retry_after(value: Option<&str>) -> Option<Duration> {
-    let v = value?.trim();
-    if let Ok(secs) = v.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let when = httpdate::parse_http_date(v).ok()?;
-    Some(
-        when.duration_since(std::time::SystemTime::now())
-            .unwrap_or(Duration::ZERO),
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn retry_after_reads_seconds_and_dates() {
-        assert_eq!(retry_after(Some(" 7 ")), Some(Duration::from_secs(7)));
-        assert_eq!(
-            retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(retry_after(Some("soon")), None);
-        assert_eq!(retry_after(None), None);
-    }
-
-    #[test]
-    fn backoff_doubles_and_is_bounded() {
-        assert_eq!(backoff(100, 0), Duration::from_millis(100));
-        assert_eq!(backoff(100, 3), Duration::from_millis(800));
-        assert_eq!(backoff(u64::MAX, 40), Duration::from_secs(3600));
-    }
 }

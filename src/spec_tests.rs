@@ -1,0 +1,101 @@
+//! Tests of the crawl specification: defaults, validation with JSON paths, every section.
+
+use super::*;
+
+fn err(json: &str) -> String {
+    Spec::from_json(json).unwrap_err().to_string()
+}
+
+#[test]
+fn minimal_spec_gets_documented_defaults() {
+    let s = Spec::from_json(r#"{"name":"t","seeds":["http://example.org/"]}"#).unwrap();
+    assert_eq!(s.raw.limits.max_pages, 10_000);
+    assert_eq!(s.raw.politeness.min_delay_ms, 1000);
+    assert_eq!(s.max_parallel_per_ip, 1);
+    assert!(s.raw.scope.embeds && s.raw.scope.sitemaps && s.raw.warc.dedup);
+    assert!(!s.raw.network.allow_private);
+    assert!(s.raw.aah.enabled);
+    assert_eq!(s.raw.aah.kb, None);
+}
+
+#[test]
+fn aah_section_is_checked() {
+    assert!(err(r#"{"name":"t","seeds":["http://x/"],"aah":{"kb":""}}"#).starts_with("aah.kb:"));
+    assert!(
+        err(r#"{"name":"t","seeds":["http://x/"],"aah":{"kbb":"x"}}"#)
+            .contains("unknown field `kbb`")
+    );
+    let s =
+        Spec::from_json(r#"{"name":"t","seeds":["http://x/"],"aah":{"enabled":false,"kb":""}}"#)
+            .unwrap();
+    assert!(!s.raw.aah.enabled);
+}
+
+#[test]
+fn errors_name_the_json_path() {
+    assert!(err(r#"{"name":"t","seeds":["ftp://x/"]}"#).starts_with("seeds[0]: not an http(s) URL"));
+    assert!(
+        err(r#"{"name":"t","seeds":["http://x/"],"scope":{"deny":["("]}}"#)
+            .starts_with("scope.deny[0]:")
+    );
+    assert!(
+        err(r#"{"name":"t","seeds":["http://x/"],"limits":{"max_pages":"many"}}"#)
+            .starts_with("limits.max_pages:")
+    );
+    assert!(
+        err(r#"{"name":"t","seeds":["http://x/"],"scope":{"bogus":1}}"#)
+            .contains("unknown field `bogus`")
+    );
+    assert!(err(r#"{"name":"../x","seeds":["http://x/"]}"#).starts_with("name:"));
+    assert!(err(r#"{"name":"t","seeds":[]}"#).starts_with("seeds:"));
+    assert!(
+        err(r#"{"name":"t","seeds":["http://x/"],"warc":{"gzip_level":12}}"#)
+            .starts_with("warc.gzip_level")
+    );
+    assert!(err("{\"name\":").contains("line 1"));
+}
+
+#[test]
+fn topic_and_scoring_have_documented_defaults() {
+    let s = Spec::from_json(r#"{"name":"t","seeds":["http://example.org/"]}"#).unwrap();
+    assert!(s.raw.topic.keywords.is_empty() && s.raw.topic.languages.is_empty());
+    let w = &s.raw.scoring.weights;
+    assert_eq!(
+        (w.document, w.paragraph, w.anchor, w.url, w.parent),
+        (1.0, 1.0, 1.0, 0.5, 0.0)
+    );
+    assert_eq!(s.raw.scoring.threshold, 0.2);
+    let zero = r#"{"name":"t","seeds":["http://x/"],"scoring":{"weights":
+        {"document":0,"paragraph":0,"anchor":0,"url":0,"parent":0}}}"#;
+    assert!(
+        Spec::from_json(zero).is_ok(),
+        "all-zero weights are allowed"
+    );
+}
+
+#[test]
+fn topic_and_scoring_errors_name_the_field() {
+    let with = |section: &str| format!(r#"{{"name":"t","seeds":["http://x/"],{section}}}"#);
+    assert!(err(&with(r#""scoring":{"weights":{"anchor":-1}}"#))
+        .starts_with("scoring.weights.anchor: must be a finite number >= 0"));
+    assert!(err(&with(r#""scoring":{"threshold":2}"#)).starts_with("scoring.threshold:"));
+    assert!(err(&with(r#""scoring":{"spam_domains":["http://x/"]}"#))
+        .starts_with("scoring.spam_domains[0]:"));
+    assert!(err(&with(r#""scoring":{"weights":{"bogus":1}}"#)).contains("unknown field `bogus`"));
+    assert!(err(&with(r#""topic":{"keywords":["solar","the"]}"#)).starts_with("topic.keywords[1]:"));
+    assert!(err(&with(r#""topic":{"entities":["!!"]}"#)).starts_with("topic.entities[0]:"));
+    assert!(err(&with(r#""topic":{"languages":["EN"]}"#)).starts_with("topic.languages[0]:"));
+    assert!(
+        err(&with(r#""topic":{"reference_urls":["x"]}"#)).starts_with("topic.reference_urls[0]:")
+    );
+    assert!(err(&with(r#""topic":{"keyword":[]}"#)).contains("unknown field `keyword`"));
+}
+
+#[test]
+fn raw_spec_round_trips() {
+    let s =
+        Spec::from_json(r#"{"name":"t","seeds":["http://example.org/"],"scope":{"max_depth":3}}"#)
+            .unwrap();
+    let again = Spec::from_json(&serde_json::to_string(&s.raw).unwrap()).unwrap();
+    assert_eq!(again.raw, s.raw);
+}
