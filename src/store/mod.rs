@@ -41,6 +41,10 @@ const SEGMENT_SIZE: usize = 64 * 1024;
 /// The segment size of stores created before [`SEGMENT_SIZE`] was set (sled's default).
 const OLD_SEGMENT_SIZE: usize = 512 * 1024;
 
+/// How many times, and how long apart, `Store::open` tries again while the store's lock is held.
+const LOCK_RETRIES: usize = 50;
+const LOCK_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// A key and its value.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
@@ -86,18 +90,34 @@ pub struct Store {
 impl Store {
     /// Opens (or creates) the state in `path`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let db = match Store::open_with(path, SEGMENT_SIZE) {
-            // sled refuses another segment size than the one a store was created with.
-            Err(sled::Error::Unsupported(why)) if why.contains("io buffer size") => {
-                Store::open_with(path, OLD_SEGMENT_SIZE)
+        let mut db = Store::open_sized(path);
+        // A store closed a moment ago in this process may still be locked by sled's flusher
+        // thread, which lets go shortly after the last handle drops: wait for it a little.
+        // Another process that really holds the store still gets the error, a second later.
+        for _ in 0..LOCK_RETRIES {
+            match &db {
+                Err(sled::Error::Io(e)) if e.to_string().contains("could not acquire lock") => {
+                    std::thread::sleep(LOCK_RETRY_PAUSE);
+                    db = Store::open_sized(path);
+                }
+                _ => break,
             }
-            other => other,
-        };
+        }
         let db = db.map_err(|source| StoreError::Open {
             path: path.display().to_string(),
             source,
         })?;
         Ok(Store { db })
+    }
+
+    fn open_sized(path: &Path) -> sled::Result<sled::Db> {
+        match Store::open_with(path, SEGMENT_SIZE) {
+            // sled refuses another segment size than the one a store was created with.
+            Err(sled::Error::Unsupported(why)) if why.contains("io buffer size") => {
+                Store::open_with(path, OLD_SEGMENT_SIZE)
+            }
+            other => other,
+        }
     }
 
     fn open_with(path: &Path, segment_size: usize) -> sled::Result<sled::Db> {
@@ -261,8 +281,12 @@ mod tests {
     #[test]
     fn a_second_open_of_the_same_folder_is_an_error_not_a_panic() {
         let dir = tempfile::tempdir().unwrap();
-        let _first = Store::open(dir.path()).unwrap();
+        let first = Store::open(dir.path()).unwrap();
         let err = Store::open(dir.path()).err().expect("locked");
         assert!(err.to_string().contains("cannot open crawl state"));
+        assert!(err.to_string().contains(&dir.path().display().to_string()));
+        // Once closed, it opens again at once, even while sled's flusher thread winds down.
+        drop(first);
+        Store::open(dir.path()).expect("reopened once closed");
     }
 }
