@@ -25,17 +25,10 @@ impl Engine {
                 continue;
             }
             let uri = CrawlUri {
-                url: raw,
                 hops,
                 via: Some(format!("{origin}/robots.txt")),
-                priority: 1.0,
                 source: "crawl".into(),
-                discovered: 1,
-                retries: 0,
-                scores: 0,
-                score_sum: 0.0,
-                inherited: 0.0,
-                parts: None,
+                ..CrawlUri::seed(raw)
             };
             let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
             let origin = url.origin().ascii_serialization();

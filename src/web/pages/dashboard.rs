@@ -188,14 +188,9 @@ pub async fn panels_fragment(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
     let view = state.manager.get(&id)?;
-    let html = PanelsFragment {
+    super::render_fragment(&PanelsFragment {
         panels: panels(&state, &id, &view).await,
-    }
-    .render()
-    .map_err(|e| PageError::Render(e.to_string()))?;
-    let mut resp = HttpResponse::Ok();
-    super::secure(&mut resp);
-    Ok(resp.content_type("text/html; charset=utf-8").body(html))
+    })
 }
 
 #[cfg(test)]

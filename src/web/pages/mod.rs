@@ -110,10 +110,23 @@ pub fn render_status(
     chrome: &Chrome,
     status: StatusCode,
 ) -> Result<HttpResponse, PageError> {
+    html_response(t, status, chrome.set_nonce.as_deref())
+}
+
+/// Renders a fragment of a page (for `cockpit.js` to swap in) with the same headers as pages.
+pub fn render_fragment(t: &impl Template) -> Result<HttpResponse, PageError> {
+    html_response(t, StatusCode::OK, None)
+}
+
+fn html_response(
+    t: &impl Template,
+    status: StatusCode,
+    set_nonce: Option<&str>,
+) -> Result<HttpResponse, PageError> {
     let html = t.render().map_err(|e| PageError::Render(e.to_string()))?;
     let mut resp = HttpResponse::build(status);
     secure(&mut resp);
-    if let Some(n) = &chrome.set_nonce {
+    if let Some(n) = set_nonce {
         resp.insert_header((header::SET_COOKIE, csrf::set_cookie(NONCE_COOKIE, n)));
     }
     Ok(resp.content_type("text/html; charset=utf-8").body(html))
