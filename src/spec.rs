@@ -256,6 +256,9 @@ pub struct RawFrontier {
     pub balance_per_queue: u32,
     /// How a new score combines with a queued URL's earlier ones.
     pub update: crate::frontier::update::UpdateFn,
+    /// Best-N-first: while fetches are in flight, only URLs among the N best queued are handed
+    /// out. `null`: `limits.max_concurrency` when the crawl has a topic, off otherwise; `0`: off.
+    pub best_n: Option<u64>,
 }
 
 impl Default for RawFrontier {
@@ -263,6 +266,7 @@ impl Default for RawFrontier {
         RawFrontier {
             balance_per_queue: 1,
             update: crate::frontier::update::UpdateFn::Avg,
+            best_n: None,
         }
     }
 }
@@ -321,6 +325,9 @@ pub struct RawScoring {
     pub threshold: f32,
     /// Links to these domains (and their subdomains) are flagged as spam and score 0.
     pub spam_domains: Vec<String>,
+    /// Refit the weights as the crawl goes, from how well each component predicted the
+    /// relevance of the pages fetched (ridge regression towards `weights`).
+    pub learn: bool,
 }
 
 impl Default for RawScoring {
@@ -329,6 +336,7 @@ impl Default for RawScoring {
             weights: RawWeights::default(),
             threshold: 0.2,
             spam_domains: vec![],
+            learn: true,
         }
     }
 }

@@ -204,6 +204,7 @@ fn open(dir: &Path) -> Frontier {
         balance_per_queue: 1,
         max_pages_per_host: u64::MAX,
         respect_robots: false,
+        best_n: None,
     };
     // sled releases its folder lock from background threads a moment after the last handle is
     // dropped, so a reopen right after a simulated crash may have to wait for it.

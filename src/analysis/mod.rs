@@ -19,6 +19,7 @@
 //! why a URL was ranked as it was; `total` is their weighted average with the user's weights.
 
 mod lang;
+mod learn;
 mod page;
 mod score;
 mod stopwords;
@@ -31,6 +32,7 @@ mod tests;
 #[cfg(test)]
 mod tests_bad_input;
 
+pub use learn::{WeightLearner, PRIOR_PAGES};
 pub use page::MAX_TEXT_BYTES;
 pub use score::{HUGE_BLOCK_TOKENS, LANGUAGE_PENALTY, PARENT_DECAY, WINDOW_TOKENS};
 pub use topic::{Topic, ENTITY_WORD_WEIGHT, KEYWORD_WEIGHT};
@@ -156,6 +158,14 @@ impl Analyzer {
     pub fn add_reference(&mut self, page: &ParsedPage) {
         self.topic.add_reference_with(&self.compiled, page);
         self.compiled = self.topic.compile();
+    }
+
+    /// The same analyzer with other component weights (learned ones, see [`WeightLearner`]).
+    pub fn with_weights(&self, weights: RawWeights) -> Analyzer {
+        Analyzer {
+            weights,
+            ..self.clone()
+        }
     }
 
     /// The topic as built so far (store it with the crawl).

@@ -34,6 +34,9 @@ pub const HUGE_BLOCK_TOKENS: u32 = 200;
 pub const WINDOW_TOKENS: u32 = 50;
 /// Factor on the inherited score per hop (SharkSearch's δ).
 pub const PARENT_DECAY: f32 = 0.5;
+/// Weight, in words, of the page's relevance in the `paragraph`, `anchor` and `url` scores of a
+/// link (see `shrink`).
+pub const SHRINK_TOKENS: f32 = 2.0;
 /// Factor on link totals of pages in an unwanted language.
 pub const LANGUAGE_PENALTY: f32 = 0.25;
 
@@ -101,7 +104,7 @@ pub(super) fn analyze(
         for &(_, unit) in &anchor_phrases {
             counts.add(unit);
         }
-        let anchor_score = counts.cosine(&terms);
+        let anchor_score = shrink(counts.cosine(&terms), anchor.len(), relevance);
 
         let paragraph = match link.block.map(|b| b as usize) {
             Some(b) if b < blocks.len() => {
@@ -119,10 +122,12 @@ pub(super) fn analyze(
                     };
                     let from = p.saturating_sub(WINDOW_TOKENS).max(lo);
                     let to = (p + anchor.len() as u32 + WINDOW_TOKENS).min(hi);
-                    span_cosine(&mut counts, &terms, &toks, &phrases, from, to)
+                    let c = span_cosine(&mut counts, &terms, &toks, &phrases, from, to);
+                    shrink(c, (to - from) as usize, relevance)
                 } else {
                     if block_cosine[b].is_nan() {
-                        block_cosine[b] = span_cosine(&mut counts, &terms, &toks, &phrases, lo, hi);
+                        let c = span_cosine(&mut counts, &terms, &toks, &phrases, lo, hi);
+                        block_cosine[b] = shrink(c, (hi - lo) as usize, relevance);
                     }
                     block_cosine[b]
                 }
@@ -170,7 +175,7 @@ pub(super) fn analyze(
         for &(_, unit) in &anchor_phrases {
             counts.add(unit);
         }
-        let url = counts.cosine(&terms);
+        let url = shrink(counts.cosine(&terms), url_toks.len(), relevance);
 
         let blacklist =
             page_spam || (!an.spam_domains.is_empty() && is_spam(an, host_and_path(&link.url).0));
@@ -208,6 +213,16 @@ pub(super) fn analyze(
         inherited,
         links,
     }
+}
+
+/// Pulls the cosine of a short text towards the page's: `(n·c + K·doc) / (n + K)` for a text of
+/// `n` words, with K = [`SHRINK_TOKENS`]. The cosine of three words is mostly chance: one
+/// generic keyword in an anchor gives it a high score, and none gives 0 to a link that may be
+/// as good as its page. Weighing the text's own evidence by its length (a Bayesian estimate
+/// with the page as the prior) keeps long paragraphs decisive and short anchors modest.
+fn shrink(c: f32, n: usize, doc: f32) -> f32 {
+    let n = n as f32;
+    (n * c + SHRINK_TOKENS * doc) / (n + SHRINK_TOKENS)
 }
 
 fn is_spam(an: &Analyzer, host: &str) -> bool {

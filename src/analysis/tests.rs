@@ -161,13 +161,19 @@ fn each_component_measures_its_own_evidence() {
     // document: the same for every link of the page.
     assert!(on.document > 0.0);
     assert_eq!(on.document, off.document);
-    // paragraph: the block the link sits in; no block falls back to the document.
-    assert!(on.paragraph > 0.0 && off.paragraph == 0.0);
+    // paragraph: the block the link sits in; no block falls back to the document. A text with
+    // no topic word is pulled up towards the page only by its shortness (see `shrink`).
+    assert!(on.paragraph > a.relevance && off.paragraph < a.relevance / 2.0);
     assert_eq!(none.paragraph, a.relevance);
-    // anchor.
-    assert!(on.anchor > 0.5 && off.anchor == 0.0 && none.anchor == 0.0);
+    // anchor: an empty anchor is no evidence, so it scores as its page.
+    assert!(on.anchor > 0.5 && off.anchor < a.relevance && none.anchor == a.relevance);
     // url: words of host and path.
-    assert!(off.url > 0.0 && on.url == 0.0, "{} {}", off.url, on.url);
+    assert!(
+        off.url > on.url && on.url < a.relevance,
+        "{} {}",
+        off.url,
+        on.url
+    );
     // parent: the page's inherited value, for every link.
     assert_eq!(on.parent, a.inherited);
     for s in &a.links {
@@ -212,9 +218,10 @@ fn huge_blocks_are_scored_by_a_window_around_the_anchor() {
         ],
     );
     let a = an.analyze(&p, "http://x.example/", 0.0);
-    assert_eq!(
-        a.links[0].paragraph, 0.0,
-        "the early window sees only filler"
+    assert!(
+        a.links[0].paragraph < 0.05,
+        "the early window sees only filler: {}",
+        a.links[0].paragraph
     );
     assert!(a.links[1].paragraph > 0.5, "{}", a.links[1].paragraph);
     // Not found: the window stays where the previous one was.

@@ -168,6 +168,11 @@ pub async fn run(
         indexer,
     )?;
     engine.topic_file = Some(layout.topic());
+    if spec.raw.scoring.learn && online::wants_analysis(&spec) {
+        engine.learner = Some(crate::analysis::WeightLearner::new(
+            &spec.raw.scoring.weights,
+        ));
+    }
     engine.load_blocked()?;
     let (reason, files) = engine.run(control, paused).await?;
     Ok(stats.summary(spec.name(), reason.as_str(), files))
@@ -187,6 +192,12 @@ fn frontier_config(spec: &Spec) -> FrontierConfig {
         balance_per_queue: spec.raw.frontier.balance_per_queue,
         max_pages_per_host: spec.raw.limits.max_pages_per_host,
         respect_robots: p.respect_robots,
+        best_n: match spec.raw.frontier.best_n {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None if online::wants_analysis(spec) => Some(spec.raw.limits.max_concurrency as u64),
+            None => None,
+        },
     }
 }
 

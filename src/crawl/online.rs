@@ -20,6 +20,9 @@ use crate::store::Store;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Pages between two refits of the learned score weights.
+pub const REFIT_PAGES: u64 = 50;
+
 /// Store key of the topic vector (keywords plus the reference pages learned so far).
 const TOPIC_KEY: &str = "topic";
 
@@ -118,6 +121,9 @@ impl Engine {
         if let Some(reference) = &page.reference {
             self.learn_reference(reference)?;
         }
+        if let (Some(parts), Some(a)) = (&lease.uri.parts, &page.analysis) {
+            self.learn_weights(parts, a.relevance);
+        }
         self.observe(lease, status, &page);
         self.index_capture(
             capture,
@@ -171,6 +177,37 @@ impl Engine {
         self.frontier.stage(keys::meta_key(TOPIC_KEY), json);
         *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
         Ok(())
+    }
+
+    /// Counts a fetched page as evidence of what its link's components predict, and every
+    /// [`REFIT_PAGES`] pages shares an analyzer with the weights refitted.
+    fn learn_weights(&mut self, link: &crate::model::ScoreParts, relevance: f32) {
+        let Some(learner) = &mut self.learner else {
+            return;
+        };
+        learner.observe(link, relevance);
+        if learner.observed() % REFIT_PAGES != 0 {
+            return;
+        }
+        let (Some(slot), Some(current), Some(w)) =
+            (&self.ctx.analyzer, self.ctx.analyzer(), learner.fit())
+        else {
+            return;
+        };
+        self.stats.event(
+            "weights-learned",
+            format!(
+                "after {} pages: document {:.2}, paragraph {:.2}, anchor {:.2}, url {:.2}, parent {:.2}",
+                learner.observed(),
+                w.document,
+                w.paragraph,
+                w.anchor,
+                w.url,
+                w.parent
+            ),
+        );
+        let a = current.with_weights(w);
+        *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
     }
 
     fn observe(&self, lease: &UrlLease, status: u16, page: &PageFacts) {

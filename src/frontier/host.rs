@@ -1,5 +1,6 @@
 //! One host's queue state in memory: counters, leases, robots status and its politeness clock.
 
+use super::best_n::BestN;
 use super::politeness::{SlotId, WaitReason};
 use super::schedule::Place;
 use serde::{Deserialize, Serialize};
@@ -50,6 +51,11 @@ pub struct Host {
     pub turn_left: u32,
     /// Where the host is in the schedule.
     pub place: Place,
+    /// Its budget (`max_pages_per_host`) is spent: it never fetches again.
+    pub exhausted: bool,
+    /// Its queue counts for best-N: not while the host is exhausted or in a long pause
+    /// (Retry-After, error backoff), so that URLs which cannot be fetched soon hold nothing back.
+    pub counted: bool,
     /// robots.txt status.
     pub robots: RobotsStatus,
     /// Consecutive robots.txt failures.
@@ -75,6 +81,8 @@ impl Host {
             turn_left: 0,
             wait: WaitReason::Ready,
             place: Place::Idle,
+            exhausted: false,
+            counted: true,
             robots: RobotsStatus::Unknown,
             robots_failures: 0,
             crawl_delay: None,
@@ -86,6 +94,53 @@ impl Host {
     /// Queued URLs not in flight.
     pub fn available(&self) -> u64 {
         self.index.len() as u64
+    }
+
+    /// Adds a URL to the queue order (and to the best-N counts while the host can fetch).
+    pub fn enqueue(&mut self, pos: (u32, u64), best: &mut BestN) {
+        if self.index.insert(pos) && self.counted {
+            best.add(pos.0);
+        }
+    }
+
+    /// Removes a URL from the queue order; false if it was not there.
+    pub fn dequeue(&mut self, pos: (u32, u64), best: &mut BestN) -> bool {
+        let had = self.index.remove(&pos);
+        if had && self.counted {
+            best.remove(pos.0);
+        }
+        had
+    }
+
+    /// Takes the best URL off the queue order.
+    pub fn dequeue_first(&mut self, best: &mut BestN) -> Option<(u32, u64)> {
+        let pos = self.index.pop_first()?;
+        if self.counted {
+            best.remove(pos.0);
+        }
+        Some(pos)
+    }
+
+    /// Marks the host's budget as spent: its queued URLs stop counting for best-N for good.
+    pub fn exhaust(&mut self, best: &mut BestN) {
+        self.exhausted = true;
+        self.count(false, best);
+    }
+
+    /// Counts the host's queued URLs for best-N, or stops counting them (an exhausted host is
+    /// never counted again).
+    pub fn count(&mut self, on: bool, best: &mut BestN) {
+        let on = on && !self.exhausted;
+        if on == std::mem::replace(&mut self.counted, on) {
+            return;
+        }
+        for &(inv, _) in &self.index {
+            if on {
+                best.add(inv);
+            } else {
+                best.remove(inv);
+            }
+        }
     }
 
     /// The inverted priority of the best URL that may be handed out (`u32::MAX` if none).

@@ -7,6 +7,7 @@
 //! durable together at [`Frontier::commit`]; a queued or rescored URL may be handed out at once,
 //! and a crash between commits loses nothing: the uncommitted work is simply done again.
 
+pub mod best_n;
 pub mod keys;
 pub mod politeness;
 pub mod schedule;
@@ -15,6 +16,7 @@ pub mod view;
 
 use crate::model::CrawlUri;
 use crate::store::{Store, StoreError, WriteSet};
+use best_n::BestN;
 use keys::UrlState;
 use politeness::{pause_after, FetchTiming, PolitenessConfig, SlotId, Slots, WaitReason};
 use schedule::{Place, Schedule};
@@ -44,6 +46,9 @@ pub struct FrontierConfig {
     pub max_pages_per_host: u64,
     /// Fetch robots.txt before anything else on a host.
     pub respect_robots: bool,
+    /// Best-N-first: while anything is in flight, only a URL among the N best queued is handed
+    /// out (`None`: every ready host is served). See [`best_n`].
+    pub best_n: Option<u64>,
 }
 
 /// The next thing to fetch.
@@ -104,6 +109,9 @@ pub struct Frontier {
     hosts: HashMap<String, Host>,
     slots: Slots,
     schedule: Schedule,
+    best: BestN,
+    /// Leases handed out and not given back (robots.txt included).
+    inflight: u32,
     seq: u64,
     queued: u64,
 }
@@ -119,6 +127,8 @@ impl Frontier {
             hosts: HashMap::new(),
             slots: Slots::default(),
             schedule: Schedule::default(),
+            best: BestN::default(),
+            inflight: 0,
             seq: 0,
             queued: 0,
         };
@@ -136,7 +146,7 @@ impl Frontier {
                 seen.insert(u64::from_be_bytes(fp), state);
             }
         })?;
-        let hosts = &mut self.hosts;
+        let (hosts, best) = (&mut self.hosts, &mut self.best);
         let mut queued = 0;
         self.store.for_each(b"q", |k, v| {
             let (Some(name), Some(pos)) = (keys::host_of_queue_key(k), keys::queue_position(k))
@@ -150,7 +160,7 @@ impl Frontier {
                     .unwrap_or_default();
                 Host::new(origin)
             });
-            host.index.insert(pos);
+            host.enqueue(pos, best);
             host.queued += 1;
             queued += 1;
         })?;
@@ -217,7 +227,7 @@ impl Frontier {
             .entry(host.to_string())
             .or_insert_with(|| Host::new(origin.to_string()));
         h.queued += 1;
-        h.index.insert((inv, self.seq));
+        h.enqueue((inv, self.seq), &mut self.best);
         self.push(host, Instant::now());
         Offer::Added
     }
@@ -232,9 +242,26 @@ impl Frontier {
         read_staged(&self.store, &self.ws, key)
     }
 
-    /// The earliest time a host may be ready, if any host has work.
+    /// When [`Frontier::next`] may next hand something out: at once if a host is ready and
+    /// not held back by best-N, else when the first waiting host's pause ends (`None`: no host
+    /// has work; a held-back host waits for a lease to come back).
     pub fn next_wake(&self) -> Option<Instant> {
-        self.schedule.next_wake()
+        match self.schedule.ranked().next() {
+            Some(rank) if !self.held_back(rank) => self.schedule.promoted_at(),
+            _ => self.schedule.first_waiting(),
+        }
+    }
+
+    /// Whether best-N-first holds a ready host back: it is not in the middle of its turn, its
+    /// best URL is not among the N best counted, and those can still be fetched by someone
+    /// (a fetch in flight, or a host waiting for its pause): so the crawl never stalls.
+    fn held_back(&self, rank: &schedule::Rank) -> bool {
+        rank.turn != 0
+            && (self.inflight > 0 || self.schedule.first_waiting().is_some())
+            && self
+                .cfg
+                .best_n
+                .is_some_and(|n| !self.best.admits(rank.inv, n))
     }
 
     /// Hands out the next URL (or robots.txt): of the hosts that may be fetched from at `now`,
@@ -248,13 +275,19 @@ impl Frontier {
             if h.place != Place::Waiting {
                 continue;
             }
+            h.count(true, &mut self.best);
             h.place = if h.available() > 0 && h.inflight < max {
                 Place::Ready(self.schedule.ready(&name, h.turn_left > 0, h.best(), since))
             } else {
                 Place::Idle
             };
         }
-        while let Some(rank) = self.schedule.best() {
+        loop {
+            let held = self.schedule.ranked().next().map(|r| self.held_back(r))?;
+            if held {
+                return None;
+            }
+            let rank = self.schedule.best()?;
             if let Some(h) = self.hosts.get_mut(&rank.host) {
                 h.place = Place::Idle;
             }
@@ -262,7 +295,6 @@ impl Frontier {
                 return Some(lease);
             }
         }
-        None
     }
 
     fn try_lease(&mut self, name: &str, now: Instant) -> Option<Lease> {
@@ -270,6 +302,7 @@ impl Frontier {
         let h = self.hosts.get_mut(name)?;
         if h.record.fetched >= cfg.max_pages_per_host {
             h.wait = WaitReason::BudgetExhausted;
+            h.exhaust(&mut self.best);
             return None;
         }
         if h.available() == 0 || h.inflight >= cfg.politeness.max_parallel_per_host {
@@ -304,13 +337,14 @@ impl Frontier {
             h.robots = RobotsStatus::Fetching;
             h.inflight += 1;
             slot.inflight += 1;
+            self.inflight += 1;
             return Some(Lease::Robots {
                 host: name.to_string(),
                 origin: h.origin.clone(),
             });
         }
         let (key, fp, uri) = loop {
-            let (inv, seq) = h.index.pop_first()?;
+            let (inv, seq) = h.dequeue_first(&mut self.best)?;
             let key = keys::queue_key_at(name, inv, seq);
             let entry = read_staged(&self.store, &self.ws, &key);
             match entry.as_ref().map(|e| e.as_deref().and_then(decode_entry)) {
@@ -325,7 +359,7 @@ impl Frontier {
                 }
                 Err(e) => {
                     tracing::error!(host = name, "frontier: cannot read the queue: {e}");
-                    h.index.insert((inv, seq));
+                    h.enqueue((inv, seq), &mut self.best);
                     return None;
                 }
             }
@@ -333,6 +367,7 @@ impl Frontier {
         h.leased.insert(key.clone());
         h.inflight += 1;
         slot.inflight += 1;
+        self.inflight += 1;
         h.wait = WaitReason::Busy;
         h.turn_left = h
             .turn_left
@@ -368,7 +403,9 @@ impl Frontier {
                 let mut uri = lease.uri.clone();
                 uri.retries = uri.retries.saturating_add(1);
                 self.ws.put(lease.key.clone(), encode_entry(lease.fp, &uri));
-                h.index.extend(keys::queue_position(&lease.key));
+                if let Some(pos) = keys::queue_position(&lease.key) {
+                    h.enqueue(pos, &mut self.best);
+                }
                 UrlState::Queued
             }
         };
@@ -399,6 +436,7 @@ impl Frontier {
         };
         let slot = self.slots.get_mut(&h.slot_id(name));
         slot.inflight = slot.inflight.saturating_sub(1);
+        self.inflight = self.inflight.saturating_sub(1);
         let mut at = now;
         if let Some(t) = timing {
             let (pause, why) = pause_after(&self.cfg.politeness, h.crawl_delay, &t);
@@ -410,6 +448,9 @@ impl Frontier {
                 // A host that has to wait loses the rest of its turn.
                 h.turn_left = 0;
                 at = until;
+            }
+            if matches!(why, WaitReason::RetryAfter | WaitReason::ErrorBackoff) {
+                h.count(false, &mut self.best);
             }
         } else if h.inflight == 0 {
             h.wait = WaitReason::Ready;
@@ -483,7 +524,7 @@ impl Frontier {
             return Ok(vec![]);
         };
         let mut out = Vec::new();
-        for (inv, seq) in std::mem::take(&mut h.index) {
+        while let Some((inv, seq)) = h.dequeue_first(&mut self.best) {
             let key = keys::queue_key_at(host, inv, seq);
             let entry = read_staged(&self.store, &self.ws, &key)?;
             self.ws.delete(key);

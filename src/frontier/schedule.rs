@@ -115,12 +115,13 @@ impl Schedule {
             .map(|Reverse((t, _, h))| (*t, h.as_str()))
     }
 
-    /// When something may next be handed out: at once if a host is ready, else the earliest
-    /// waiting time.
-    pub fn next_wake(&self) -> Option<Instant> {
-        if !self.ready.is_empty() {
-            return self.promoted_at;
-        }
+    /// The time of the last promotion: every ready host was ready by then.
+    pub fn promoted_at(&self) -> Option<Instant> {
+        self.promoted_at
+    }
+
+    /// The earliest time a waiting host may fetch again.
+    pub fn first_waiting(&self) -> Option<Instant> {
         self.waiting.peek().map(|Reverse((t, _, _))| *t)
     }
 }
@@ -149,16 +150,16 @@ mod tests {
         let t0 = Instant::now();
         s.wait("b", t0 + Duration::from_millis(20));
         s.wait("a", t0 + Duration::from_millis(10));
-        assert_eq!(s.next_wake(), Some(t0 + Duration::from_millis(10)));
+        assert_eq!(s.first_waiting(), Some(t0 + Duration::from_millis(10)));
         assert!(s.due(t0).is_none());
         let due = s.due(t0 + Duration::from_millis(15)).map(|(_, h)| h);
         assert_eq!(due.as_deref(), Some("a"));
         assert!(s.due(t0 + Duration::from_millis(15)).is_none());
         let r = s.ready("a", false, 5, t0);
-        assert_eq!(s.next_wake(), Some(t0 + Duration::from_millis(15)));
+        assert_eq!(s.promoted_at(), Some(t0 + Duration::from_millis(15)));
         let r2 = s.rerank(&r, false, 1);
         assert_eq!(s.ranked().next(), Some(&r2));
         s.remove(&r2);
-        assert_eq!(s.next_wake(), Some(t0 + Duration::from_millis(20)));
+        assert_eq!(s.first_waiting(), Some(t0 + Duration::from_millis(20)));
     }
 }

@@ -15,6 +15,7 @@ fn cfg(delay_ms: u64, robots: bool) -> FrontierConfig {
         balance_per_queue: 1,
         max_pages_per_host: 1000,
         respect_robots: robots,
+        best_n: None,
     }
 }
 
@@ -373,4 +374,52 @@ fn the_fetch_order_view_plays_the_schedule_forward() {
         popped, shown,
         "the view shows the order the frontier hands out"
     );
+}
+
+#[test]
+fn best_n_holds_back_a_poor_url_while_better_ones_can_still_be_fetched() {
+    let mut c = cfg(100, false);
+    c.best_n = Some(2);
+    let mut f = Frontier::open(Store::temporary().unwrap(), c).unwrap();
+    f.offer(1, "a", "http://a", uri("http://a/1", 0.9));
+    f.offer(2, "a", "http://a", uri("http://a/2", 0.8));
+    f.offer(3, "a", "http://a", uri("http://a/3", 0.7));
+    f.offer(4, "b", "http://b", uri("http://b/1", 0.1));
+    let t0 = Instant::now();
+    let l = url_lease(f.next(t0));
+    assert_eq!(l.uri.url, "http://a/1");
+    assert!(
+        f.next(t0).is_none(),
+        "b's best is not among the 2 best queued while a's are in flight"
+    );
+    f.complete(&l, Completion::Done, FAST, t0);
+    assert!(
+        f.next(t0).is_none(),
+        "a waits its pause and still holds the 2 best"
+    );
+    assert_eq!(f.next_wake(), Some(t0 + Duration::from_millis(100)));
+    let l = url_lease(f.next(t0 + Duration::from_millis(100)));
+    assert_eq!(l.uri.url, "http://a/2");
+    f.complete(&l, Completion::Done, FAST, t0 + Duration::from_millis(100));
+    let l = url_lease(f.next(t0 + Duration::from_millis(100)));
+    assert_eq!(
+        l.uri.url, "http://b/1",
+        "with one URL of a left, b's is among the 2 best"
+    );
+}
+
+#[test]
+fn best_n_never_stalls_the_crawl() {
+    let mut c = cfg(0, false);
+    c.best_n = Some(1);
+    c.max_pages_per_host = 1;
+    let mut f = Frontier::open(Store::temporary().unwrap(), c).unwrap();
+    f.offer(1, "a", "http://a", uri("http://a/1", 0.9));
+    f.offer(2, "a", "http://a", uri("http://a/2", 0.9));
+    f.offer(3, "b", "http://b", uri("http://b/1", 0.1));
+    let l = url_lease(f.next(Instant::now()));
+    f.complete(&l, Completion::Done, FAST, Instant::now());
+    // a's budget is spent: its last URL can never be fetched and must not hold b back.
+    let l = url_lease(f.next(Instant::now()));
+    assert_eq!(l.uri.url, "http://b/1");
 }

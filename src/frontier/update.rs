@@ -137,8 +137,8 @@ impl Frontier {
         let inv = keys::inverted(new);
         let new_key = keys::queue_key_at(host, inv, seq);
         if let Some(h) = h {
-            h.index.remove(&(old_inv, seq));
-            h.index.insert((inv, seq));
+            h.dequeue((old_inv, seq), &mut self.best);
+            h.enqueue((inv, seq), &mut self.best);
         }
         self.ws.delete(key);
         self.ws.put(
@@ -184,7 +184,7 @@ impl Frontier {
                 }
                 if let Some(h) = h {
                     if let Some(pos) = keys::queue_position(&key) {
-                        h.index.remove(&pos);
+                        h.dequeue(pos, &mut self.best);
                     }
                     h.queued = h.queued.saturating_sub(1);
                 }

@@ -91,6 +91,7 @@ fn config() -> FrontierConfig {
         balance_per_queue: 1,
         max_pages_per_host: u64::MAX,
         respect_robots: false,
+        best_n: None,
     }
 }
 

@@ -10,6 +10,7 @@ mod archiving;
 mod outlinks;
 mod responses;
 
+use crate::analysis::WeightLearner;
 use archiving::Original;
 use responses::{backoff, redirect_target, retry_after};
 
@@ -94,6 +95,8 @@ pub struct Engine {
     pub(super) topic_file: Option<std::path::PathBuf>,
     /// Blocked URL patterns (see `block.rs`).
     pub(super) blocked: Vec<regex::Regex>,
+    /// Learns the score weights from fetched pages (`scoring.learn`; see `analysis::learn`).
+    pub(super) learner: Option<WeightLearner>,
     digests: HashMap<String, Original>,
     inflight: usize,
     since_commit: usize,
@@ -133,6 +136,7 @@ impl Engine {
             indexer,
             topic_file: None,
             blocked: Vec::new(),
+            learner: None,
             digests: HashMap::new(),
             inflight: 0,
             since_commit: 0,
