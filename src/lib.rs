@@ -23,13 +23,11 @@
 //! - [`index`]: the capture index (tantivy): search, facets, capture lookup and replay.
 //! - [`export`]: selected captures as a new WARC file with its CDXJ index; CDXJ of any WARC.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
-//! - [`eval`]: offline evaluation of topical crawling by simulated crawls (`magpie eval`).
 
 pub mod aah;
 pub mod analysis;
 pub mod archive;
 pub mod crawl;
-pub mod eval;
 pub mod export;
 pub mod fetch;
 pub mod frontier;

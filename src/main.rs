@@ -4,7 +4,6 @@
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use magpie::crawl::{self, progress::Progress, stats::Stats, Control, CrawlOptions};
-use magpie::eval;
 use magpie::sample_site::{self, SampleWeb};
 use magpie::spec::Spec;
 use magpie::{export, index};
@@ -64,11 +63,6 @@ enum Command {
         #[command(subcommand)]
         command: WarcCommand,
     },
-    /// Offline evaluations.
-    Eval {
-        #[command(subcommand)]
-        command: EvalCommand,
-    },
     /// Knowledge-base tools of the application-aware helper.
     Kb {
         #[command(subcommand)]
@@ -85,32 +79,6 @@ enum Command {
     Export(export::cli::ExportArgs),
     /// Print the sorted CDXJ index of WARC files (the format pywb reads).
     Cdxj(export::cli::CdxjArgs),
-}
-
-#[derive(Subcommand)]
-enum EvalCommand {
-    /// Simulated topical crawls (breadth-first vs best-first); prints a Markdown table.
-    Topical {
-        /// Crawl the pages of this directory (HTML files and labels.tsv) instead of a
-        /// generated web.
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// Seed of the generated web.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Hosts of each generated web.
-        #[arg(long)]
-        hosts: Option<usize>,
-        /// Generated webs to average over (seeds SEED, SEED+1, ...).
-        #[arg(long)]
-        webs: Option<u64>,
-        /// Pages per simulated crawl.
-        #[arg(long)]
-        budget: Option<usize>,
-        /// Also write the web to this directory.
-        #[arg(long)]
-        write: Option<PathBuf>,
-    },
 }
 
 #[derive(Subcommand)]
@@ -210,31 +178,6 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Warc {
             command: WarcCommand::Check { files },
         } => warc_check(&files),
-        Command::Eval {
-            command:
-                EvalCommand::Topical {
-                    dir,
-                    seed,
-                    hosts,
-                    webs,
-                    budget,
-                    write,
-                },
-        } => {
-            let mut opts = eval::Options::default();
-            if let eval::Source::Synthetic { options, webs: n } = &mut opts.source {
-                options.seed = seed;
-                options.hosts = hosts.unwrap_or(options.hosts);
-                *n = webs.unwrap_or(*n);
-            }
-            if let Some(dir) = dir {
-                opts.source = eval::Source::Dir(dir);
-            }
-            opts.budget = budget.unwrap_or(opts.budget);
-            opts.write = write;
-            print!("{}", eval::run(&opts)?);
-            Ok(ExitCode::SUCCESS)
-        }
         Command::Kb {
             command: KbCommand::Check { dir },
         } => {
