@@ -2,10 +2,11 @@
 //! pops, completions, commits and crashes, checked step by step against a small in-memory model.
 //!
 //! The model keeps two snapshots of every URL: what was last committed and what is live (staged).
-//! A URL can be popped when its committed snapshot is queued, nothing was staged for it since the
-//! last commit, and it is not leased; each host yields its poppable URLs by priority (at the
-//! store's resolution of 1e-9), then by insertion sequence. A crash drops everything staged and
-//! every lease. Politeness is off, so `next` must hand out a URL whenever some idle host has one.
+//! A URL can be popped when it is queued (committed or not) and not in flight; each host yields
+//! its poppable URLs by priority (at the store's resolution of 1e-9), then by insertion sequence,
+//! and of the idle hosts the one with the best such URL goes first (ARCOMEM §5.1). A crash drops
+//! everything staged and every lease. Politeness is off, so `next` must hand out a URL whenever
+//! some idle host has one.
 
 use magpie::frontier::keys::UrlState;
 use magpie::frontier::politeness::{FetchTiming, PolitenessConfig};
@@ -134,10 +135,8 @@ struct Snapshot {
 struct Model {
     committed: Snapshot,
     live: Snapshot,
-    /// URLs with a write staged since the last commit.
-    dirty: BTreeSet<u64>,
-    /// Leased URLs: `true` while in flight, `false` once completed but not committed.
-    leased: BTreeMap<u64, bool>,
+    /// URLs in flight.
+    leased: BTreeSet<u64>,
 }
 
 impl Model {
@@ -152,7 +151,6 @@ impl Model {
 
     fn insert(&mut self, fp: u64, prio: f32) -> &mut MUrl {
         self.live.seq += 1;
-        self.dirty.insert(fp);
         let u = MUrl {
             state: UrlState::Queued,
             prio,
@@ -166,22 +164,17 @@ impl Model {
     }
 
     fn busy(&self, h: u64) -> bool {
-        self.leased
-            .iter()
-            .any(|(&fp, &inflight)| inflight && fp % HOSTS == h)
+        self.leased.iter().any(|&fp| fp % HOSTS == h)
     }
 
     /// Poppable URLs of a host, in the order they must come out.
     fn poppable(&self, h: u64) -> Vec<u64> {
         let mut v: Vec<(&u64, &MUrl)> = self
-            .committed
+            .live
             .urls
             .iter()
             .filter(|(fp, u)| {
-                **fp % HOSTS == h
-                    && u.state == UrlState::Queued
-                    && !self.dirty.contains(fp)
-                    && !self.leased.contains_key(fp)
+                **fp % HOSTS == h && u.state == UrlState::Queued && !self.leased.contains(fp)
             })
             .collect();
         v.sort_by_key(|(_, u)| u.rank());
@@ -190,13 +183,10 @@ impl Model {
 
     fn commit(&mut self) {
         self.committed = self.live.clone();
-        self.dirty.clear();
-        self.leased.retain(|_, inflight| *inflight);
     }
 
     fn crash(&mut self) {
         self.live = self.committed.clone();
-        self.dirty.clear();
         self.leased.clear();
     }
 }
@@ -268,12 +258,20 @@ fn pop(f: &mut Frontier, m: &mut Model, leases: &mut Vec<UrlLease>) -> Result<()
                 l.fp,
                 heads
             );
-            let u = &m.committed.urls[&l.fp];
+            let best = heads.values().map(|fp| m.live.urls[fp].rank().0).min();
+            prop_assert_eq!(
+                Some(m.live.urls[&l.fp].rank().0),
+                best,
+                "popped {} but a host with a better URL is idle: {:?}",
+                l.fp,
+                heads
+            );
+            let u = &m.live.urls[&l.fp];
             prop_assert_eq!(l.uri.priority.to_bits(), u.prio.to_bits());
             prop_assert_eq!(l.uri.retries, u.retries);
             prop_assert_eq!(l.uri.scores, u.scores);
             prop_assert_eq!(l.uri.discovered, u.discovered);
-            m.leased.insert(l.fp, true);
+            m.leased.insert(l.fp);
             leases.push(l);
         }
     }
@@ -283,8 +281,7 @@ fn pop(f: &mut Frontier, m: &mut Model, leases: &mut Vec<UrlLease>) -> Result<()
 fn complete(f: &mut Frontier, m: &mut Model, l: &UrlLease, how: Completion) {
     let timing = (how != Completion::RobotsBlocked).then_some(FAST).flatten();
     f.complete(l, how, timing, Instant::now());
-    m.leased.insert(l.fp, false);
-    m.dirty.insert(l.fp);
+    m.leased.remove(&l.fp);
     let u = m.live.urls.get_mut(&l.fp).expect("leased URL is known");
     match how {
         Completion::Done => u.state = UrlState::Done,
@@ -309,9 +306,8 @@ fn score(
             let u = m.insert(fp, 0.0);
             Scored::Inserted(u.score(func, s))
         }
-        Some(UrlState::Queued) if m.leased.contains_key(&fp) => Scored::InFlight,
+        Some(UrlState::Queued) if m.leased.contains(&fp) => Scored::InFlight,
         Some(UrlState::Queued) => {
-            m.dirty.insert(fp);
             let u = m.live.urls.get_mut(&fp).expect("queued URL is known");
             let old = u.prio;
             let new = u.score(func, s);
@@ -330,9 +326,8 @@ fn blacklist(f: &mut Frontier, m: &mut Model, fp: u64) -> Result<(), TestCaseErr
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let before = m.state(fp);
     prop_assert_eq!(got, before);
-    let leased = m.leased.contains_key(&fp);
+    let leased = m.leased.contains(&fp);
     if before.is_none() || (before == Some(UrlState::Queued) && !leased) {
-        m.dirty.insert(fp);
         let u = m.live.urls.entry(fp).or_insert(MUrl {
             state: UrlState::Blacklisted,
             prio: 0.0,

@@ -74,14 +74,12 @@ impl Engine {
                 "pattern: at most {MAX_PATTERNS} patterns per crawl"
             )));
         }
-        let queued = self.frontier.queued() as usize;
-        let matching: Vec<(String, String)> = self
-            .frontier
-            .peek(queued, None)?
-            .into_iter()
-            .filter(|q| re.is_match(&q.url))
-            .map(|q| (q.url, q.host))
-            .collect();
+        let mut matching: Vec<(String, String)> = Vec::new();
+        self.frontier.for_each_queued(|host, u| {
+            if re.is_match(&u.url) {
+                matching.push((u.url, host.to_string()));
+            }
+        })?;
         let mut removed = 0;
         for (url, host) in matching {
             let Ok(u) = url::Url::parse(&url) else {

@@ -1,9 +1,9 @@
 //! One host's queue state in memory: counters, leases, robots status and its politeness clock.
 
 use super::politeness::{SlotId, WaitReason};
-use crate::model::CrawlUri;
+use super::schedule::Place;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashSet};
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
@@ -36,21 +36,20 @@ pub struct Host {
     pub queued: u64,
     /// Fetches in flight (robots.txt included).
     pub inflight: u32,
-    /// Queue keys handed out: `true` while in flight, `false` once completed but not committed.
-    pub leased: HashMap<Vec<u8>, bool>,
-    /// URLs read ahead from the store (`balance_per_queue` at a time).
-    pub buffer: VecDeque<(Vec<u8>, u64, CrawlUri)>,
+    /// Queue keys handed out and not completed yet.
+    pub leased: HashSet<Vec<u8>>,
+    /// The queued URLs that may be handed out, as (inverted priority, sequence): the order of
+    /// the host's queue, kept in memory so the best URL is known without reading the store.
+    pub index: BTreeSet<(u32, u64)>,
     /// No fetch before this.
     pub next_allowed: Option<Instant>,
     /// Why it waits.
     pub wait: WaitReason,
     /// URLs this host may still hand out in its current turn (`balance_per_queue` per turn):
-    /// while it is above zero the host goes back to the front of the ready heap.
+    /// while it is above zero the host ranks before every other ready host.
     pub turn_left: u32,
-    /// On the ready heap.
-    pub in_heap: bool,
-    /// Has queued URLs that are not committed yet; woken at the next commit.
-    pub stalled: bool,
+    /// Where the host is in the schedule.
+    pub place: Place,
     /// robots.txt status.
     pub robots: RobotsStatus,
     /// Consecutive robots.txt failures.
@@ -70,13 +69,12 @@ impl Host {
             origin,
             queued: 0,
             inflight: 0,
-            leased: HashMap::new(),
-            buffer: VecDeque::new(),
+            leased: HashSet::new(),
+            index: BTreeSet::new(),
             next_allowed: None,
             turn_left: 0,
             wait: WaitReason::Ready,
-            in_heap: false,
-            stalled: false,
+            place: Place::Idle,
             robots: RobotsStatus::Unknown,
             robots_failures: 0,
             crawl_delay: None,
@@ -87,8 +85,12 @@ impl Host {
 
     /// Queued URLs not in flight.
     pub fn available(&self) -> u64 {
-        let leased_urls = self.leased.values().filter(|&&inflight| inflight).count() as u64;
-        self.queued.saturating_sub(leased_urls)
+        self.index.len() as u64
+    }
+
+    /// The inverted priority of the best URL that may be handed out (`u32::MAX` if none).
+    pub fn best(&self) -> u32 {
+        self.index.first().map_or(u32::MAX, |&(inv, _)| inv)
     }
 
     /// The politeness slot this host uses.

@@ -45,10 +45,24 @@ impl UrlState {
     }
 }
 
+/// A priority as stored: inverted, so that the best sorts first.
+pub fn inverted(priority: f32) -> u32 {
+    let p = (priority.clamp(0.0, 1.0) * PRIORITY_SCALE) as u32;
+    PRIORITY_SCALE as u32 - p
+}
+
+/// The priority an inverted value stands for (at the store's resolution).
+pub fn priority_of(inv: u32) -> f32 {
+    (PRIORITY_SCALE as u32).saturating_sub(inv) as f32 / PRIORITY_SCALE
+}
+
 /// The `q` key of a queued URL.
 pub fn queue_key(host: &str, priority: f32, seq: u64) -> Vec<u8> {
-    let p = (priority.clamp(0.0, 1.0) * PRIORITY_SCALE) as u32;
-    let inv = PRIORITY_SCALE as u32 - p;
+    queue_key_at(host, inverted(priority), seq)
+}
+
+/// The `q` key of a queued URL at an inverted priority.
+pub fn queue_key_at(host: &str, inv: u32, seq: u64) -> Vec<u8> {
     let mut k = Vec::with_capacity(host.len() + 14);
     k.push(b'q');
     k.extend_from_slice(host.as_bytes());
@@ -72,6 +86,14 @@ pub fn host_of_queue_key(key: &[u8]) -> Option<&str> {
     let rest = key.strip_prefix(b"q")?;
     let end = rest.iter().position(|&b| b == 0)?;
     std::str::from_utf8(&rest[..end]).ok()
+}
+
+/// The (inverted priority, sequence) of a `q` key: its place in the host's queue.
+pub fn queue_position(key: &[u8]) -> Option<(u32, u64)> {
+    let tail = key.len().checked_sub(12)?;
+    let inv = u32::from_be_bytes(key[tail..tail + 4].try_into().ok()?);
+    let seq = u64::from_be_bytes(key[tail + 4..].try_into().ok()?);
+    Some((inv, seq))
 }
 
 /// The `s` key of a fingerprint.
@@ -295,6 +317,12 @@ mod tests {
             .collect();
         assert_eq!(order, vec![7, 3, 9, 2, 1]);
         assert_eq!(host_of_queue_key(&keys[4]), Some("b.org"));
+        assert_eq!(queue_position(&keys[0]), Some((0, 7)));
+        assert_eq!(
+            queue_position(&queue_key("a", 0.25, 9)),
+            Some((750_000_000, 9))
+        );
+        assert_eq!(priority_of(inverted(0.25)), 0.25);
         assert!(keys[0].starts_with(&host_prefix("a.org")));
         assert!(!keys[0].starts_with(&host_prefix("a.or")));
     }

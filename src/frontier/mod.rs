@@ -1,14 +1,15 @@
 //! The frontier: durable per-host priority queues, the URL-seen test, and the politeness schedule.
 //!
-//! Queues live in the store (see [`keys`] for the key scheme); memory holds only what must be
-//! fast: the seen-set (fingerprint → state), per-host counters and a heap of hosts ordered by the
-//! time they may next be fetched from. Writes are staged and become durable together at
-//! [`Frontier::commit`]; until then a new URL is known to the seen-test but not yet poppable,
-//! and a completed URL keeps its queue entry, so a crash between commits loses nothing: the
-//! uncommitted work is simply done again.
+//! Queue entries live in the store (see [`keys`] for the key scheme); memory holds what must be
+//! fast: the seen-set (fingerprint → state), per host the order of its queue (priority and
+//! sequence of every URL that may be handed out) and counters, and the [`schedule`] of hosts:
+//! best-first among the hosts whose politeness pause is over. Writes are staged and become
+//! durable together at [`Frontier::commit`]; a queued or rescored URL may be handed out at once,
+//! and a crash between commits loses nothing: the uncommitted work is simply done again.
 
 pub mod keys;
 pub mod politeness;
+pub mod schedule;
 pub mod update;
 pub mod view;
 
@@ -16,8 +17,8 @@ use crate::model::CrawlUri;
 use crate::store::{Store, StoreError, WriteSet};
 use keys::UrlState;
 use politeness::{pause_after, FetchTiming, PolitenessConfig, SlotId, Slots, WaitReason};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use schedule::{Place, Schedule};
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
@@ -102,8 +103,7 @@ pub struct Frontier {
     seen: HashMap<u64, UrlState>,
     hosts: HashMap<String, Host>,
     slots: Slots,
-    heap: BinaryHeap<Reverse<(Instant, u64, String)>>,
-    tick: u64,
+    schedule: Schedule,
     seq: u64,
     queued: u64,
 }
@@ -118,8 +118,7 @@ impl Frontier {
             seen: HashMap::new(),
             hosts: HashMap::new(),
             slots: Slots::default(),
-            heap: BinaryHeap::new(),
-            tick: 0,
+            schedule: Schedule::default(),
             seq: 0,
             queued: 0,
         };
@@ -140,7 +139,8 @@ impl Frontier {
         let hosts = &mut self.hosts;
         let mut queued = 0;
         self.store.for_each(b"q", |k, v| {
-            let Some(name) = keys::host_of_queue_key(k) else {
+            let (Some(name), Some(pos)) = (keys::host_of_queue_key(k), keys::queue_position(k))
+            else {
                 return;
             };
             let host = hosts.entry(name.to_string()).or_insert_with(|| {
@@ -150,6 +150,7 @@ impl Frontier {
                     .unwrap_or_default();
                 Host::new(origin)
             });
+            host.index.insert(pos);
             host.queued += 1;
             queued += 1;
         })?;
@@ -195,13 +196,15 @@ impl Frontier {
         self.hosts.len()
     }
 
-    /// Queues a URL unless it was seen before. `origin` is `scheme://host[:port]`.
+    /// Queues a URL unless it was seen before. `origin` is `scheme://host[:port]`. The URL may
+    /// be handed out at once; it becomes durable at the next [`Frontier::commit`].
     pub fn offer(&mut self, fp: u64, host: &str, origin: &str, uri: CrawlUri) -> Offer {
         if let Some(&st) = self.seen.get(&fp) {
             return Offer::Known(st);
         }
         self.seq += 1;
-        let key = keys::queue_key(host, uri.priority, self.seq);
+        let inv = keys::inverted(uri.priority);
+        let key = keys::queue_key_at(host, inv, self.seq);
         self.ws.put(
             keys::seen_key(fp),
             keys::seen_value(UrlState::Queued, Some(&key)),
@@ -214,6 +217,7 @@ impl Frontier {
             .entry(host.to_string())
             .or_insert_with(|| Host::new(origin.to_string()));
         h.queued += 1;
+        h.index.insert((inv, self.seq));
         self.push(host, Instant::now());
         Offer::Added
     }
@@ -225,30 +229,36 @@ impl Frontier {
 
     /// Reads a committed value (or one staged for this commit).
     pub fn read(&self, key: &[u8]) -> Result<Option<Vec<u8>>, FrontierError> {
-        match self.ws.staged(key) {
-            Some(v) => Ok(v.map(|v| v.to_vec())),
-            None => Ok(self.store.get(key)?),
-        }
+        read_staged(&self.store, &self.ws, key)
     }
 
     /// The earliest time a host may be ready, if any host has work.
     pub fn next_wake(&self) -> Option<Instant> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
+        self.schedule.next_wake()
     }
 
-    /// Hands out the next URL (or robots.txt) whose host may be fetched from at `now`.
+    /// Hands out the next URL (or robots.txt): of the hosts that may be fetched from at `now`,
+    /// the one whose best queued URL has the highest priority (see [`schedule`]).
     pub fn next(&mut self, now: Instant) -> Option<Lease> {
-        while let Some(Reverse((t, _, _))) = self.heap.peek() {
-            if *t > now {
-                return None;
-            }
-            let Some(Reverse((_, _, name))) = self.heap.pop() else {
-                break;
+        while let Some((since, name)) = self.schedule.due(now) {
+            let max = self.cfg.politeness.max_parallel_per_host;
+            let Some(h) = self.hosts.get_mut(&name) else {
+                continue;
             };
-            if let Some(h) = self.hosts.get_mut(&name) {
-                h.in_heap = false;
+            if h.place != Place::Waiting {
+                continue;
             }
-            if let Some(lease) = self.try_lease(&name, now) {
+            h.place = if h.available() > 0 && h.inflight < max {
+                Place::Ready(self.schedule.ready(&name, h.turn_left > 0, h.best(), since))
+            } else {
+                Place::Idle
+            };
+        }
+        while let Some(rank) = self.schedule.best() {
+            if let Some(h) = self.hosts.get_mut(&rank.host) {
+                h.place = Place::Idle;
+            }
+            if let Some(lease) = self.try_lease(&rank.host, now) {
                 return Some(lease);
             }
         }
@@ -299,25 +309,28 @@ impl Frontier {
                 origin: h.origin.clone(),
             });
         }
-        if h.buffer.is_empty() {
-            let prefix = keys::host_prefix(name);
-            let (leased, ws) = (&h.leased, &self.ws);
-            let rows = self
-                .store
-                .scan(&prefix, cfg.balance_per_queue as usize, |k| {
-                    hidden(leased, ws, k)
-                })
-                .unwrap_or_default();
-            h.buffer = rows
-                .into_iter()
-                .filter_map(|(k, v)| decode_entry(&v).map(|(fp, u)| (k, fp, u)))
-                .collect::<VecDeque<_>>();
-        }
-        let Some((key, fp, uri)) = h.buffer.pop_front() else {
-            h.stalled = true;
-            return None;
+        let (key, fp, uri) = loop {
+            let (inv, seq) = h.index.pop_first()?;
+            let key = keys::queue_key_at(name, inv, seq);
+            let entry = read_staged(&self.store, &self.ws, &key);
+            match entry.as_ref().map(|e| e.as_deref().and_then(decode_entry)) {
+                Ok(Some((fp, uri))) => break (key, fp, uri),
+                Ok(None) => {
+                    // A queue entry that cannot be read is dropped, loudly: the rest of the
+                    // queue must not be held up by one damaged record.
+                    tracing::error!(host = name, seq, "frontier: damaged queue entry dropped");
+                    self.ws.delete(key);
+                    h.queued = h.queued.saturating_sub(1);
+                    self.queued = self.queued.saturating_sub(1);
+                }
+                Err(e) => {
+                    tracing::error!(host = name, "frontier: cannot read the queue: {e}");
+                    h.index.insert((inv, seq));
+                    return None;
+                }
+            }
         };
-        h.leased.insert(key.clone(), true);
+        h.leased.insert(key.clone());
         h.inflight += 1;
         slot.inflight += 1;
         h.wait = WaitReason::Busy;
@@ -346,7 +359,7 @@ impl Frontier {
             return;
         };
         h.inflight = h.inflight.saturating_sub(1);
-        h.leased.insert(lease.key.clone(), false);
+        h.leased.remove(&lease.key);
         let state = match how {
             Completion::Done => UrlState::Done,
             Completion::Failed => UrlState::Failed,
@@ -355,6 +368,7 @@ impl Frontier {
                 let mut uri = lease.uri.clone();
                 uri.retries = uri.retries.saturating_add(1);
                 self.ws.put(lease.key.clone(), encode_entry(lease.fp, &uri));
+                h.index.extend(keys::queue_position(&lease.key));
                 UrlState::Queued
             }
         };
@@ -385,16 +399,22 @@ impl Frontier {
         };
         let slot = self.slots.get_mut(&h.slot_id(name));
         slot.inflight = slot.inflight.saturating_sub(1);
+        let mut at = now;
         if let Some(t) = timing {
             let (pause, why) = pause_after(&self.cfg.politeness, h.crawl_delay, &t);
             let until = now + pause;
             h.next_allowed = Some(until);
             h.wait = why;
             slot.next_allowed = Some(slot.next_allowed.map_or(until, |s| s.max(until)));
+            if pause > Duration::ZERO {
+                // A host that has to wait loses the rest of its turn.
+                h.turn_left = 0;
+                at = until;
+            }
         } else if h.inflight == 0 {
             h.wait = WaitReason::Ready;
         }
-        self.push(name, now);
+        self.push(name, at);
     }
 
     /// Records the result of a robots.txt fetch: rules valid until `expires`.
@@ -462,71 +482,57 @@ impl Frontier {
         let Some(h) = self.hosts.get_mut(host) else {
             return Ok(vec![]);
         };
-        let (leased, ws) = (&h.leased, &self.ws);
-        let rows = self.store.scan(&keys::host_prefix(host), usize::MAX, |k| {
-            leased.contains_key(k) || ws.staged(k) == Some(None)
-        })?;
         let mut out = Vec::new();
-        for (k, v) in rows {
-            let Some((fp, uri)) = decode_entry(&v) else {
+        for (inv, seq) in std::mem::take(&mut h.index) {
+            let key = keys::queue_key_at(host, inv, seq);
+            let entry = read_staged(&self.store, &self.ws, &key)?;
+            self.ws.delete(key);
+            h.queued = h.queued.saturating_sub(1);
+            self.queued = self.queued.saturating_sub(1);
+            let Some((fp, uri)) = entry.as_deref().and_then(decode_entry) else {
+                tracing::error!(host, seq, "frontier: damaged queue entry dropped");
                 continue;
             };
-            self.ws.delete(k);
             self.ws
                 .put(keys::seen_key(fp), keys::seen_value(state, None));
             self.seen.insert(fp, state);
             out.push(uri);
         }
-        h.buffer.clear();
-        h.queued = h.queued.saturating_sub(out.len() as u64);
-        self.queued = self.queued.saturating_sub(out.len() as u64);
+        self.push(host, Instant::now());
         Ok(out)
     }
 
-    /// Makes everything staged durable, atomically, and lets newly queued URLs be popped.
+    /// Makes everything staged durable, atomically.
     pub fn commit(&mut self) -> Result<(), FrontierError> {
         self.ws
             .put(keys::meta_key("seq"), self.seq.to_string().into_bytes());
         let ws = std::mem::take(&mut self.ws);
         self.store.commit(ws)?;
-        let now = Instant::now();
-        let mut wake = Vec::new();
-        for (name, h) in self.hosts.iter_mut() {
-            h.leased.retain(|_, inflight| *inflight);
-            if std::mem::take(&mut h.stalled) {
-                wake.push(name.clone());
-            }
-        }
-        for name in wake {
-            self.push(&name, now);
-        }
         Ok(())
     }
 
-    /// Puts a host on the heap at `t` unless it is there already. A host in the middle of its
-    /// turn goes to the front: before every host ready at `t` or earlier.
+    /// Brings a host's place in the schedule up to date after its queue or its fetches changed:
+    /// an idle host with something to hand out starts waiting until `t`, a ready host is
+    /// re-ranked by its (new) best URL, or dropped if it has nothing left to hand out.
     fn push(&mut self, name: &str, t: Instant) {
         let Some(h) = self.hosts.get_mut(name) else {
             return;
         };
-        if h.in_heap
-            || h.available() == 0
-            || h.inflight >= self.cfg.politeness.max_parallel_per_host
-        {
-            return;
-        }
-        h.in_heap = true;
-        let key = if h.turn_left > 0 {
-            let first = self
-                .heap
-                .peek()
-                .map_or(t, |Reverse((top, _, _))| t.min(*top));
-            (first, 0)
-        } else {
-            self.tick += 1;
-            (t, self.tick)
+        let has_work = h.available() > 0 && h.inflight < self.cfg.politeness.max_parallel_per_host;
+        h.place = match std::mem::take(&mut h.place) {
+            Place::Ready(rank) if has_work => {
+                Place::Ready(self.schedule.rerank(&rank, h.turn_left > 0, h.best()))
+            }
+            Place::Ready(rank) => {
+                self.schedule.remove(&rank);
+                Place::Idle
+            }
+            Place::Idle if has_work => {
+                self.schedule.wait(name, t);
+                Place::Waiting
+            }
+            place => place,
         };
-        self.heap.push(Reverse((key.0, key.1, name.to_string())));
     }
 
     /// Per-host view for statistics and the API.
@@ -535,12 +541,13 @@ impl Frontier {
     }
 }
 
-/// Whether a committed queue entry must not be handed out yet: it is leased, or a write to it is
-/// staged. A staged delete means it is gone; a staged put means it changed (rescored to the same
-/// key, retried) and the committed copy is stale until the next commit, so leasing it would let
-/// a completion overwrite the newer entry.
-fn hidden(leased: &HashMap<Vec<u8>, bool>, ws: &WriteSet, key: &[u8]) -> bool {
-    leased.contains_key(key) || ws.staged(key).is_some()
+/// Reads a value as it will be after the next commit: staged if a write is staged, else
+/// committed.
+fn read_staged(store: &Store, ws: &WriteSet, key: &[u8]) -> Result<Option<Vec<u8>>, FrontierError> {
+    match ws.staged(key) {
+        Some(v) => Ok(v.map(|v| v.to_vec())),
+        None => Ok(store.get(key)?),
+    }
 }
 
 fn encode_entry(fp: u64, uri: &CrawlUri) -> Vec<u8> {

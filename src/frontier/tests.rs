@@ -39,7 +39,7 @@ const FAST: Option<FetchTiming> = Some(FetchTiming {
 });
 
 #[test]
-fn pops_by_priority_then_discovery_order_after_commit() {
+fn pops_by_priority_then_discovery_order() {
     let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
     assert_eq!(
         f.offer(1, "a", "http://a", uri("http://a/1", 0.5)),
@@ -51,11 +51,6 @@ fn pops_by_priority_then_discovery_order_after_commit() {
         f.offer(1, "a", "http://a", uri("http://a/1", 0.5)),
         Offer::Known(UrlState::Queued)
     );
-    assert!(
-        f.next(Instant::now()).is_none(),
-        "nothing poppable before commit"
-    );
-    f.commit().unwrap();
     let mut order = vec![];
     for _ in 0..3 {
         let l = url_lease(f.next(Instant::now()));
@@ -90,7 +85,11 @@ fn robots_comes_first_and_hosts_wait_their_delay() {
     assert_eq!(l.uri.url, "http://a/1");
     assert_eq!(f.next_wake(), None, "host is busy, not on the heap");
     f.complete(&l, Completion::Done, FAST, t0 + Duration::from_millis(250));
-    assert_eq!(f.next_wake(), Some(t0 + Duration::from_millis(250)));
+    assert_eq!(
+        f.next_wake(),
+        Some(t0 + Duration::from_millis(450)),
+        "ready again when the pause after the fetch is over"
+    );
     assert!(f.next(t0 + Duration::from_millis(300)).is_none());
     assert!(f.next(t0 + Duration::from_millis(450)).is_some());
 }
@@ -148,11 +147,6 @@ fn retry_keeps_the_url_queued_and_counts_attempts() {
     f.commit().unwrap();
     let l = url_lease(f.next(Instant::now()));
     f.complete(&l, Completion::Retry, FAST, Instant::now());
-    assert!(
-        f.next(Instant::now()).is_none(),
-        "retried entry waits for the commit"
-    );
-    f.commit().unwrap();
     let again = url_lease(f.next(Instant::now()));
     assert_eq!(again.uri.retries, 1);
     assert_eq!(again.key, l.key);
@@ -188,7 +182,7 @@ fn drain_marks_every_queued_url() {
 }
 
 #[test]
-fn a_rescored_url_is_not_handed_out_stale_before_the_commit() {
+fn a_rescored_url_is_handed_out_with_its_new_entry_before_the_commit() {
     let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
     let first = update::UpdateFn::First;
     f.score(1, "a", "http://a", uri("http://a/1", 0.0), 0.5, first)
@@ -197,11 +191,6 @@ fn a_rescored_url_is_not_handed_out_stale_before_the_commit() {
     // FIRST keeps the priority, so the queue key stays the same while its entry changes.
     let s = f.score(1, "a", "http://a", uri("http://a/1", 0.0), 0.9, first);
     assert_eq!(s.unwrap(), update::Scored::Updated { old: 0.5, new: 0.5 });
-    assert!(
-        f.next(Instant::now()).is_none(),
-        "the committed copy is stale until the commit"
-    );
-    f.commit().unwrap();
     let l = url_lease(f.next(Instant::now()));
     assert_eq!((l.uri.scores, l.uri.discovered), (2, 2));
     f.complete(&l, Completion::Retry, FAST, Instant::now());
@@ -277,4 +266,111 @@ fn a_host_keeps_its_turn_for_balance_per_queue_urls() {
         "a turn ends early when the queue runs dry"
     );
     assert_eq!(order(5), "aaaabbbb");
+}
+
+#[test]
+fn the_ready_host_with_the_best_url_goes_first() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
+    let mut n = 0;
+    let mut add = |f: &mut Frontier, h: &str, p: f32| {
+        n += 1;
+        f.offer(
+            n,
+            h,
+            &format!("http://{h}"),
+            uri(&format!("http://{h}/{n}"), p),
+        );
+    };
+    for (h, p) in [("a", 0.1), ("a", 0.7), ("b", 0.9), ("b", 0.2), ("c", 0.5)] {
+        add(&mut f, h, p);
+    }
+    let mut order = vec![];
+    while let Some(l) = f.next(Instant::now()) {
+        let l = url_lease(Some(l));
+        order.push(l.uri.priority);
+        f.complete(&l, Completion::Done, FAST, Instant::now());
+        if order.len() == 2 {
+            add(&mut f, "c", 0.8);
+        }
+    }
+    assert_eq!(
+        order,
+        [0.9, 0.7, 0.8, 0.5, 0.2, 0.1],
+        "without delays the fetch order is the global order by priority"
+    );
+}
+
+#[test]
+fn a_rescore_reranks_hosts_at_once() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
+    f.offer(1, "a", "http://a", uri("http://a/1", 0.6));
+    f.offer(2, "b", "http://b", uri("http://b/1", 0.3));
+    let first = url_lease(f.next(Instant::now()));
+    assert_eq!(first.host, "a");
+    f.complete(&first, Completion::Done, FAST, Instant::now());
+    f.offer(3, "a", "http://a", uri("http://a/2", 0.5));
+    f.score(
+        2,
+        "b",
+        "http://b",
+        uri("http://b/1", 0.0),
+        0.95,
+        update::UpdateFn::Last,
+    )
+    .unwrap();
+    assert_eq!(url_lease(f.next(Instant::now())).host, "b");
+}
+
+#[test]
+fn best_first_only_among_hosts_whose_pause_is_over() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(100, false)).unwrap();
+    f.offer(1, "a", "http://a", uri("http://a/1", 0.9));
+    f.offer(2, "a", "http://a", uri("http://a/2", 0.8));
+    f.offer(3, "b", "http://b", uri("http://b/1", 0.1));
+    let t0 = Instant::now();
+    let l = url_lease(f.next(t0));
+    assert_eq!(l.uri.url, "http://a/1");
+    f.complete(&l, Completion::Done, FAST, t0);
+    let l = url_lease(f.next(t0));
+    assert_eq!(
+        l.uri.url, "http://b/1",
+        "a waits its pause: b is the best ready host"
+    );
+    f.complete(&l, Completion::Done, FAST, t0);
+    assert!(f.next(t0 + Duration::from_millis(50)).is_none());
+    let l = url_lease(f.next(t0 + Duration::from_millis(100)));
+    assert_eq!(l.uri.url, "http://a/2");
+}
+
+#[test]
+fn the_fetch_order_view_plays_the_schedule_forward() {
+    let mut f = Frontier::open(Store::temporary().unwrap(), cfg(0, false)).unwrap();
+    for (n, (h, p)) in [("a", 0.1), ("a", 0.7), ("b", 0.9), ("b", 0.2), ("c", 0.5)]
+        .into_iter()
+        .enumerate()
+    {
+        f.offer(
+            n as u64,
+            h,
+            &format!("http://{h}"),
+            uri(&format!("http://{h}/{n}"), p),
+        );
+    }
+    let shown: Vec<f32> = f
+        .peek(10, None)
+        .unwrap()
+        .iter()
+        .map(|q| q.priority)
+        .collect();
+    assert_eq!(shown, [0.9, 0.7, 0.5, 0.2, 0.1]);
+    let mut popped = vec![];
+    while let Some(l) = f.next(Instant::now()) {
+        let l = url_lease(Some(l));
+        popped.push(l.uri.priority);
+        f.complete(&l, Completion::Done, FAST, Instant::now());
+    }
+    assert_eq!(
+        popped, shown,
+        "the view shows the order the frontier hands out"
+    );
 }

@@ -115,7 +115,7 @@ impl Frontier {
             return Ok(Scored::Ignored(UrlState::Queued));
         };
         let h = self.hosts.get_mut(host);
-        if h.as_ref().is_some_and(|h| h.leased.contains_key(&key)) {
+        if h.as_ref().is_some_and(|h| h.leased.contains(&key)) {
             return Ok(Scored::InFlight);
         }
         let old = uri.priority;
@@ -131,10 +131,14 @@ impl Frontier {
             uri.parts = from.parts;
         }
         uri.inherited = uri.inherited.max(from.inherited);
-        let seq = u64::from_be_bytes(key[key.len() - 8..].try_into().unwrap_or([0; 8]));
-        let new_key = keys::queue_key(host, new, seq);
+        let Some((old_inv, seq)) = keys::queue_position(&key) else {
+            return Ok(Scored::Ignored(UrlState::Queued));
+        };
+        let inv = keys::inverted(new);
+        let new_key = keys::queue_key_at(host, inv, seq);
         if let Some(h) = h {
-            h.buffer.retain(|(k, _, _)| *k != key);
+            h.index.remove(&(old_inv, seq));
+            h.index.insert((inv, seq));
         }
         self.ws.delete(key);
         self.ws.put(
@@ -142,9 +146,8 @@ impl Frontier {
             keys::seen_value(UrlState::Queued, Some(&new_key)),
         );
         self.ws.put(new_key, encode_entry(fp, &uri));
-        if let Some(h) = self.hosts.get_mut(host) {
-            h.stalled = true;
-        }
+        // Re-ranks the host at once: a better URL makes it the next choice.
+        self.push(host, std::time::Instant::now());
         Ok(Scored::Updated { old, new })
     }
 
@@ -176,15 +179,18 @@ impl Frontier {
                     return Ok(before);
                 };
                 let h = self.hosts.get_mut(host);
-                if h.as_ref().is_some_and(|h| h.leased.contains_key(&key)) {
+                if h.as_ref().is_some_and(|h| h.leased.contains(&key)) {
                     return Ok(before);
                 }
                 if let Some(h) = h {
-                    h.buffer.retain(|(k, _, _)| *k != key);
+                    if let Some(pos) = keys::queue_position(&key) {
+                        h.index.remove(&pos);
+                    }
                     h.queued = h.queued.saturating_sub(1);
                 }
                 self.queued = self.queued.saturating_sub(1);
                 self.ws.delete(key);
+                self.push(host, std::time::Instant::now());
             }
             Some(_) => return Ok(before),
             None => {}

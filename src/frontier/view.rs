@@ -3,8 +3,12 @@
 
 use super::host::HostView;
 use super::{decode_entry, keys, Frontier, FrontierError};
+use crate::model::CrawlUri;
 use serde::Serialize;
-use std::time::{Duration, Instant};
+use std::cmp::Reverse;
+use std::collections::{btree_set, BTreeSet, BinaryHeap};
+use std::iter::Peekable;
+use std::time::Instant;
 
 /// A queued URL as the API shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -39,52 +43,96 @@ pub struct QueuedUrl {
 }
 
 impl Frontier {
-    /// The next `limit` URLs in the order they would be fetched (of one host, or of all hosts,
-    /// interleaved by when each host may next be fetched from).
+    /// The next `limit` URLs in the order they would be fetched, of one host or of all: the
+    /// schedule played forward, each host handing out its queue in order and best-first among
+    /// the hosts that are ready, each waiting `min_delay` after a fetch (fetch times and
+    /// parallel fetches are not foreseen, so later positions are estimates).
     pub fn peek(&self, limit: usize, host: Option<&str>) -> Result<Vec<QueuedUrl>, FrontierError> {
         let now = Instant::now();
-        let step = self.cfg.politeness.min_delay.max(Duration::from_millis(1));
-        let mut hosts: Vec<(&String, Instant)> = self
-            .hosts
-            .iter()
-            .filter(|(name, h)| h.queued > 0 && host.is_none_or(|x| x == name.as_str()))
-            .map(|(name, h)| (name, h.next_allowed.unwrap_or(now).max(now)))
-            .collect();
-        hosts.sort_by_key(|(_, t)| *t);
-        hosts.truncate(limit.max(1));
-        let mut out = Vec::new();
-        for (name, ready) in hosts {
-            let leased = &self.hosts[name].leased;
-            let rows = self.store.scan(&keys::host_prefix(name), limit, |k| {
-                super::hidden(leased, &self.ws, k)
-            })?;
-            for (i, (_, v)) in rows.iter().enumerate() {
-                let Some((_, u)) = decode_entry(v) else {
-                    continue;
-                };
-                let eta = ready + step * i as u32;
-                out.push((
-                    eta,
-                    QueuedUrl {
-                        depth: u.depth(),
-                        url: u.url,
-                        host: name.clone(),
-                        priority: u.priority,
-                        discovered: u.discovered,
-                        scores: u.scores,
-                        hops: u.hops,
-                        source: u.source,
-                        via: u.via,
-                        retries: u.retries,
-                        parts: u.parts,
-                        eta_ms: eta.saturating_duration_since(now).as_millis() as u64,
-                    },
-                ));
+        let step = self.cfg.politeness.min_delay;
+        let bl = self.cfg.balance_per_queue.max(1);
+        let mut queues: Vec<(&str, Peekable<btree_set::Iter<'_, (u32, u64)>>, u32)> = Vec::new();
+        let mut waiting = BinaryHeap::new();
+        for (name, h) in &self.hosts {
+            if h.index.is_empty() || host.is_some_and(|x| x != name) {
+                continue;
+            }
+            let ready = h.next_allowed.unwrap_or(now).max(now);
+            waiting.push(Reverse((ready, queues.len())));
+            queues.push((name.as_str(), h.index.iter().peekable(), h.turn_left));
+        }
+        let mut ready = BTreeSet::new();
+        let mut clock = now;
+        let mut order = Vec::new();
+        while order.len() < limit {
+            while let Some(&Reverse((t, i))) = waiting.peek() {
+                if t > clock {
+                    break;
+                }
+                waiting.pop();
+                let (_, queue, turn_left) = &mut queues[i];
+                if let Some(&&(inv, _)) = queue.peek() {
+                    ready.insert((u8::from(*turn_left == 0), inv, t, i));
+                }
+            }
+            let Some((_, _, _, i)) = ready.pop_first() else {
+                match waiting.peek() {
+                    Some(&Reverse((t, _))) => {
+                        clock = t;
+                        continue;
+                    }
+                    None => break,
+                }
+            };
+            let (name, queue, turn_left) = &mut queues[i];
+            let Some(&(inv, seq)) = queue.next() else {
+                continue;
+            };
+            order.push((*name, inv, seq, clock));
+            *turn_left = match turn_left.checked_sub(1) {
+                _ if !step.is_zero() => 0,
+                Some(left) => left,
+                None => bl - 1,
+            };
+            if queue.peek().is_some() {
+                waiting.push(Reverse((clock + step, i)));
             }
         }
-        out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.priority.total_cmp(&a.1.priority)));
-        out.truncate(limit);
-        Ok(out.into_iter().map(|(_, q)| q).collect())
+        let mut out = Vec::with_capacity(order.len());
+        for (name, inv, seq, eta) in order {
+            let key = keys::queue_key_at(name, inv, seq);
+            let Some((_, u)) = self.read(&key)?.as_deref().and_then(decode_entry) else {
+                continue;
+            };
+            out.push(QueuedUrl {
+                depth: u.depth(),
+                url: u.url,
+                host: name.to_string(),
+                priority: u.priority,
+                discovered: u.discovered,
+                scores: u.scores,
+                hops: u.hops,
+                source: u.source,
+                via: u.via,
+                retries: u.retries,
+                parts: u.parts,
+                eta_ms: eta.saturating_duration_since(now).as_millis() as u64,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Calls `f` with the host and entry of every queued URL that is not in flight.
+    pub fn for_each_queued(&self, mut f: impl FnMut(&str, CrawlUri)) -> Result<(), FrontierError> {
+        for (name, h) in &self.hosts {
+            for &(inv, seq) in &h.index {
+                let key = keys::queue_key_at(name, inv, seq);
+                if let Some((_, u)) = self.read(&key)?.as_deref().and_then(decode_entry) {
+                    f(name, u);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every host's queue state, busiest first.

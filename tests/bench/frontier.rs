@@ -307,6 +307,36 @@ fn per_op(c: &mut Criterion, urls: u64, hosts: u64, batch: u64) {
     g.finish();
 }
 
+/// criterion: choosing the next host among many ready ones (ARCOMEM's best-first choice), one
+/// batch of `next` + `complete` per iteration, the commit outside the timing. Completions are
+/// retries, so every URL comes back and the frontier keeps its size.
+fn host_choice(c: &mut Criterion, hosts: u64, batch: u64) {
+    let crawl = Crawl { hosts };
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let (mut f, _store) = open(dir.path());
+    insert(&mut f, crawl, 0, 2 * hosts, batch);
+    let mut g = c.benchmark_group("frontier");
+    g.throughput(Throughput::Elements(batch));
+    g.sample_size(20).measurement_time(Duration::from_secs(10));
+    g.bench_function(format!("choose-host/{hosts}-hosts"), |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let t = Instant::now();
+                for _ in 0..batch {
+                    if let Some(Lease::Url(l)) = f.next(Instant::now()) {
+                        f.complete(&l, Completion::Retry, FAST, Instant::now());
+                    }
+                }
+                total += t.elapsed();
+                f.commit().expect("commit");
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let bench = args.iter().any(|a| a == "--bench");
@@ -328,8 +358,10 @@ fn main() {
     }
     if bench {
         per_op(&mut c, 100_000, 1_000, 1_000);
+        host_choice(&mut c, 100_000, 1_000);
     } else {
         per_op(&mut c, 2_000, 50, 100);
+        host_choice(&mut c, 500, 100);
     }
     c.final_summary();
 }
