@@ -79,6 +79,25 @@ pub struct RawSpec {
     pub index: RawIndex,
 }
 
+impl RawSpec {
+    /// Parses spec JSON without validating it. The document must be one JSON value: text after
+    /// it (`{...} trailing`, a second object) is an error rather than silently ignored, so a spec
+    /// pasted twice or cut in the wrong place is never half-read.
+    pub fn from_json(text: &str) -> Result<RawSpec, SpecError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let raw: RawSpec =
+            serde_path_to_error::deserialize(&mut de).map_err(|e| SpecError::Json {
+                path: e.path().to_string(),
+                message: e.inner().to_string(),
+            })?;
+        de.end().map_err(|e| SpecError::Json {
+            path: ".".into(),
+            message: format!("text after the spec's JSON object ({e})"),
+        })?;
+        Ok(raw)
+    }
+}
+
 /// `index`: the full-text capture index written as the crawl runs (`DIR/<name>/index/`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -376,12 +395,7 @@ pub struct Spec {
 impl Spec {
     /// Parses and validates spec JSON; errors carry the JSON path of the bad field.
     pub fn from_json(text: &str) -> Result<Spec, SpecError> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let raw: RawSpec = serde_path_to_error::deserialize(de).map_err(|e| SpecError::Json {
-            path: e.path().to_string(),
-            message: e.inner().to_string(),
-        })?;
-        Spec::validate(raw)
+        Spec::validate(RawSpec::from_json(text)?)
     }
 
     /// Validates a raw spec into typed values.

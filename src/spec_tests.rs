@@ -99,3 +99,20 @@ fn raw_spec_round_trips() {
     let again = Spec::from_json(&serde_json::to_string(&s.raw).unwrap()).unwrap();
     assert_eq!(again.raw, s.raw);
 }
+
+#[test]
+fn text_after_the_json_is_refused() {
+    let ok = r#"{"name":"t","seeds":["http://x/"]}"#;
+    assert!(
+        Spec::from_json(&format!("{ok}\n  \n")).is_ok(),
+        "whitespace is fine"
+    );
+    for tail in [" trailing", "{}", ",", "]"] {
+        let e = err(&format!("{ok}{tail}"));
+        assert!(
+            e.starts_with(".: text after the spec's JSON object (trailing characters at line 1"),
+            "{tail:?}: {e}"
+        );
+    }
+    assert!(RawSpec::from_json(&format!("{ok} x")).is_err());
+}

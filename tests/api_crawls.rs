@@ -181,6 +181,22 @@ async fn bad_specs_are_refused_naming_the_field() {
     assert!(body["error"].as_str().unwrap().contains("line 2"), "{body}");
     let resp = srv
         .post("/api/v1/crawls")
+        .body(r#"{"name": "x", "seeds": ["http://a.org/"]} trailing"#)
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = status_json(resp).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["code"], "invalid-spec");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("text after the spec's JSON object (trailing characters"),
+        "{body}"
+    );
+    let resp = srv
+        .post("/api/v1/crawls")
         .body(vec![0xff, 0xfe])
         .send()
         .await

@@ -65,6 +65,10 @@ fn bad_specs_name_the_field_and_leave_no_state() {
             "politeness.delay_factor",
         ),
         ("{\"name\": \"x\",\n \"seeds\": [", "line 2"),
+        (
+            r#"{"name":"x","seeds":["http://a.org/"]} trailing"#,
+            "text after the spec's JSON object (trailing characters at line 1 column 40)",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let spec = write(dir.path(), &format!("spec{i}.json"), text);
