@@ -511,13 +511,16 @@ fn validate_name(name: &str) -> Result<(), SpecError> {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-    if ok {
-        Ok(())
-    } else {
-        Err(invalid(
+    if !ok {
+        return Err(invalid(
             "name",
             "use 1-64 letters, digits, '-', '_' or '.', not starting with '.'",
-        ))
+        ));
+    }
+    // The name becomes a folder of the data directory, next to files the server keeps there.
+    match crate::crawl::layout::reserved_name(name) {
+        Some(why) => Err(invalid("name", format!("{name:?} {why}"))),
+        None => Ok(()),
     }
 }
 

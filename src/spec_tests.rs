@@ -116,3 +116,22 @@ fn text_after_the_json_is_refused() {
     }
     assert!(RawSpec::from_json(&format!("{ok} x")).is_err());
 }
+
+#[test]
+fn names_of_files_in_the_data_folder_are_refused() {
+    for name in [
+        "api-token",
+        "API-Token",
+        "c.old-20260101T000000.000Z",
+        "x.OLD-1",
+    ] {
+        let e = err(&format!(r#"{{"name":"{name}","seeds":["http://x/"]}}"#));
+        assert!(e.starts_with(&format!("name: {name:?} ")), "{e}");
+    }
+    assert!(err(r#"{"name":"api-token","seeds":["http://x/"]}"#)
+        .contains("reserved: DIR/api-token holds the server's API token"));
+    for name in ["api-tokens", "my-api-token", "old-1", "a.old"] {
+        let json = format!(r#"{{"name":"{name}","seeds":["http://x/"]}}"#);
+        assert!(Spec::from_json(&json).is_ok(), "{name}");
+    }
+}

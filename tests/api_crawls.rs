@@ -153,6 +153,11 @@ async fn bad_specs_are_refused_naming_the_field() {
         ),
         (json!({"name": "x", "seeds": []}), "seeds", "at least one"),
         (
+            json!({"name": "api-token", "seeds": ["http://a.org/"]}),
+            "name",
+            "is reserved: DIR/api-token holds the server's API token",
+        ),
+        (
             json!({"name": "x", "seeds": ["http://a.org/"], "frontier": {"update": "median"}}),
             "frontier.update",
             "unknown variant",

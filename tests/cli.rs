@@ -66,6 +66,10 @@ fn bad_specs_name_the_field_and_leave_no_state() {
         ),
         ("{\"name\": \"x\",\n \"seeds\": [", "line 2"),
         (
+            r#"{"name":"api-token","seeds":["http://a.org/"]}"#,
+            "name: \"api-token\" is reserved",
+        ),
+        (
             r#"{"name":"x","seeds":["http://a.org/"]} trailing"#,
             "text after the spec's JSON object (trailing characters at line 1 column 40)",
         ),

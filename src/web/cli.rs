@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Name of the token file in the data folder.
-pub const TOKEN_FILE: &str = "api-token";
+pub use crate::crawl::layout::TOKEN_FILE;
 
 /// Why `serve` or `submit` could not run.
 #[derive(Debug, thiserror::Error)]
