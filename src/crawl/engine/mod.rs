@@ -8,7 +8,7 @@
 
 mod archiving;
 mod outlinks;
-mod responses;
+pub(super) mod responses;
 
 use archiving::Original;
 use responses::{backoff, redirect_target, retry_after};
@@ -514,13 +514,14 @@ impl Engine {
         match robots {
             Some(r) if !r.is_temporary_failure() => {
                 let ttl = Duration::from_secs(self.spec.raw.politeness.robots_ttl_s);
+                let expires = crate::frontier::politeness::after(now, ttl);
                 let timing = FetchTiming {
                     duration: took,
                     retry_after: None,
                     backoff: None,
                 };
                 self.frontier
-                    .robots_done(&host, now + ttl, r.crawl_delay(), Some(timing), now);
+                    .robots_done(&host, expires, r.crawl_delay(), Some(timing), now);
                 let first_time = !self.robots.contains_key(&host);
                 if first_time && self.spec.raw.scope.sitemaps {
                     self.offer_sitemaps(&host, &origin, &r);
