@@ -44,6 +44,9 @@ pub enum CliError {
         /// What the OS said.
         source: std::io::Error,
     },
+    /// An `--allowed-host` value is not a host name.
+    #[error(transparent)]
+    AllowedHost(#[from] super::host::BadAllowedHost),
     /// The data folder could not be opened.
     #[error(transparent)]
     Manager(#[from] ManagerError),
@@ -81,6 +84,11 @@ pub struct ServeArgs {
     /// Seconds crawls get to finish fetches in flight and seal their files at shutdown.
     #[arg(long, default_value_t = 30)]
     pub grace_secs: u64,
+    /// Another host name (NAME or NAME:PORT) browsers may reach the server by; repeatable.
+    /// The bound address, localhost, 127.0.0.1 and [::1] are always allowed; requests naming
+    /// any other host get 421 (against DNS rebinding).
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
 }
 
 /// Where the token in use came from.
@@ -176,6 +184,7 @@ pub async fn serve(
             message,
         })?;
     }
+    super::host::AllowedHosts::new(args.bind, &args.allowed_hosts)?;
     // Bind before a token is generated, so a new token is never stored without being shown.
     let listener = std::net::TcpListener::bind(args.bind).map_err(|source| CliError::Bind {
         addr: args.bind,
@@ -190,6 +199,7 @@ pub async fn serve(
     let mut config = WebConfig::new(token.clone(), loopback);
     config.max_body_bytes = args.max_body_bytes;
     config.grace = Duration::from_secs(args.grace_secs);
+    config.allowed_hosts = args.allowed_hosts.clone();
     let crawls = manager.list().len();
     let state = AppState::new(manager, config);
     let token_note = match origin {

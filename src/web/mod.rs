@@ -4,7 +4,8 @@
 //! Layout: `routes.rs` lists every route; `auth.rs` checks the bearer token; `csrf.rs` protects
 //! the cockpit's forms; `error.rs` is the only place mapping errors to HTTP statuses; `api/` has
 //! one module per resource; `pages/` one module per cockpit page (templates in `templates/`,
-//! assets in `static/`); `indexes.rs` keeps the crawls' capture indexes open for reading;
+//! assets in `static/`); `host.rs` decides which `Host` and `Origin` values are this server
+//! (against DNS rebinding); `indexes.rs` keeps the crawls' capture indexes open for reading;
 //! `replay.rs` decides what of an archived response reaches the browser; `metrics.rs` renders
 //! `/metrics`; `cli.rs` is the `serve` and `submit` commands. The API is documented in
 //! `docs/api.md` and described by `openapi.json`; the cockpit in `docs/cockpit.md`.
@@ -18,6 +19,7 @@ pub mod auth;
 pub mod cli;
 pub mod csrf;
 pub mod error;
+pub mod host;
 pub mod indexes;
 pub mod metrics;
 pub mod pages;
@@ -59,6 +61,9 @@ pub struct WebConfig {
     /// The knowledge-base folder the cockpit's knowledge-base page shows (the built-in
     /// knowledge base when the folder does not exist).
     pub kb_dir: std::path::PathBuf,
+    /// Host names (`name` or `name:port`) the server answers to besides its bound address and
+    /// the loopback names (`magpie serve --allowed-host`); see `host.rs`.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl std::fmt::Debug for WebConfig {
@@ -73,6 +78,7 @@ impl std::fmt::Debug for WebConfig {
             .field("stats_interval", &self.stats_interval)
             .field("workers", &self.workers)
             .field("kb_dir", &self.kb_dir)
+            .field("allowed_hosts", &self.allowed_hosts)
             .finish()
     }
 }
@@ -90,6 +96,7 @@ impl WebConfig {
             stats_interval: Duration::from_secs(1),
             workers: 2,
             kb_dir: std::path::PathBuf::from("kb"),
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -100,6 +107,8 @@ pub struct AppState {
     pub(crate) manager: Arc<Manager>,
     pub(crate) config: WebConfig,
     pub(crate) csrf: csrf::Csrf,
+    /// The names this server answers to; [`serve`] sets them from the listener's address.
+    pub(crate) hosts: host::AllowedHosts,
     pub(crate) indexes: indexes::Indexes,
     /// Exports being written (`crawl/name`), so two requests never write the same file.
     pub(crate) exporting: std::sync::Mutex<std::collections::HashSet<String>>,
@@ -119,6 +128,8 @@ impl AppState {
             manager,
             config,
             csrf: csrf::Csrf::new(),
+            hosts: host::AllowedHosts::new(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), &[])
+                .expect("no extra names"),
             runtime: tokio::runtime::Handle::current(),
             closing: watch::channel(false).0,
         }
@@ -149,6 +160,9 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), WebError> {
+    let mut state = state;
+    state.hosts = host::AllowedHosts::new(listener.local_addr()?, &state.config.allowed_hosts)
+        .map_err(|e| WebError::Internal(e.to_string()))?;
     let data = web::Data::new(state);
     let workers = data.config.workers.max(1);
     let app_data = data.clone();
@@ -164,6 +178,8 @@ pub async fn serve(
                     .error_handler(|e, _| WebError::BadRequest(e.to_string()).into()),
             )
             .wrap(middleware::from_fn(auth::require_token))
+            // Outermost: a request naming another host gets nothing, not even a 401.
+            .wrap(middleware::from_fn(host::require_known_host))
             .configure(routes::configure)
             .default_service(web::to(routes::fallback))
     })
