@@ -61,6 +61,8 @@ pub struct WebConfig {
     /// The knowledge-base folder the cockpit's knowledge-base page shows (the built-in
     /// knowledge base when the folder does not exist).
     pub kb_dir: std::path::PathBuf,
+    /// How long the cockpit's XPath tester waits for an evaluation before answering 503.
+    pub xpath_budget: Duration,
     /// Host names (`name` or `name:port`) the server answers to besides its bound address and
     /// the loopback names (`magpie serve --allowed-host`); see `host.rs`.
     pub allowed_hosts: Vec<String>,
@@ -78,6 +80,7 @@ impl std::fmt::Debug for WebConfig {
             .field("stats_interval", &self.stats_interval)
             .field("workers", &self.workers)
             .field("kb_dir", &self.kb_dir)
+            .field("xpath_budget", &self.xpath_budget)
             .field("allowed_hosts", &self.allowed_hosts)
             .finish()
     }
@@ -85,7 +88,7 @@ impl std::fmt::Debug for WebConfig {
 
 impl WebConfig {
     /// The defaults: 64 MiB bodies, 30 s grace, 10 s stop wait, stats every second, 2 workers,
-    /// the knowledge base in `kb/`.
+    /// the knowledge base in `kb/`, 2 s for an XPath test.
     pub fn new(token: String, public_reads: bool) -> WebConfig {
         WebConfig {
             token,
@@ -96,6 +99,7 @@ impl WebConfig {
             stats_interval: Duration::from_secs(1),
             workers: 2,
             kb_dir: std::path::PathBuf::from("kb"),
+            xpath_budget: Duration::from_secs(2),
             allowed_hosts: Vec::new(),
         }
     }
@@ -107,6 +111,8 @@ pub struct AppState {
     pub(crate) manager: Arc<Manager>,
     pub(crate) config: WebConfig,
     pub(crate) csrf: csrf::Csrf,
+    /// Slots of the XPath tester: evaluations running at once, over their budget or not.
+    pub(crate) xpath_slots: Arc<tokio::sync::Semaphore>,
     /// The names this server answers to; [`serve`] sets them from the listener's address.
     pub(crate) hosts: host::AllowedHosts,
     pub(crate) indexes: indexes::Indexes,
@@ -128,6 +134,7 @@ impl AppState {
             manager,
             config,
             csrf: csrf::Csrf::new(),
+            xpath_slots: Arc::new(tokio::sync::Semaphore::new(pages::kb::MAX_RUNNING_TESTS)),
             hosts: host::AllowedHosts::new(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), &[])
                 .expect("no extra names"),
             runtime: tokio::runtime::Handle::current(),
