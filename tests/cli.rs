@@ -94,9 +94,13 @@ fn an_unusable_data_folder_is_a_clear_error() {
         "spec.json",
         r#"{"name":"x","seeds":["http://127.0.0.1:9/"]}"#,
     );
-    fails_with(
-        &magpie(&["crawl", &spec, "--data", &format!("{blocker}/data")]),
-        "data folder",
+    let out = magpie(&["crawl", &spec, "--data", &format!("{blocker}/data")]);
+    fails_with(&out, "data folder");
+    let err = stderr(&out);
+    assert_eq!(
+        err.matches("(os error").count(),
+        1,
+        "the cause is said once: {err}"
     );
 }
 

@@ -72,8 +72,9 @@ pub struct ServeArgs {
     /// Data folder: one sub-folder per crawl, and the API token file.
     #[arg(long, default_value = "magpie-data")]
     pub data: PathBuf,
-    /// Address to listen on; anything but loopback requires --token or MAGPIE_TOKEN.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// Address to listen on (`localhost:PORT` is 127.0.0.1); anything but loopback requires
+    /// --token or MAGPIE_TOKEN.
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = parse_bind)]
     pub bind: SocketAddr,
     /// API token (else MAGPIE_TOKEN, else the one stored in DATA/api-token, else a new one).
     #[arg(long)]
@@ -89,6 +90,23 @@ pub struct ServeArgs {
     /// any other host get 421 (against DNS rebinding).
     #[arg(long = "allowed-host", value_name = "NAME")]
     pub allowed_hosts: Vec<String>,
+}
+
+/// Reads a `--bind` value: `ADDR:PORT` (`[::1]:PORT` for IPv6) or `localhost:PORT`, which is
+/// 127.0.0.1 (no name is looked up: what the server listens on must not depend on DNS).
+pub fn parse_bind(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(a) = s.parse() {
+        return Ok(a);
+    }
+    match s.rsplit_once(':') {
+        Some((host, port)) if host.eq_ignore_ascii_case("localhost") => port
+            .parse::<u16>()
+            .map(|p| SocketAddr::from(([127, 0, 0, 1], p)))
+            .map_err(|e| format!("bad port {port:?}: {e}")),
+        _ => Err(format!(
+            "expected ADDR:PORT such as 127.0.0.1:8080, [::1]:8080 or localhost:8080, not {s:?}"
+        )),
+    }
 }
 
 /// Where the token in use came from.
