@@ -50,8 +50,8 @@ enum Command {
         /// Crawl in the terminal and print the JSON summary (implies --no-cockpit).
         #[arg(long)]
         json: bool,
-        /// Address the cockpit listens on (loopback only).
-        #[arg(long, default_value = "127.0.0.1:8080")]
+        /// Address the cockpit listens on (loopback only; `localhost:PORT` is 127.0.0.1).
+        #[arg(long, default_value = "127.0.0.1:8080", value_parser = magpie::web::cli::parse_bind)]
         bind: std::net::SocketAddr,
     },
     /// Serve the HTTP API: many crawls in one data folder, steered over HTTP (docs/api.md).
@@ -134,7 +134,7 @@ fn main() -> ExitCode {
     match runtime.block_on(dispatch(cli.command)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("magpie: error: {e:#}");
+            eprintln!("magpie: error: {}", describe(&e));
             ExitCode::FAILURE
         }
     }
@@ -348,4 +348,49 @@ fn warc_check(files: &[PathBuf]) -> Result<ExitCode> {
         bail!("{bad} defect(s) found");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The error and its causes joined with `: `, each said once. Many of the library's errors put
+/// their cause in their own message (`data folder X: Not a directory (os error 20)`), which API
+/// clients and logs need, and also return it as their `source`; printing the whole chain would
+/// then repeat it (`...: Not a directory (os error 20): Not a directory (os error 20)`). A cause
+/// whose text is already in what was printed is left out.
+fn describe(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("data folder d: {source}")]
+    struct Data {
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn causes_are_said_once() {
+        let os = || std::io::Error::from_raw_os_error(17);
+        let e = anyhow::Error::new(Data { source: os() });
+        assert_eq!(describe(&e), format!("data folder d: {}", os()));
+        let e = e.context("cannot run the crawl");
+        assert_eq!(
+            describe(&e),
+            format!("cannot run the crawl: data folder d: {}", os())
+        );
+        let plain = anyhow::Error::new(os()).context("reading x");
+        assert_eq!(describe(&plain), format!("reading x: {}", os()));
+    }
 }

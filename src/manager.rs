@@ -138,12 +138,19 @@ impl Manager {
             ) else {
                 continue;
             };
-            let (Ok(spec), Ok(status)) = (
+            let (spec, status) = match (
                 Spec::from_json(&spec_text),
                 serde_json::from_str::<Status>(&status_text),
-            ) else {
-                tracing::warn!("skipping {}: unreadable spec or status", dir.display());
-                continue;
+            ) {
+                (Ok(spec), Ok(status)) => (spec, status),
+                (Err(e), _) => {
+                    tracing::warn!("skipping {}: spec.json: {e}", dir.display());
+                    continue;
+                }
+                (_, Err(e)) => {
+                    tracing::warn!("skipping {}: status.json: {e}", dir.display());
+                    continue;
+                }
             };
             let id = spec.name().to_string();
             let slot = Arc::new(Slot {

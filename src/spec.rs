@@ -79,6 +79,25 @@ pub struct RawSpec {
     pub index: RawIndex,
 }
 
+impl RawSpec {
+    /// Parses spec JSON without validating it. The document must be one JSON value: text after
+    /// it (`{...} trailing`, a second object) is an error rather than silently ignored, so a spec
+    /// pasted twice or cut in the wrong place is never half-read.
+    pub fn from_json(text: &str) -> Result<RawSpec, SpecError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let raw: RawSpec =
+            serde_path_to_error::deserialize(&mut de).map_err(|e| SpecError::Json {
+                path: e.path().to_string(),
+                message: e.inner().to_string(),
+            })?;
+        de.end().map_err(|e| SpecError::Json {
+            path: ".".into(),
+            message: format!("text after the spec's JSON object ({e})"),
+        })?;
+        Ok(raw)
+    }
+}
+
 /// `index`: the full-text capture index written as the crawl runs (`DIR/<name>/index/`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -384,12 +403,7 @@ pub struct Spec {
 impl Spec {
     /// Parses and validates spec JSON; errors carry the JSON path of the bad field.
     pub fn from_json(text: &str) -> Result<Spec, SpecError> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let raw: RawSpec = serde_path_to_error::deserialize(de).map_err(|e| SpecError::Json {
-            path: e.path().to_string(),
-            message: e.inner().to_string(),
-        })?;
-        Spec::validate(raw)
+        Spec::validate(RawSpec::from_json(text)?)
     }
 
     /// Validates a raw spec into typed values.
@@ -398,6 +412,7 @@ impl Spec {
         if raw.seeds.is_empty() {
             return Err(invalid("seeds", "at least one seed is required"));
         }
+        ranges::check(&raw)?;
         let mut seeds = Vec::with_capacity(raw.seeds.len());
         for (i, s) in raw.seeds.iter().enumerate() {
             seeds.push(
@@ -414,47 +429,13 @@ impl Spec {
                 "must be a non-empty single line",
             ));
         }
-        if !(p.delay_factor.is_finite() && p.delay_factor >= 0.0) {
-            return Err(invalid(
-                "politeness.delay_factor",
-                "must be a finite number >= 0",
-            ));
-        }
         if p.min_delay_ms > p.max_delay_ms {
             return Err(invalid(
                 "politeness.min_delay_ms",
                 "must not exceed politeness.max_delay_ms",
             ));
         }
-        if p.max_parallel_per_host == 0 {
-            return Err(invalid(
-                "politeness.max_parallel_per_host",
-                "must be at least 1",
-            ));
-        }
         let max_parallel_per_ip = p.max_parallel_per_ip.unwrap_or(p.max_parallel_per_host);
-        if max_parallel_per_ip == 0 {
-            return Err(invalid(
-                "politeness.max_parallel_per_ip",
-                "must be at least 1",
-            ));
-        }
-        let l = &raw.limits;
-        for (v, path) in [
-            (l.max_pages, "limits.max_pages"),
-            (l.max_bytes_per_page, "limits.max_bytes_per_page"),
-            (l.timeout_ms, "limits.timeout_ms"),
-            (l.connect_timeout_ms, "limits.connect_timeout_ms"),
-            (l.max_pages_per_host, "limits.max_pages_per_host"),
-            (l.max_concurrency as u64, "limits.max_concurrency"),
-        ] {
-            if v == 0 {
-                return Err(invalid(path, "must be at least 1"));
-            }
-        }
-        if l.max_url_length < 16 {
-            return Err(invalid("limits.max_url_length", "must be at least 16"));
-        }
         let w = &raw.warc;
         if w.prefix.is_empty()
             || !w
@@ -466,15 +447,6 @@ impl Spec {
                 "warc.prefix",
                 "use letters, digits, '-', '_' or '.'",
             ));
-        }
-        if w.gzip_level > 9 {
-            return Err(invalid("warc.gzip_level", "must be 0 to 9"));
-        }
-        if w.max_file_bytes < 1024 {
-            return Err(invalid("warc.max_file_bytes", "must be at least 1024"));
-        }
-        if raw.frontier.balance_per_queue == 0 {
-            return Err(invalid("frontier.balance_per_queue", "must be at least 1"));
         }
         validate_topic(&raw.topic, raw.limits.max_url_length)?;
         validate_scoring(&raw.scoring)?;
@@ -505,13 +477,16 @@ fn validate_name(name: &str) -> Result<(), SpecError> {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-    if ok {
-        Ok(())
-    } else {
-        Err(invalid(
+    if !ok {
+        return Err(invalid(
             "name",
             "use 1-64 letters, digits, '-', '_' or '.', not starting with '.'",
-        ))
+        ));
+    }
+    // The name becomes a folder of the data directory, next to files the server keeps there.
+    match crate::crawl::layout::reserved_name(name) {
+        Some(why) => Err(invalid("name", format!("{name:?} {why}"))),
+        None => Ok(()),
     }
 }
 
@@ -559,6 +534,8 @@ pub(crate) fn validate_scoring(s: &RawScoring) -> Result<(), SpecError> {
         if !(v.is_finite() && v >= 0.0) {
             return Err(invalid(path, "must be a finite number >= 0"));
         }
+        // Bounded so that the weighted sum of five components stays finite.
+        ranges::check_float(path, v, 0.0, f64::from(ranges::MAX_WEIGHT))?;
     }
     if !(s.threshold.is_finite() && (0.0..=1.0).contains(&s.threshold)) {
         return Err(invalid("scoring.threshold", "must be a number from 0 to 1"));
@@ -595,6 +572,9 @@ fn compile_all(patterns: &[String], path: &str) -> Result<Vec<Regex>, SpecError>
         })
         .collect()
 }
+
+#[path = "spec_ranges.rs"]
+pub mod ranges;
 
 #[cfg(test)]
 #[path = "spec_tests.rs"]

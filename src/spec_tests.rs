@@ -99,3 +99,39 @@ fn raw_spec_round_trips() {
     let again = Spec::from_json(&serde_json::to_string(&s.raw).unwrap()).unwrap();
     assert_eq!(again.raw, s.raw);
 }
+
+#[test]
+fn text_after_the_json_is_refused() {
+    let ok = r#"{"name":"t","seeds":["http://x/"]}"#;
+    assert!(
+        Spec::from_json(&format!("{ok}\n  \n")).is_ok(),
+        "whitespace is fine"
+    );
+    for tail in [" trailing", "{}", ",", "]"] {
+        let e = err(&format!("{ok}{tail}"));
+        assert!(
+            e.starts_with(".: text after the spec's JSON object (trailing characters at line 1"),
+            "{tail:?}: {e}"
+        );
+    }
+    assert!(RawSpec::from_json(&format!("{ok} x")).is_err());
+}
+
+#[test]
+fn names_of_files_in_the_data_folder_are_refused() {
+    for name in [
+        "api-token",
+        "API-Token",
+        "c.old-20260101T000000.000Z",
+        "x.OLD-1",
+    ] {
+        let e = err(&format!(r#"{{"name":"{name}","seeds":["http://x/"]}}"#));
+        assert!(e.starts_with(&format!("name: {name:?} ")), "{e}");
+    }
+    assert!(err(r#"{"name":"api-token","seeds":["http://x/"]}"#)
+        .contains("reserved: DIR/api-token holds the server's API token"));
+    for name in ["api-tokens", "my-api-token", "old-1", "a.old"] {
+        let json = format!(r#"{{"name":"{name}","seeds":["http://x/"]}}"#);
+        assert!(Spec::from_json(&json).is_ok(), "{name}");
+    }
+}

@@ -236,6 +236,15 @@ fn a_public_address_needs_an_explicit_token() {
     let addr = taken.local_addr().unwrap().to_string();
     let (ok, err) = run(&["--bind", &addr], None);
     assert!(!ok && err.contains("cannot listen on"), "{err}");
+    assert_eq!(
+        err.matches("(os error").count(),
+        1,
+        "the cause is said once: {err}"
+    );
+    let (ok, err) = run(&["--bind", "localhost"], None);
+    assert!(!ok && err.contains("localhost:8080"), "{err}");
+    let (ok, err) = run(&["--bind", "127.0.0.1:0", "--allowed-host", "a b"], None);
+    assert!(!ok && err.contains("--allowed-host \"a b\""), "{err}");
     assert!(
         !data.join("api-token").exists(),
         "no token is generated that was never shown"
@@ -442,4 +451,26 @@ async fn submit_streams_ndjson_in_batches() {
     let (status, _) = status_json(srv.get("/api/v1/crawls/sub").send().await.unwrap()).await;
     assert_eq!(status, 200);
     srv.stop().await;
+}
+
+#[test]
+fn localhost_binds_to_loopback() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_magpie"))
+        .args(["serve", "--data", dir.path().to_str().unwrap()])
+        .args(["--bind", "localhost:0"])
+        .env_remove("MAGPIE_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pipe = child.stderr.take().unwrap();
+    let listening = BufReader::new(pipe)
+        .lines()
+        .map_while(Result::ok)
+        .find(|l| l.contains("listening on") || l.contains("error"));
+    let _ = child.kill();
+    let _ = child.wait();
+    let line = listening.expect("a line about listening");
+    assert!(line.contains("listening on http://127.0.0.1:"), "{line}");
 }

@@ -153,6 +153,11 @@ async fn bad_specs_are_refused_naming_the_field() {
         ),
         (json!({"name": "x", "seeds": []}), "seeds", "at least one"),
         (
+            json!({"name": "api-token", "seeds": ["http://a.org/"]}),
+            "name",
+            "is reserved: DIR/api-token holds the server's API token",
+        ),
+        (
             json!({"name": "x", "seeds": ["http://a.org/"], "frontier": {"update": "median"}}),
             "frontier.update",
             "unknown variant",
@@ -179,6 +184,22 @@ async fn bad_specs_are_refused_naming_the_field() {
     let (status, body) = status_json(resp).await;
     assert_eq!(status, 400);
     assert!(body["error"].as_str().unwrap().contains("line 2"), "{body}");
+    let resp = srv
+        .post("/api/v1/crawls")
+        .body(r#"{"name": "x", "seeds": ["http://a.org/"]} trailing"#)
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = status_json(resp).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["code"], "invalid-spec");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("text after the spec's JSON object (trailing characters"),
+        "{body}"
+    );
     let resp = srv
         .post("/api/v1/crawls")
         .body(vec![0xff, 0xfe])

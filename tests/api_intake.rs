@@ -239,7 +239,7 @@ async fn oversized_bodies_get_413_without_being_read() {
 
     // A declared length of 10 GiB is refused before any of the body is read.
     let head = format!(
-        "POST /api/v1/urls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 10737418240\r\n\r\n"
+        "POST /api/v1/urls HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 10737418240\r\n\r\n"
     );
     let base = srv.base.clone();
     let answer = tokio::task::spawn_blocking(move || raw_exchange(&base, &head, b"["))
@@ -258,7 +258,7 @@ async fn oversized_bodies_get_413_without_being_read() {
     }
     chunked.extend_from_slice(b"0\r\n\r\n");
     let head = format!(
-        "POST /api/v1/urls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "POST /api/v1/urls HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
     );
     let base = srv.base.clone();
     let answer = tokio::task::spawn_blocking(move || raw_exchange(&base, &head, &chunked))

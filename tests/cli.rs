@@ -65,6 +65,14 @@ fn bad_specs_name_the_field_and_leave_no_state() {
             "politeness.delay_factor",
         ),
         ("{\"name\": \"x\",\n \"seeds\": [", "line 2"),
+        (
+            r#"{"name":"api-token","seeds":["http://a.org/"]}"#,
+            "name: \"api-token\" is reserved",
+        ),
+        (
+            r#"{"name":"x","seeds":["http://a.org/"]} trailing"#,
+            "text after the spec's JSON object (trailing characters at line 1 column 40)",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let spec = write(dir.path(), &format!("spec{i}.json"), text);
@@ -86,9 +94,13 @@ fn an_unusable_data_folder_is_a_clear_error() {
         "spec.json",
         r#"{"name":"x","seeds":["http://127.0.0.1:9/"]}"#,
     );
-    fails_with(
-        &magpie(&["crawl", &spec, "--data", &format!("{blocker}/data")]),
-        "data folder",
+    let out = magpie(&["crawl", &spec, "--data", &format!("{blocker}/data")]);
+    fails_with(&out, "data folder");
+    let err = stderr(&out);
+    assert_eq!(
+        err.matches("(os error").count(),
+        1,
+        "the cause is said once: {err}"
     );
 }
 

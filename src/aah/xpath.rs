@@ -172,9 +172,69 @@ const AXES: [&str; 13] = [
     "self",
 ];
 
-/// Checks what sxd-xpath would mishandle: prefixed names (no namespace is ever bound, and
-/// sxd-xpath panics on them), variables, unknown functions and axes.
-pub(crate) fn check(toks: &[Tok]) -> Result<(), String> {
+/// Longest expression accepted, in bytes (knowledge-base rules are a few hundred at most).
+pub const MAX_EXPR_BYTES: usize = 4096;
+/// Deepest nesting accepted: parentheses, predicates and function calls inside each other,
+/// plus a run of unary minus signs.
+pub const MAX_DEPTH: usize = 64;
+/// Most binary operators (`or`, `and`, comparisons, arithmetic, `|`) accepted in one expression.
+pub const MAX_OPERATORS: usize = 256;
+
+/// Checks the size and shape of an expression before any parser sees it. sxd-xpath parses
+/// nested expressions and unary minus recursively, and evaluates an operator chain as a tree as
+/// deep as the chain is long: 1,500 nested parentheses overflowed a thread's stack and aborted
+/// the whole process. Within these bounds the recursion stays shallow on any thread.
+pub(crate) fn check_shape(src: &str, toks: &[Tok]) -> Result<(), String> {
+    if src.len() > MAX_EXPR_BYTES {
+        return Err(format!(
+            "the expression has {} bytes; at most {MAX_EXPR_BYTES} are accepted",
+            src.len()
+        ));
+    }
+    let (mut depth, mut deepest, mut minus_run, mut operators) = (0usize, 0usize, 0usize, 0usize);
+    for (i, t) in toks.iter().enumerate() {
+        minus_run = if *t == Tok::Sym("-") {
+            minus_run + 1
+        } else {
+            0
+        };
+        match t {
+            Tok::Sym("(" | "[") => depth += 1,
+            Tok::Sym(")" | "]") => depth = depth.saturating_sub(1),
+            Tok::Sym("=" | "!=" | "<" | "<=" | ">" | ">=" | "+" | "-" | "|") => operators += 1,
+            // A name is an operator word only after an operand (`a or b`, not `or/x`).
+            Tok::Name(n)
+                if matches!(n.as_str(), "or" | "and" | "div" | "mod")
+                    && i > 0
+                    && matches!(
+                        toks[i - 1],
+                        Tok::Name(_) | Tok::Lit(_) | Tok::Num(_) | Tok::Sym(")" | "]" | "*" | ".")
+                    ) =>
+            {
+                operators += 1
+            }
+            _ => {}
+        }
+        deepest = deepest.max(depth + minus_run);
+    }
+    if deepest > MAX_DEPTH {
+        return Err(format!(
+            "the expression nests {deepest} levels deep (parentheses, predicates, function calls, unary minus); at most {MAX_DEPTH} are accepted"
+        ));
+    }
+    if operators > MAX_OPERATORS {
+        return Err(format!(
+            "the expression has {operators} operators; at most {MAX_OPERATORS} are accepted"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks what sxd-xpath would mishandle: size and nesting beyond [`check_shape`]'s bounds,
+/// prefixed names (no namespace is ever bound, and sxd-xpath panics on them), variables,
+/// unknown functions and axes. `src` is the expression `toks` were lexed from.
+pub(crate) fn check(src: &str, toks: &[Tok]) -> Result<(), String> {
+    check_shape(src, toks)?;
     for (i, t) in toks.iter().enumerate() {
         let next = toks.get(i + 1);
         match t {
@@ -208,8 +268,12 @@ pub(crate) fn check(toks: &[Tok]) -> Result<(), String> {
 
 /// Lexes, checks and compiles an expression.
 pub(crate) fn compile(src: &str) -> Result<XPath, String> {
+    if src.len() > MAX_EXPR_BYTES {
+        // Refused before lexing, so a megabyte of input costs nothing.
+        check_shape(src, &[])?;
+    }
     let toks = lex(src)?;
-    check(&toks)?;
+    check(src, &toks)?;
     build(src)
 }
 

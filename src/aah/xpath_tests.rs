@@ -31,25 +31,33 @@ fn lexes_names_literals_and_operators() {
 #[test]
 fn prefixed_names_are_refused_with_a_hint() {
     for e in ["//fb:like", "//meta/@og:title", "//x:*", "//a[ns:f()]"] {
-        let err = check(&lex(e).unwrap()).unwrap_err();
+        let err = check(e, &lex(e).unwrap()).unwrap_err();
         assert!(err.contains("unbound namespace prefix"), "{e}: {err}");
     }
-    assert!(check(&lex("//*[name()='fb:like']").unwrap()).is_ok());
-    assert!(check(&lex("child::div/descendant-or-self::node()/text()").unwrap()).is_ok());
+    assert!(check(
+        "//*[name()='fb:like']",
+        &lex("//*[name()='fb:like']").unwrap()
+    )
+    .is_ok());
+    assert!(check(
+        "child::div/descendant-or-self::node()/text()",
+        &lex("child::div/descendant-or-self::node()/text()").unwrap()
+    )
+    .is_ok());
 }
 
 #[test]
 fn variables_unknown_functions_and_axes_are_refused() {
-    assert!(check(&lex("//a[@x=$v]").unwrap())
+    assert!(check("//a[@x=$v]", &lex("//a[@x=$v]").unwrap())
         .unwrap_err()
         .contains("variables"));
-    assert!(check(&lex("//a[foo(@x)]").unwrap())
+    assert!(check("//a[foo(@x)]", &lex("//a[foo(@x)]").unwrap())
         .unwrap_err()
         .contains("unknown function `foo()`"));
-    assert!(check(&lex("id('x')").unwrap())
+    assert!(check("id('x')", &lex("id('x')").unwrap())
         .unwrap_err()
         .contains("use @id"));
-    assert!(check(&lex("sideways::a").unwrap())
+    assert!(check("sideways::a", &lex("sideways::a").unwrap())
         .unwrap_err()
         .contains("unknown axis"));
 }
@@ -168,4 +176,66 @@ fn the_rewrite_selects_the_same_nodes() {
         slow.sort();
         assert_eq!(fast, slow, "{e}");
     }
+}
+
+/// Compiles and evaluates `expr` on a small page on a thread with a 256 KiB stack (an eighth of
+/// what actix and tokio threads get), so a bound that lets recursion go too deep fails here.
+fn evaluates_on_a_small_stack(expr: String) -> Result<(), String> {
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let x = compile(&expr)?;
+            let package = crate::aah::dom::html_package("<p>a</p><p>b</p>");
+            let doc = package.as_document();
+            eval(&x, &Context::new(), doc.root().into()).map(|_| ())
+        })
+        .unwrap()
+        .join()
+        .expect("no stack overflow")
+}
+
+#[test]
+fn deep_long_and_operator_heavy_expressions_are_refused_before_parsing() {
+    let nested = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
+    let err = compile(&nested(1500)).unwrap_err();
+    assert!(err.contains("nests 1500 levels deep"), "{err}");
+    assert!(compile(&format!("//a{}", "[1]".repeat(10))).is_ok());
+    let preds = format!("//a{}{}", "[b".repeat(65), "]".repeat(65));
+    assert!(compile(&preds).unwrap_err().contains("levels deep"));
+    let calls = format!("{}'x'{}", "not(".repeat(65), ")".repeat(65));
+    assert!(compile(&calls).unwrap_err().contains("levels deep"));
+    let minus = format!("{}1", "-".repeat(100));
+    assert!(compile(&minus).unwrap_err().contains("levels deep"));
+    let long = format!("//a[@x='{}']", "y".repeat(MAX_EXPR_BYTES));
+    assert!(compile(&long).unwrap_err().contains("at most 4096"));
+    let chain = format!("1{}", "+1".repeat(MAX_OPERATORS + 1));
+    assert!(compile(&chain).unwrap_err().contains("operators"));
+    let ors = format!("//p[@a{}]", " or @a".repeat(MAX_OPERATORS + 1));
+    assert!(compile(&ors).unwrap_err().contains("operators"));
+    // Operator words used as names are not operators.
+    assert!(compile("//or/and[div]/mod").is_ok());
+    // The knowledge-base loader applies the same check.
+    let toks = lex(&nested(100)).unwrap();
+    assert!(check(&nested(100), &toks)
+        .unwrap_err()
+        .contains("levels deep"));
+}
+
+#[test]
+fn expressions_at_the_bounds_evaluate_on_a_small_stack() {
+    let nested = format!("{}1{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
+    evaluates_on_a_small_stack(nested).unwrap();
+    let calls = format!("{}'x'{}", "not(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
+    evaluates_on_a_small_stack(calls).unwrap();
+    let preds = format!("//p{}{}", "[.".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+    evaluates_on_a_small_stack(preds).unwrap();
+    evaluates_on_a_small_stack(format!("{}1", "-".repeat(MAX_DEPTH))).unwrap();
+    evaluates_on_a_small_stack(format!("1{}", "+1".repeat(MAX_OPERATORS))).unwrap();
+    let mixed = format!(
+        "{}1{}{}",
+        "(".repeat(MAX_DEPTH / 2),
+        "+1".repeat(MAX_OPERATORS),
+        ")".repeat(MAX_DEPTH / 2)
+    );
+    evaluates_on_a_small_stack(mixed).unwrap();
 }

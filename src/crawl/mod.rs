@@ -288,3 +288,7 @@ pub fn machine_name() -> String {
         clean
     }
 }
+
+#[cfg(test)]
+#[path = "spec_extremes_tests.rs"]
+mod spec_extremes_tests;

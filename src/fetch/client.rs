@@ -2,7 +2,7 @@
 //! and runs one recorded exchange.
 
 use super::dns::{is_private, DnsCache};
-use super::exchange::{exchange, Limits};
+use super::exchange::{deadline_after, exchange, Limits};
 use super::spool::Spool;
 use super::{FetchConfig, FetchError};
 use crate::model::ExchangeInfo;
@@ -123,8 +123,8 @@ impl Fetcher {
         let request = request_bytes(url, &cfg.user_agent);
 
         let t0 = Instant::now();
-        let deadline = t0 + cfg.total_timeout;
-        let connect_by = (t0 + cfg.connect_timeout).min(deadline);
+        let deadline = deadline_after(t0, cfg.total_timeout);
+        let connect_by = deadline_after(t0, cfg.connect_timeout).min(deadline);
         let connect = TcpStream::connect(SocketAddr::new(ip, port));
         let tcp = match timeout_at(connect_by, connect).await {
             Err(_) => return Err(timeout(target, "connect")),
@@ -157,7 +157,7 @@ impl Fetcher {
                     })?
                 }
             };
-            let handshake_by = (Instant::now() + cfg.connect_timeout).min(deadline);
+            let handshake_by = deadline_after(Instant::now(), cfg.connect_timeout).min(deadline);
             let handshake = self.inner.tls.connect(name, tcp);
             let mut stream = match timeout_at(handshake_by, handshake).await {
                 Err(_) => return Err(timeout(target, "tls")),

@@ -53,6 +53,15 @@ enum Framing {
     Empty,
 }
 
+/// The moment `wait` after `t`. Timeouts come from the spec, whose ranges keep them under a day;
+/// one too long for an `Instant` (whose `+` panics) is cut to a day.
+pub(crate) fn deadline_after(t: Instant, wait: std::time::Duration) -> Instant {
+    const DAY: std::time::Duration = std::time::Duration::from_secs(86_400);
+    t.checked_add(wait)
+        .or_else(|| t.checked_add(DAY))
+        .unwrap_or(t)
+}
+
 /// Writes `request`, then reads and records the response until its end, a cap, or a deadline.
 pub(crate) async fn exchange<S>(
     stream: &mut S,
@@ -77,7 +86,7 @@ where
     };
 
     let started = chrono::Utc::now();
-    let first_byte_by = (Instant::now() + lim.first_byte).min(lim.deadline);
+    let first_byte_by = deadline_after(Instant::now(), lim.first_byte).min(lim.deadline);
     let send = async {
         stream.write_all(request).await?;
         stream.flush().await

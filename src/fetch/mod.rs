@@ -77,6 +77,8 @@ mod tls_tests;
 pub use body::{entity_body, DecodedBody};
 pub use client::{Fetched, Fetcher};
 pub use dns::is_private;
+#[cfg(test)]
+pub(crate) use exchange::deadline_after;
 pub use robots::{Robots, RobotsPolicy};
 pub use spool::Spool;
 

@@ -80,7 +80,12 @@ impl Robots {
             RobotsPolicy::Rules(r) => r
                 .delay
                 .filter(|d| d.is_finite() && *d >= 0.0)
-                .map(|d| Duration::from_secs_f32(d).min(MAX_CRAWL_DELAY)),
+                // `from_secs_f32` panics above u64::MAX seconds (`Crawl-delay: 1e30`).
+                .map(|d| {
+                    Duration::try_from_secs_f32(d)
+                        .unwrap_or(MAX_CRAWL_DELAY)
+                        .min(MAX_CRAWL_DELAY)
+                }),
             _ => None,
         }
     }
@@ -204,6 +209,11 @@ mod tests {
         );
         let huge = Robots::from_response(200, b"User-agent: *\nCrawl-delay: 86400\n", UA);
         assert_eq!(huge.crawl_delay(), Some(MAX_CRAWL_DELAY));
+        for absurd in ["1e30", "3.4e38", "18446744073709551616"] {
+            let body = format!("User-agent: *\nCrawl-delay: {absurd}\n");
+            let r = Robots::from_response(200, body.as_bytes(), UA);
+            assert_eq!(r.crawl_delay(), Some(MAX_CRAWL_DELAY), "{absurd}");
+        }
         assert_eq!(Robots::from_response(404, body, UA).crawl_delay(), None);
         assert!(Robots::from_response(500, body, UA).sitemaps().is_empty());
     }

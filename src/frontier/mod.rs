@@ -317,7 +317,10 @@ impl Frontier {
             Some(t)
         } else if slot.inflight >= cfg.politeness.max_parallel_per_ip {
             h.wait = WaitReason::Busy;
-            Some(now + cfg.politeness.min_delay.max(Duration::from_millis(10)))
+            Some(politeness::after(
+                now,
+                cfg.politeness.min_delay.max(Duration::from_millis(10)),
+            ))
         } else {
             None
         };
@@ -440,7 +443,7 @@ impl Frontier {
         let mut at = now;
         if let Some(t) = timing {
             let (pause, why) = pause_after(&self.cfg.politeness, h.crawl_delay, &t);
-            let until = now + pause;
+            let until = politeness::after(now, pause);
             h.next_allowed = Some(until);
             h.wait = why;
             slot.next_allowed = Some(slot.next_allowed.map_or(until, |s| s.max(until)));

@@ -74,10 +74,14 @@ pub fn pause_after(
     crawl_delay: Option<Duration>,
     t: &FetchTiming,
 ) -> (Duration, WaitReason) {
-    let adaptive = t
-        .duration
-        .mul_f64(cfg.delay_factor)
-        .clamp(cfg.min_delay, cfg.max_delay);
+    // Validation bounds the factor and the delays, but this runs on every fetch of a long
+    // crawl: a product too large for a `Duration` is taken as `max_delay` (never a panic, as
+    // `mul_f64` would), and `min_delay` wins over a smaller `max_delay` (never a `clamp` panic).
+    let product = t.duration.as_secs_f64() * cfg.delay_factor;
+    let adaptive = Duration::try_from_secs_f64(product)
+        .unwrap_or(cfg.max_delay)
+        .min(cfg.max_delay)
+        .max(cfg.min_delay);
     let mut best = (adaptive, WaitReason::AdaptiveDelay);
     if let Some(cd) = crawl_delay {
         if cd > best.0 {
@@ -96,6 +100,16 @@ pub fn pause_after(
         }
     }
     best
+}
+
+/// The longest wait [`after`] computes: a year, longer than any delay a valid spec allows.
+pub const MAX_WAIT: Duration = Duration::from_secs(365 * 86_400);
+
+/// `now + wait`, the wait capped at [`MAX_WAIT`]: an `Instant` plus a `Duration` panics on
+/// overflow, and the wait may come from a spec, a robots.txt or a server's header.
+pub fn after(now: Instant, wait: Duration) -> Instant {
+    let wait = wait.min(MAX_WAIT);
+    now.checked_add(wait).unwrap_or(now)
 }
 
 /// The politeness slots by IP address, plus per-host slots for hosts whose IP is not known yet.
@@ -169,6 +183,40 @@ mod tests {
         assert_eq!(
             pause_after(&c, None, &timing(5000)).0,
             Duration::from_secs(2)
+        );
+    }
+
+    #[test]
+    fn extreme_factors_and_delays_never_panic() {
+        let huge = PolitenessConfig {
+            delay_factor: 1e308,
+            ..cfg()
+        };
+        assert_eq!(
+            pause_after(&huge, None, &timing(30_000)).0,
+            Duration::from_secs(2),
+            "an overflowing product is max_delay"
+        );
+        let inverted = PolitenessConfig {
+            min_delay: Duration::from_secs(5),
+            max_delay: Duration::from_secs(1),
+            ..cfg()
+        };
+        assert_eq!(
+            pause_after(&inverted, None, &timing(1)).0,
+            Duration::from_secs(5)
+        );
+        let t = FetchTiming {
+            duration: Duration::MAX,
+            retry_after: Some(Duration::MAX),
+            backoff: Some(Duration::MAX),
+        };
+        let (d, _) = pause_after(&huge, Some(Duration::MAX), &t);
+        let now = Instant::now();
+        assert_eq!(after(now, d), now + MAX_WAIT);
+        assert_eq!(
+            after(now, Duration::from_secs(3)),
+            now + Duration::from_secs(3)
         );
     }
 

@@ -42,6 +42,10 @@ pub struct QueuedUrl {
     pub parts: Option<crate::model::ScoreParts>,
 }
 
+/// One host's queue while the schedule is played forward: its name, its entries (inverted
+/// priority, sequence) still to hand out, and what is left of its turn.
+type PlayedQueue<'a> = (&'a str, Peekable<btree_set::Iter<'a, (u32, u64)>>, u32);
+
 impl Frontier {
     /// The next `limit` URLs in the order they would be fetched, of one host or of all: the
     /// schedule played forward, each host handing out its queue in order and best-first among
@@ -51,7 +55,7 @@ impl Frontier {
         let now = Instant::now();
         let step = self.cfg.politeness.min_delay;
         let bl = self.cfg.balance_per_queue.max(1);
-        let mut queues: Vec<(&str, Peekable<btree_set::Iter<'_, (u32, u64)>>, u32)> = Vec::new();
+        let mut queues: Vec<PlayedQueue<'_>> = Vec::new();
         let mut waiting = BinaryHeap::new();
         for (name, h) in &self.hosts {
             if h.index.is_empty() || host.is_some_and(|x| x != name) {

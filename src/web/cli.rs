@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Name of the token file in the data folder.
-pub const TOKEN_FILE: &str = "api-token";
+pub use crate::crawl::layout::TOKEN_FILE;
 
 /// Why `serve` or `submit` could not run.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +44,9 @@ pub enum CliError {
         /// What the OS said.
         source: std::io::Error,
     },
+    /// An `--allowed-host` value is not a host name.
+    #[error(transparent)]
+    AllowedHost(#[from] super::host::BadAllowedHost),
     /// The data folder could not be opened.
     #[error(transparent)]
     Manager(#[from] ManagerError),
@@ -69,8 +72,9 @@ pub struct ServeArgs {
     /// Data folder: one sub-folder per crawl, and the API token file.
     #[arg(long, default_value = "magpie-data")]
     pub data: PathBuf,
-    /// Address to listen on; anything but loopback requires --token or MAGPIE_TOKEN.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// Address to listen on (`localhost:PORT` is 127.0.0.1); anything but loopback requires
+    /// --token or MAGPIE_TOKEN.
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = parse_bind)]
     pub bind: SocketAddr,
     /// API token (else MAGPIE_TOKEN, else the one stored in DATA/api-token, else a new one).
     #[arg(long)]
@@ -81,6 +85,28 @@ pub struct ServeArgs {
     /// Seconds crawls get to finish fetches in flight and seal their files at shutdown.
     #[arg(long, default_value_t = 30)]
     pub grace_secs: u64,
+    /// Another host name (NAME or NAME:PORT) browsers may reach the server by; repeatable.
+    /// The bound address, localhost, 127.0.0.1 and [::1] are always allowed; requests naming
+    /// any other host get 421 (against DNS rebinding).
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
+}
+
+/// Reads a `--bind` value: `ADDR:PORT` (`[::1]:PORT` for IPv6) or `localhost:PORT`, which is
+/// 127.0.0.1 (no name is looked up: what the server listens on must not depend on DNS).
+pub fn parse_bind(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(a) = s.parse() {
+        return Ok(a);
+    }
+    match s.rsplit_once(':') {
+        Some((host, port)) if host.eq_ignore_ascii_case("localhost") => port
+            .parse::<u16>()
+            .map(|p| SocketAddr::from(([127, 0, 0, 1], p)))
+            .map_err(|e| format!("bad port {port:?}: {e}")),
+        _ => Err(format!(
+            "expected ADDR:PORT such as 127.0.0.1:8080, [::1]:8080 or localhost:8080, not {s:?}"
+        )),
+    }
 }
 
 /// Where the token in use came from.
@@ -176,6 +202,7 @@ pub async fn serve(
             message,
         })?;
     }
+    super::host::AllowedHosts::new(args.bind, &args.allowed_hosts)?;
     // Bind before a token is generated, so a new token is never stored without being shown.
     let listener = std::net::TcpListener::bind(args.bind).map_err(|source| CliError::Bind {
         addr: args.bind,
@@ -190,6 +217,7 @@ pub async fn serve(
     let mut config = WebConfig::new(token.clone(), loopback);
     config.max_body_bytes = args.max_body_bytes;
     config.grace = Duration::from_secs(args.grace_secs);
+    config.allowed_hosts = args.allowed_hosts.clone();
     let crawls = manager.list().len();
     let state = AppState::new(manager, config);
     let token_note = match origin {

@@ -4,7 +4,9 @@
 //! random nonce in the `magpie_csrf` cookie (`HttpOnly; SameSite=Strict`) with its first page;
 //! every form carries `HMAC-SHA1(secret, "csrf:" + nonce)` in a hidden `csrf` field. A POST to a
 //! page is accepted only when the field matches the cookie's nonce (constant-time compare) and
-//! the `Origin` header, when sent, is this server. A foreign site can neither read the cookie
+//! the `Origin` header, when sent, is this server: one of the names it answers to (`host.rs`),
+//! never merely the request's own `Host` (a rebound name sends its own in both) nor a
+//! forwarded header. A foreign site can neither read the cookie
 //! nor compute the token without the secret, and `SameSite=Strict` keeps the cookie off its
 //! requests anyway.
 //!
@@ -13,6 +15,7 @@
 //! `HMAC-SHA1(secret, "session")`; it is valid until the server restarts.
 
 use super::auth::same_secret;
+use super::host::AllowedHosts;
 use actix_web::http::header;
 use actix_web::HttpRequest;
 use sha1::{Digest, Sha1};
@@ -76,13 +79,17 @@ impl Csrf {
             .is_some_and(|v| same_secret(v.as_bytes(), self.session_value().as_bytes()))
     }
 
-    /// Checks a submitted form: the cookie's nonce, the token field, and the origin.
-    pub fn verify(&self, req: &HttpRequest, field: Option<&str>) -> Result<(), CsrfError> {
+    /// Checks a submitted form: the cookie's nonce, the token field, and the origin, which must
+    /// be one of `hosts`.
+    pub fn verify(
+        &self,
+        req: &HttpRequest,
+        field: Option<&str>,
+        hosts: &AllowedHosts,
+    ) -> Result<(), CsrfError> {
         if let Some(origin) = req.headers().get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or("?");
-            let info = req.connection_info();
-            let own = format!("{}://{}", info.scheme(), info.host());
-            if origin != own {
+            if !hosts.allows_origin(origin) {
                 return Err(CsrfError::ForeignOrigin(origin.to_string()));
             }
         }
@@ -150,6 +157,10 @@ mod tests {
     use super::*;
     use actix_web::test::TestRequest;
 
+    fn own() -> AllowedHosts {
+        AllowedHosts::new("127.0.0.1:8080".parse().unwrap(), &[]).unwrap()
+    }
+
     #[test]
     fn hmac_matches_rfc_2202() {
         // RFC 2202 test case 2.
@@ -173,15 +184,21 @@ mod tests {
                 .insert_header((header::COOKIE, format!("a=b; {NONCE_COOKIE}={nonce}")))
                 .to_http_request()
         };
-        assert_eq!(c.verify(&with_cookie(), Some(&good)), Ok(()));
-        assert_eq!(c.verify(&with_cookie(), None), Err(CsrfError::BadToken));
+        assert_eq!(c.verify(&with_cookie(), Some(&good), &own()), Ok(()));
+        assert_eq!(
+            c.verify(&with_cookie(), None, &own()),
+            Err(CsrfError::BadToken)
+        );
         let other = c.token_for(&new_nonce());
         assert_eq!(
-            c.verify(&with_cookie(), Some(&other)),
+            c.verify(&with_cookie(), Some(&other), &own()),
             Err(CsrfError::BadToken)
         );
         let no_cookie = TestRequest::post().to_http_request();
-        assert_eq!(c.verify(&no_cookie, Some(&good)), Err(CsrfError::NoCookie));
+        assert_eq!(
+            c.verify(&no_cookie, Some(&good), &own()),
+            Err(CsrfError::NoCookie)
+        );
         // Another server's secret makes other tokens.
         assert_ne!(Csrf::new().token_for(&nonce), good);
     }
@@ -196,7 +213,7 @@ mod tests {
             .insert_header((header::COOKIE, format!("{NONCE_COOKIE}={nonce}")))
             .to_http_request();
         assert!(matches!(
-            c.verify(&req, Some(&c.token_for(&nonce))),
+            c.verify(&req, Some(&c.token_for(&nonce)), &own()),
             Err(CsrfError::ForeignOrigin(_))
         ));
         let req = TestRequest::post()
@@ -204,7 +221,26 @@ mod tests {
             .insert_header((header::ORIGIN, "http://127.0.0.1:8080"))
             .insert_header((header::COOKIE, format!("{NONCE_COOKIE}={nonce}")))
             .to_http_request();
-        assert_eq!(c.verify(&req, Some(&c.token_for(&nonce))), Ok(()));
+        assert_eq!(c.verify(&req, Some(&c.token_for(&nonce)), &own()), Ok(()));
+        // DNS rebinding: the page's own name in Host and Origin, or in forwarded headers.
+        for (name, value) in [
+            (header::HOST, "evil.example:8080"),
+            (
+                header::HeaderName::from_static("x-forwarded-host"),
+                "evil.example:8080",
+            ),
+            (header::FORWARDED, "host=evil.example:8080"),
+        ] {
+            let req = TestRequest::post()
+                .insert_header((name, value))
+                .insert_header((header::ORIGIN, "http://evil.example:8080"))
+                .insert_header((header::COOKIE, format!("{NONCE_COOKIE}={nonce}")))
+                .to_http_request();
+            assert!(matches!(
+                c.verify(&req, Some(&c.token_for(&nonce)), &own()),
+                Err(CsrfError::ForeignOrigin(_))
+            ));
+        }
     }
 
     #[test]

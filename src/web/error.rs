@@ -14,6 +14,10 @@ use serde_json::json;
 /// a response, so clients always get JSON with a stable `code`.
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
+    /// The `Host` header names another server (a DNS-rebinding page, or a name the operator
+    /// did not allow).
+    #[error("this server does not answer to the host {0:?}: use its address, localhost, or a name given with `magpie serve --allowed-host`")]
+    UnknownHost(String),
     /// No or a wrong bearer token.
     #[error(
         "this request needs the header `Authorization: Bearer <token>` with the server's token"
@@ -86,6 +90,7 @@ impl WebError {
     /// A stable machine-readable name of the error, for clients that branch on it.
     pub fn code(&self) -> &'static str {
         match self {
+            WebError::UnknownHost(_) => "unknown-host",
             WebError::Unauthorized => "unauthorized",
             WebError::NoRoute(_) => "no-route",
             WebError::MethodNotAllowed { .. } => "method-not-allowed",
@@ -142,6 +147,7 @@ fn spec_field(e: &SpecError) -> &str {
 impl ResponseError for WebError {
     fn status_code(&self) -> StatusCode {
         match self {
+            WebError::UnknownHost(_) => StatusCode::MISDIRECTED_REQUEST,
             WebError::Unauthorized => StatusCode::UNAUTHORIZED,
             WebError::NoRoute(_) => StatusCode::NOT_FOUND,
             WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,

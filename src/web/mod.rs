@@ -4,7 +4,8 @@
 //! Layout: `routes.rs` lists every route; `auth.rs` checks the bearer token; `csrf.rs` protects
 //! the cockpit's forms; `error.rs` is the only place mapping errors to HTTP statuses; `api/` has
 //! one module per resource; `pages/` one module per cockpit page (templates in `templates/`,
-//! assets in `static/`); `indexes.rs` keeps the crawls' capture indexes open for reading;
+//! assets in `static/`); `host.rs` decides which `Host` and `Origin` values are this server
+//! (against DNS rebinding); `indexes.rs` keeps the crawls' capture indexes open for reading;
 //! `replay.rs` decides what of an archived response reaches the browser; `metrics.rs` renders
 //! `/metrics`; `cli.rs` is the `serve` and `submit` commands. The API is documented in
 //! `docs/api.md` and described by `openapi.json`; the cockpit in `docs/cockpit.md`.
@@ -18,6 +19,7 @@ pub mod auth;
 pub mod cli;
 pub mod csrf;
 pub mod error;
+pub mod host;
 pub mod indexes;
 pub mod metrics;
 pub mod pages;
@@ -59,6 +61,11 @@ pub struct WebConfig {
     /// The knowledge-base folder the cockpit's knowledge-base page shows (the built-in
     /// knowledge base when the folder does not exist).
     pub kb_dir: std::path::PathBuf,
+    /// How long the cockpit's XPath tester waits for an evaluation before answering 503.
+    pub xpath_budget: Duration,
+    /// Host names (`name` or `name:port`) the server answers to besides its bound address and
+    /// the loopback names (`magpie serve --allowed-host`); see `host.rs`.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl std::fmt::Debug for WebConfig {
@@ -73,13 +80,15 @@ impl std::fmt::Debug for WebConfig {
             .field("stats_interval", &self.stats_interval)
             .field("workers", &self.workers)
             .field("kb_dir", &self.kb_dir)
+            .field("xpath_budget", &self.xpath_budget)
+            .field("allowed_hosts", &self.allowed_hosts)
             .finish()
     }
 }
 
 impl WebConfig {
     /// The defaults: 64 MiB bodies, 30 s grace, 10 s stop wait, stats every second, 2 workers,
-    /// the knowledge base in `kb/`.
+    /// the knowledge base in `kb/`, 2 s for an XPath test.
     pub fn new(token: String, public_reads: bool) -> WebConfig {
         WebConfig {
             token,
@@ -90,6 +99,8 @@ impl WebConfig {
             stats_interval: Duration::from_secs(1),
             workers: 2,
             kb_dir: std::path::PathBuf::from("kb"),
+            xpath_budget: Duration::from_secs(2),
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -100,6 +111,10 @@ pub struct AppState {
     pub(crate) manager: Arc<Manager>,
     pub(crate) config: WebConfig,
     pub(crate) csrf: csrf::Csrf,
+    /// Slots of the XPath tester: evaluations running at once, over their budget or not.
+    pub(crate) xpath_slots: Arc<tokio::sync::Semaphore>,
+    /// The names this server answers to; [`serve`] sets them from the listener's address.
+    pub(crate) hosts: host::AllowedHosts,
     pub(crate) indexes: indexes::Indexes,
     /// Exports being written (`crawl/name`), so two requests never write the same file.
     pub(crate) exporting: std::sync::Mutex<std::collections::HashSet<String>>,
@@ -119,6 +134,9 @@ impl AppState {
             manager,
             config,
             csrf: csrf::Csrf::new(),
+            xpath_slots: Arc::new(tokio::sync::Semaphore::new(pages::kb::MAX_RUNNING_TESTS)),
+            hosts: host::AllowedHosts::new(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), &[])
+                .expect("no extra names"),
             runtime: tokio::runtime::Handle::current(),
             closing: watch::channel(false).0,
         }
@@ -149,6 +167,9 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), WebError> {
+    let mut state = state;
+    state.hosts = host::AllowedHosts::new(listener.local_addr()?, &state.config.allowed_hosts)
+        .map_err(|e| WebError::Internal(e.to_string()))?;
     let data = web::Data::new(state);
     let workers = data.config.workers.max(1);
     let app_data = data.clone();
@@ -164,6 +185,8 @@ pub async fn serve(
                     .error_handler(|e, _| WebError::BadRequest(e.to_string()).into()),
             )
             .wrap(middleware::from_fn(auth::require_token))
+            // Outermost: a request naming another host gets nothing, not even a 401.
+            .wrap(middleware::from_fn(host::require_known_host))
             .configure(routes::configure)
             .default_service(web::to(routes::fallback))
     })

@@ -92,7 +92,8 @@ fn ident_ok(s: &str) -> bool {
 fn expr(src: &str, line: usize, file: &Path, detection: bool) -> Result<Expr, AahError> {
     let toks =
         xpath::lex(src).map_err(|e| AahError::kb(file, line, format!("bad XPath `{src}`: {e}")))?;
-    xpath::check(&toks).map_err(|e| AahError::kb(file, line, format!("bad XPath `{src}`: {e}")))?;
+    xpath::check(src, &toks)
+        .map_err(|e| AahError::kb(file, line, format!("bad XPath `{src}`: {e}")))?;
     xpath::build(src).map_err(|e| AahError::kb(file, line, format!("bad XPath `{src}`: {e}")))?;
     Ok(Expr {
         src: src.to_owned(),

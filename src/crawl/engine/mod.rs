@@ -8,7 +8,7 @@
 
 mod archiving;
 mod outlinks;
-mod responses;
+pub(super) mod responses;
 
 use crate::analysis::WeightLearner;
 use archiving::Original;
@@ -518,13 +518,14 @@ impl Engine {
         match robots {
             Some(r) if !r.is_temporary_failure() => {
                 let ttl = Duration::from_secs(self.spec.raw.politeness.robots_ttl_s);
+                let expires = crate::frontier::politeness::after(now, ttl);
                 let timing = FetchTiming {
                     duration: took,
                     retry_after: None,
                     backoff: None,
                 };
                 self.frontier
-                    .robots_done(&host, now + ttl, r.crawl_delay(), Some(timing), now);
+                    .robots_done(&host, expires, r.crawl_delay(), Some(timing), now);
                 let first_time = !self.robots.contains_key(&host);
                 if first_time && self.spec.raw.scope.sitemaps {
                     self.offer_sitemaps(&host, &origin, &r);

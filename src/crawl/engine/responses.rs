@@ -15,7 +15,7 @@ pub(super) fn redirect_target(
 }
 
 /// Exponential backoff: `base × 2^attempt`, at most an hour.
-pub(super) fn backoff(base_ms: u64, attempt: u8) -> Duration {
+pub(in crate::crawl) fn backoff(base_ms: u64, attempt: u8) -> Duration {
     Duration::from_millis(base_ms.saturating_mul(1u64 << attempt.min(16)))
         .min(Duration::from_secs(3600))
 }

@@ -1,9 +1,9 @@
 //! The intake page (`/crawls/{id}/intake`): how external scorers send scored URLs to this crawl
-//! (endpoint, format, an example `curl`), the API token revealed on request (a POST with the
-//! anti-forgery token, so no other site can make the page show it), and the items received so
-//! far per source.
+//! (endpoint, format, an example `curl`), where the API token is found, and the items received
+//! so far per source. The token itself is never rendered: a page can be read by whatever
+//! reaches the cockpit (a rebound name, another local user), the token file only by its owner.
 
-use super::{render, Chrome, Form, PageError};
+use super::{render, Chrome, PageError};
 use crate::web::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
@@ -12,11 +12,9 @@ use askama::Template;
 #[template(path = "intake.html")]
 struct IntakePage {
     chrome: Chrome,
-    action: String,
     endpoint: String,
     example: String,
     sources: Vec<(String, u64)>,
-    token: Option<String>,
 }
 
 /// Builds the example request for a crawl.
@@ -32,12 +30,7 @@ pub fn example(endpoint: &str, crawl: &str) -> String {
     )
 }
 
-fn build(
-    req: &HttpRequest,
-    state: &AppState,
-    id: &str,
-    token: Option<String>,
-) -> Result<IntakePage, PageError> {
+fn build(req: &HttpRequest, state: &AppState, id: &str) -> Result<IntakePage, PageError> {
     let stats = state.manager.stats(id)?;
     let sources = stats
         .intake
@@ -46,15 +39,13 @@ fn build(
         .iter()
         .map(|(k, v)| (k.clone(), *v))
         .collect();
-    let info = req.connection_info();
-    let endpoint = format!("{}://{}/api/v1/urls", info.scheme(), info.host());
+    // The request's Host, checked by the middleware; never a forwarded header.
+    let endpoint = format!("{}/api/v1/urls", state.hosts.own_origin(req));
     Ok(IntakePage {
         chrome: Chrome::new(req, state, format!("Intake of {id}"), Some(id), "intake"),
-        action: format!("/crawls/{}/intake", super::urlencode(id)),
         example: example(&endpoint, id),
         endpoint,
         sources,
-        token,
     })
 }
 
@@ -64,18 +55,6 @@ pub async fn page(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
-    let page = build(&req, &state, &id, None)?;
-    render(&page, &page.chrome)
-}
-
-/// `POST /crawls/{id}/intake`: the same page with the API token shown.
-pub async fn reveal(
-    req: HttpRequest,
-    id: web::Path<String>,
-    body: web::Bytes,
-    state: web::Data<AppState>,
-) -> Result<HttpResponse, PageError> {
-    Form::read(&req, &state, &body)?;
-    let page = build(&req, &state, &id, Some(state.config.token.clone()))?;
+    let page = build(&req, &state, &id)?;
     render(&page, &page.chrome)
 }

@@ -2,16 +2,28 @@
 //! levels, extraction and navigation rules, skipped URLs), and an XPath tester (`POST /kb`)
 //! that runs any expression on a capture of a crawl, or on pasted HTML, and highlights what it
 //! selects.
+//!
+//! The tester runs whatever a visitor types, so it is bounded: expressions are checked for size
+//! and nesting before the XPath engine sees them (400), pages larger than
+//! [`MAX_TEST_HTML_BYTES`] are refused (413), and the evaluation runs on a blocking thread, never
+//! an HTTP worker, at most [`MAX_RUNNING_TESTS`] at once (503 when busy) and answered within
+//! `WebConfig::xpath_budget` (503 after it; a quadratic expression such as
+//! `//p[count(preceding::p)>0]` may go on in the background, holding its slot until it ends).
 
 use super::{render, Chrome, Form, PageError};
 use crate::aah::tester::{test_xpath, XPathOutcome};
 use crate::aah::KnowledgeBase;
 use crate::web::AppState;
+use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
 /// Most bytes of a capture given to the tester.
 pub const MAX_CAPTURE_BYTES: u64 = 8 * 1024 * 1024;
+/// Largest page (pasted or captured HTML) the tester runs an expression on.
+pub const MAX_TEST_HTML_BYTES: usize = 2 * 1024 * 1024;
+/// Tester evaluations running at once (including those still running after their budget).
+pub const MAX_RUNNING_TESTS: usize = 2;
 
 /// One rule as listed.
 pub struct RuleRow {
@@ -184,7 +196,46 @@ fn capture_html(state: &AppState, crawl: &str, url: &str) -> Result<String, Stri
     Ok(String::from_utf8_lossy(body).into_owned())
 }
 
-/// `POST /kb`: runs `expr` on the capture of `url` in `crawl`, or on `html` when given.
+/// Runs the expression on the page off the HTTP workers, within the budget and the limit of
+/// evaluations at once; an error comes with the status to answer with.
+async fn run_bounded(
+    state: &AppState,
+    html: String,
+    expr: String,
+) -> Result<XPathOutcome, (StatusCode, String)> {
+    let busy = || {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the XPath tester is busy with other expressions; try again in a few seconds".into(),
+        )
+    };
+    let permit = state
+        .xpath_slots
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| busy())?;
+    let job = web::block(move || {
+        let outcome = test_xpath(&html, &expr);
+        drop(permit);
+        outcome
+    });
+    let budget = state.config.xpath_budget;
+    match tokio::time::timeout(budget, job).await {
+        Err(_) => Err((
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "the expression took longer than {} ms on this page and was given up; simplify it (axes such as preceding:: inside predicates cost time per node squared)",
+                budget.as_millis()
+            ),
+        )),
+        Ok(Err(e)) => Err((StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
+        Ok(Ok(r)) => r.map_err(|e| (StatusCode::BAD_REQUEST, e)),
+    }
+}
+
+/// `POST /kb`: runs `expr` on the capture of `url` in `crawl`, or on `html` when given. A
+/// refused expression or source answers 400, a page too large 413, a busy tester or an
+/// evaluation over its budget 503, each with the page and the reason in it.
 pub async fn test(
     req: HttpRequest,
     body: web::Bytes,
@@ -206,9 +257,28 @@ pub async fn test(
     } else {
         Err("choose a crawl and a captured URL, or paste HTML".into())
     };
-    match source.and_then(|html| test_xpath(&html, &page.expr)) {
-        Ok(o) => page.outcome = Some(o),
-        Err(e) => page.error = Some(e),
-    }
-    render(&page, &page.chrome)
+    let result = match source {
+        Err(e) => Err((StatusCode::BAD_REQUEST, e)),
+        Ok(html) if html.len() > MAX_TEST_HTML_BYTES => Err((
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the page has {} bytes; the tester takes pages of at most {MAX_TEST_HTML_BYTES}",
+                html.len()
+            ),
+        )),
+        Ok(html) => run_bounded(&state, html, page.expr.clone()).await,
+    };
+    let status = match result {
+        Ok(o) => {
+            page.outcome = Some(o);
+            StatusCode::OK
+        }
+        Err((status, e)) => {
+            page.error = Some(e);
+            status
+        }
+    };
+    let mut resp = render(&page, &page.chrome)?;
+    *resp.status_mut() = status;
+    Ok(resp)
 }

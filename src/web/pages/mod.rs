@@ -163,7 +163,7 @@ impl Form {
             .iter()
             .find(|(k, _)| k == csrf::FIELD)
             .map(|(_, v)| v.as_str());
-        state.csrf.verify(req, token)?;
+        state.csrf.verify(req, token, &state.hosts)?;
         Ok(Form { pairs })
     }
 

@@ -200,16 +200,14 @@ fn invalid(
 }
 
 fn import(req: &HttpRequest, state: &AppState, text: &str) -> Result<HttpResponse, PageError> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let raw: Result<RawSpec, _> = serde_path_to_error::deserialize(de);
-    match raw {
+    match RawSpec::from_json(text) {
         Err(e) => {
             let mut page = page_for(
                 req,
                 state,
                 &fields::defaults(),
                 &BTreeMap::new(),
-                Some(format!("{}: {}", e.path(), e.inner())),
+                Some(e.to_string()),
                 None,
             );
             page.spec_json = text.to_string();
