@@ -10,11 +10,8 @@ use magpie::export::{self, cli::cdxj_path, ExportRequest};
 use magpie::index::{self, Index, RebuildOptions, SearchQuery};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-use support::{basic_site, client, harness, FixtureWeb, Reply};
+use support::{basic_site, client, harness, pywb, FixtureWeb, Reply};
 
 const DUP: &str = "<!DOCTYPE html><html lang=\"en\"><head><title>Twin</title></head>\
     <body><p>Identical twin pages share one payload.</p></body></html>";
@@ -164,50 +161,9 @@ fn revisits_come_with_originals_and_embeds_on_request() {
     harness::warcio_check(std::slice::from_ref(&out));
 }
 
-/// A running `wayback` (pywb), stopped on drop.
-struct Wayback(Child);
-
-impl Drop for Wayback {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn pywb_available() -> bool {
-    let ok = Command::new("wb-manager")
-        .arg("--help")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var("MAGPIE_REQUIRE_PYWB").as_deref() == Ok("1") {
-            panic!("pywb is required (MAGPIE_REQUIRE_PYWB=1) but wb-manager cannot run");
-        }
-        eprintln!("note: pywb not available; replay test skipped");
-    }
-    ok
-}
-
-/// GETs a path from pywb; returns status and body.
-fn get(addr: SocketAddr, path: &str) -> (u16, Vec<u8>) {
-    let req = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    let r = client::parse(client::send(addr, req.as_bytes()).unwrap());
-    let body = if r
-        .header("transfer-encoding")
-        .is_some_and(|v| v.contains("chunked"))
-    {
-        client::dechunk(&r.body).0
-    } else {
-        r.body
-    };
-    (r.status, body)
-}
-
 #[test]
 fn an_exported_page_replays_in_pywb_from_our_cdxj() {
-    if !pywb_available() {
+    if !pywb::available() {
         return;
     }
     let c = crawl();
@@ -216,42 +172,12 @@ fn an_exported_page_replays_in_pywb_from_our_cdxj() {
     let (out, recs) = export_to(&c, SearchQuery::text(q), true);
     assert_eq!(uris(&recs, "revisit"), [u("/dup-b.html")].into());
     let root = tempfile::tempdir().unwrap();
-    let st = Command::new("wb-manager")
-        .args(["init", "coll"])
-        .current_dir(root.path())
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    pywb::wb_manager(root.path(), &["init", "coll"]);
     let coll = root.path().join("collections").join("coll");
     std::fs::copy(&out, coll.join("archive").join("selected.warc.gz")).unwrap();
     std::fs::copy(cdxj_path(&out), coll.join("indexes").join("index.cdxj")).unwrap();
-
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new("wayback")
-        .args(["-p", &port.to_string(), "-b", "127.0.0.1"])
-        .current_dir(root.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start wayback");
-    let _guard = Wayback(child);
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let t0 = Instant::now();
-    while TcpStream::connect(addr).is_err() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "wayback did not start"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let wayback = pywb::Wayback::start(root.path());
+    let get = |path: &str| wayback.get(path);
 
     let cdxj = std::fs::read_to_string(cdxj_path(&out)).unwrap();
     let stamp = |url: &str| -> String {
@@ -263,16 +189,16 @@ fn an_exported_page_replays_in_pywb_from_our_cdxj() {
     };
     // The page, byte for byte as served (identity mode), and one of its images.
     let home = u("/");
-    let (status, body) = get(addr, &format!("/coll/{}id_/{home}", stamp(&home)));
+    let (status, body) = get(&format!("/coll/{}id_/{home}", stamp(&home)));
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
     assert_eq!(body, client::get(&c.web, 0, "/").body);
     let logo = u("/img/logo.png");
-    let (status, body) = get(addr, &format!("/coll/{}id_/{logo}", stamp(&logo)));
+    let (status, body) = get(&format!("/coll/{}id_/{logo}", stamp(&logo)));
     assert_eq!(status, 200);
     assert_eq!(body, client::get(&c.web, 0, "/img/logo.png").body);
     // The revisit replays its original's payload.
     let b = u("/dup-b.html");
-    let (status, body) = get(addr, &format!("/coll/{}id_/{b}", stamp(&b)));
+    let (status, body) = get(&format!("/coll/{}id_/{b}", stamp(&b)));
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
     assert_eq!(body, DUP.as_bytes());
 }

@@ -16,6 +16,21 @@ use std::fmt::Write as _;
 /// components (see `docs/warc.md`).
 pub const ANALYSIS_MEDIA_TYPE: &str = "application/vnd.magpie.analysis+json";
 
+/// The `WARC-Target-URI` of magpie's JSON metadata records: `urn:magpie:analysis:<page URL>`
+/// and `urn:magpie:aah:<page URL>`. Replay tools index every metadata record that is not
+/// `application/warc-fields` under its Target-URI, so under the page's own URL (and its
+/// timestamp) one of these would be replayed instead of the page (pywb, py-wacz). A `urn:`
+/// Target-URI, as Browsertrix writes its `urn:pageinfo:<URL>` records, keeps them out of every
+/// URL lookup; `WARC-Concurrent-To` still ties each to its response (`docs/warc.md`).
+pub fn notes_target_uri(media_type: &str, url: &str) -> String {
+    let kind = if media_type == ANALYSIS_MEDIA_TYPE {
+        "analysis"
+    } else {
+        "aah"
+    };
+    format!("urn:magpie:{kind}:{url}")
+}
+
 /// What the online stages found on a page, for its metadata records.
 pub struct PageNotes<'a> {
     /// The analysis, with one score per link of the page.
@@ -104,9 +119,11 @@ pub fn encode(
     )?);
     for (media_type, json) in notes.map(|n| json_notes(uri, links, n)).unwrap_or_default() {
         let id = archive::new_record_id();
+        let target = notes_target_uri(media_type, &info.url);
         rest.extend(archive::metadata_record(
             &RecordCommon {
                 record_id: &id,
+                target_uri: &target,
                 ..meta_common
             },
             &record_id,
