@@ -224,9 +224,12 @@ async fn run_crawl(spec: Spec, data: PathBuf, fresh: bool, json: bool) -> Result
         fresh,
         hostname: crawl::machine_name(),
     };
+    let crawl_dir = opts.data.join(spec.name());
     let summary = crawl::run(spec, opts, stats, control_rx, false).await;
     drop(progress);
     let summary = summary?;
+    magpie::manager::record_cli_run(&crawl_dir, &summary.stop_reason)
+        .with_context(|| format!("cannot write {}/status.json", crawl_dir.display()))?;
     if json {
         println!("{}", serde_json::to_string(&summary)?);
     } else {

@@ -76,6 +76,25 @@ struct Status {
     stop_reason: Option<String>,
 }
 
+/// The status of a crawl made by `magpie crawl` (`stop_reason` as it reported, if known).
+fn cli_status(stop_reason: Option<&str>) -> Status {
+    Status {
+        state: CrawlState::Finished,
+        error: None,
+        stop_reason: Some(stop_reason.map_or_else(
+            || "crawled by magpie crawl".to_string(),
+            |r| format!("{r} (magpie crawl)"),
+        )),
+    }
+}
+
+/// Records the end of a `magpie crawl` run in `DIR/<name>/status.json`, so that `magpie serve`
+/// on the same data folder lists it as finished with its stop reason.
+pub fn record_cli_run(crawl_dir: &std::path::Path, stop_reason: &str) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(&cli_status(Some(stop_reason))).unwrap_or_default();
+    std::fs::write(crawl_dir.join("status.json"), text)
+}
+
 struct Slot {
     spec: Arc<Spec>,
     stats: Arc<Stats>,
@@ -132,11 +151,24 @@ impl Manager {
         });
         for entry in std::fs::read_dir(&data)?.flatten() {
             let dir = entry.path();
-            let (Ok(spec_text), Ok(status_text)) = (
-                std::fs::read_to_string(dir.join("spec.json")),
-                std::fs::read_to_string(dir.join("status.json")),
-            ) else {
+            if entry.file_name().to_string_lossy().contains(".old-") {
+                // A crawl moved aside by `--fresh` keeps its name in its spec: not a crawl.
                 continue;
+            }
+            let Ok(spec_text) = std::fs::read_to_string(dir.join("spec.json")) else {
+                continue;
+            };
+            // A crawl made by `magpie crawl` has no status of the server's: it is shown as
+            // finished and is never started by the server on its own.
+            let status_text = match std::fs::read_to_string(dir.join("status.json")) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    serde_json::to_string(&cli_status(None)).unwrap_or_default()
+                }
+                Err(e) => {
+                    tracing::warn!("skipping {}: status.json: {e}", dir.display());
+                    continue;
+                }
             };
             let (spec, status) = match (
                 Spec::from_json(&spec_text),

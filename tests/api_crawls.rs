@@ -369,3 +369,54 @@ async fn a_restarted_server_keeps_crawl_states_and_intake() {
     );
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_lists_the_crawls_magpie_crawl_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    // A crawl made with the command line (which records how it ended), one whose process
+    // never got to say (killed: no status.json), and an old copy moved aside by --fresh.
+    let spec = data.join("cli.json");
+    std::fs::write(&spec, idle_spec("cli").to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_magpie"))
+        .args(["crawl", spec.to_str().unwrap(), "--data"])
+        .arg(data)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let status = std::fs::read_to_string(data.join("cli").join("status.json")).unwrap();
+    assert!(status.contains("finished"), "{status}");
+    std::fs::create_dir_all(data.join("killed")).unwrap();
+    std::fs::write(
+        data.join("killed").join("spec.json"),
+        idle_spec("killed").to_string(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(data.join("cli.old-20261125")).unwrap();
+    std::fs::copy(
+        data.join("cli").join("spec.json"),
+        data.join("cli.old-20261125").join("spec.json"),
+    )
+    .unwrap();
+
+    let srv = TestServer::start(data, |_| {}).await;
+    let (code, list) = srv.get_json("/api/v1/crawls").await;
+    assert_eq!(code, 200);
+    let ids: Vec<&str> = list["crawls"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{list}"))
+        .iter()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["cli", "killed"], "{list}");
+    let cli = srv.crawl("cli").await;
+    assert_eq!(cli["state"], "finished");
+    assert!(
+        cli["stats"]["stop_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("magpie crawl")),
+        "{cli}"
+    );
+    assert_eq!(srv.crawl("killed").await["state"], "finished");
+}
