@@ -37,6 +37,10 @@ enum Command {
         /// No progress bar; print one JSON summary on stdout at the end.
         #[arg(long)]
         json: bool,
+        /// How to show progress on stderr: a bar, one JSON object a second (NDJSON, for
+        /// scripts), or nothing. Default: the bar, or nothing with --json.
+        #[arg(long, value_enum)]
+        progress: Option<ProgressMode>,
     },
     /// Crawl the built-in sample site on loopback (no internet needed) and watch it in the
     /// cockpit, whose URL is printed; with --no-cockpit (or --json), crawl in the terminal.
@@ -147,12 +151,18 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
             data,
             fresh,
             json,
+            progress,
         } => {
             let text = std::fs::read_to_string(&spec)
                 .with_context(|| format!("cannot read {}", spec.display()))?;
             let spec = Spec::from_json(&text)
                 .with_context(|| format!("invalid spec {}", spec.display()))?;
-            run_crawl(spec, data, fresh, json).await
+            let progress = progress.unwrap_or(if json {
+                ProgressMode::None
+            } else {
+                ProgressMode::Bar
+            });
+            run_crawl(spec, data, fresh, json, progress).await
         }
         Command::Demo {
             data,
@@ -206,7 +216,24 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
     }
 }
 
-async fn run_crawl(spec: Spec, data: PathBuf, fresh: bool, json: bool) -> Result<ExitCode> {
+/// What `magpie crawl` shows while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ProgressMode {
+    /// A status line, redrawn.
+    Bar,
+    /// One JSON object a second on stderr.
+    Json,
+    /// Nothing.
+    None,
+}
+
+async fn run_crawl(
+    spec: Spec,
+    data: PathBuf,
+    fresh: bool,
+    json: bool,
+    progress: ProgressMode,
+) -> Result<ExitCode> {
     let stats = Arc::new(Stats::default());
     let (control, control_rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
@@ -218,7 +245,11 @@ async fn run_crawl(spec: Spec, data: PathBuf, fresh: bool, json: bool) -> Result
             }
         }
     });
-    let progress = (!json).then(|| Progress::start(stats.clone()));
+    let progress = match progress {
+        ProgressMode::Bar => Some(Progress::start(stats.clone())),
+        ProgressMode::Json => Some(Progress::start_json(stats.clone())),
+        ProgressMode::None => None,
+    };
     let opts = CrawlOptions {
         data,
         fresh,
@@ -287,7 +318,12 @@ async fn demo(
     });
     if terminal {
         let spec = Spec::from_json(&spec.to_string())?;
-        let code = run_crawl(spec, data.clone(), true, json).await?;
+        let mode = if json {
+            ProgressMode::None
+        } else {
+            ProgressMode::Bar
+        };
+        let code = run_crawl(spec, data.clone(), true, json, mode).await?;
         web.shutdown().await;
         eprintln!(
             "magpie: WARC files are in {}",

@@ -180,3 +180,37 @@ fn json_summary_fresh_start_and_warc_check() {
         .count();
     assert_eq!(kept, warcs.len());
 }
+
+#[test]
+fn progress_json_writes_one_event_a_second_on_stderr() {
+    let web = FixtureWeb::start(1);
+    let site = basic_site(&web, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    // 200 ms between fetches from the one host: a crawl of a few seconds.
+    let spec = json!({
+        "name": "progress",
+        "seeds": [site.seed],
+        "politeness": { "min_delay_ms": 200, "max_delay_ms": 200 },
+        "network": { "allow_private": true }
+    });
+    let spec = write(dir.path(), "spec.json", &spec.to_string());
+    let d = data.to_str().unwrap();
+    let out = magpie(&["crawl", &spec, "--data", d, "--json", "--progress", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events: Vec<serde_json::Value> = stderr(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(events.len() >= 2, "{events:?}");
+    for e in &events {
+        assert_eq!(e["event"], "progress");
+        for key in ["elapsed_s", "pages", "queued", "pages_per_second", "errors", "hosts"] {
+            assert!(e[key].is_number(), "{key} in {e}");
+        }
+    }
+    let last = events.last().unwrap()["pages"].as_u64().unwrap();
+    assert!(last >= events[0]["pages"].as_u64().unwrap());
+    let bad = magpie(&["crawl", &spec, "--data", d, "--progress", "loud"]);
+    assert!(!bad.status.success() && stderr(&bad).contains("loud"));
+}

@@ -1,4 +1,5 @@
-//! The progress bar on stderr: pages, queue, rate, bytes, errors and hosts, refreshed from [`Stats`].
+//! Progress on stderr, from [`Stats`]: a redrawn status line (pages, queue, rate, bytes, errors,
+//! hosts), or one JSON object a second (NDJSON) for scripts that follow a crawl.
 
 use super::stats::Stats;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -6,9 +7,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Draws the bar until the returned handle is dropped.
+/// Shows progress until the returned handle is dropped.
 pub struct Progress {
-    bar: ProgressBar,
+    bar: Option<ProgressBar>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -29,15 +30,57 @@ impl Progress {
                 b.tick();
             }
         });
-        Progress { bar, task }
+        Progress {
+            bar: Some(bar),
+            task,
+        }
+    }
+
+    /// Writes one JSON object ([`event`]) a second to stderr, one per line.
+    pub fn start_json(stats: Arc<Stats>) -> Progress {
+        let task = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tick.tick().await;
+                eprintln!("{}", event(&stats));
+            }
+        });
+        Progress { bar: None, task }
     }
 }
 
 impl Drop for Progress {
     fn drop(&mut self) {
         self.task.abort();
-        self.bar.finish_and_clear();
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
     }
+}
+
+/// One progress event: `{"event":"progress","elapsed_s",...}` with the figures of the status
+/// line, plus the harvest ratio and mean relevance when the crawl has a topic.
+pub fn event(s: &Stats) -> String {
+    let pages = s.pages.load(Relaxed);
+    let run_pages = pages - s.pages_at_start.load(Relaxed).min(pages);
+    let secs = s.started.elapsed().as_secs_f64().max(0.001);
+    let errors: u64 = s.errors.lock().map(|e| e.values().sum()).unwrap_or(0);
+    let focus = s.focus.lock().map(|f| f.snapshot()).unwrap_or_default();
+    serde_json::json!({
+        "event": "progress",
+        "elapsed_s": (secs * 10.0).round() / 10.0,
+        "pages": pages,
+        "queued": s.queued.load(Relaxed),
+        "pages_per_second": (run_pages as f64 / secs * 10.0).round() / 10.0,
+        "bytes": s.bytes_received.load(Relaxed),
+        "errors": errors,
+        "hosts": s.hosts.load(Relaxed),
+        "inflight": s.inflight.load(Relaxed),
+        "pages_analysed": focus.analysed,
+        "harvest_ratio": focus.harvest_ratio,
+        "avg_relevance": focus.avg_relevance,
+    })
+    .to_string()
 }
 
 /// One status line.
