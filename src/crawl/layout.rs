@@ -7,6 +7,7 @@
 //! DIR/<name>/spool/        temporary response bodies too large for memory
 //! DIR/<name>/index/        tantivy: the capture index (rebuildable from warc/)
 //! DIR/<name>/topic.json    the topic vector, once analysis has built it
+//! DIR/<name>/logs/         crawl.log (one line per fetch attempt and refused URL), rotated
 //! DIR/<name>.old-<time>/   a crawl moved aside by --fresh (never deleted)
 //! DIR/api-token            the token of `magpie serve` (see web::cli)
 //! ```
@@ -51,6 +52,11 @@ impl Layout {
     /// The stored spec.
     pub fn spec(&self) -> PathBuf {
         self.root.join("spec.json")
+    }
+
+    /// The crawl log's folder (`crawl.log`, and the rotated `crawl.NNNNN.log`).
+    pub fn logs(&self) -> PathBuf {
+        self.root.join("logs")
     }
 
     /// The sled state.

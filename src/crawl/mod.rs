@@ -8,6 +8,7 @@
 
 pub mod block;
 pub mod control;
+pub mod crawl_log;
 pub mod engine;
 pub mod focus;
 pub mod layout;
@@ -69,6 +70,12 @@ pub enum CrawlError {
     /// The capture index failed.
     #[error(transparent)]
     Index(#[from] crate::index::IndexError),
+    /// The crawl log (`logs/crawl.log`) cannot be written.
+    #[error("crawl log: {source}")]
+    Log {
+        /// What the OS said.
+        source: std::io::Error,
+    },
 }
 
 /// How to run a crawl.
@@ -168,6 +175,7 @@ pub async fn run(
         indexer,
     )?;
     engine.topic_file = Some(layout.topic());
+    engine.open_log(&layout.logs())?;
     if spec.raw.scoring.learn && online::wants_analysis(&spec) {
         engine.learner = Some(crate::analysis::WeightLearner::new(
             &spec.raw.scoring.weights,

@@ -104,7 +104,7 @@ pub struct Processed {
     /// Links accepted by scope, deduplicated within the page.
     pub outlinks: Vec<Outlink>,
     /// Links refused by scope.
-    pub rejected: Vec<Reject>,
+    pub rejected: Vec<Rejected>,
     /// Rules, when the exchange was a robots.txt.
     pub robots: Option<Robots>,
     /// Problems met while reading the body (`decode-capped`, `unsupported-encoding`), for stats.
@@ -427,6 +427,19 @@ fn classify(mime: &str, is_sitemap: bool) -> BodyKind {
     }
 }
 
+/// A link scope refused, for the statistics and the crawl log.
+#[derive(Debug, Clone)]
+pub struct Rejected {
+    /// Why.
+    pub reason: Reject,
+    /// Fingerprint of its canonical form.
+    pub fp: u64,
+    /// The link as found.
+    pub url: String,
+    /// Its hop path.
+    pub hops: String,
+}
+
 /// Puts links through scope. Navigation links of a `nofollow` page are recorded but not followed.
 fn scope_links(
     ctx: &PipelineCtx,
@@ -435,7 +448,7 @@ fn scope_links(
     nofollow: bool,
     page_url: &str,
     judged: &[Judged],
-) -> (Vec<Outlink>, Vec<Reject>) {
+) -> (Vec<Outlink>, Vec<Rejected>) {
     let parent_in_scope = Url::parse(page_url).is_ok_and(|u| ctx.scope.contains(&u));
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -445,20 +458,25 @@ fn scope_links(
             continue;
         }
         let j = judged.get(i).copied().unwrap_or_default();
-        if j.skip {
-            rejected.push(Reject::AppSkip);
-            continue;
-        }
         let Ok(url) = Url::parse(&link.url) else {
             continue;
         };
         let mut hops = parent.hops.clone();
         hops.push(link.hop.code());
-        if let Err(r) = ctx.scope.decide(&url, &hops, parent_in_scope) {
-            rejected.push(r);
+        let fp = uri::fingerprint(&uri::canonical(&url));
+        let decision = match j.skip {
+            true => Err(Reject::AppSkip),
+            false => ctx.scope.decide(&url, &hops, parent_in_scope),
+        };
+        if let Err(reason) = decision {
+            rejected.push(Rejected {
+                reason,
+                fp,
+                url: link.url,
+                hops,
+            });
             continue;
         }
-        let fp = uri::fingerprint(&uri::canonical(&url));
         if !seen.insert(fp) {
             continue;
         }

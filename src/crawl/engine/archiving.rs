@@ -71,6 +71,7 @@ impl Engine {
         }
         let written = self.writer.bytes_written().saturating_sub(before);
         self.stats.warc_bytes.fetch_add(written, Relaxed);
+        self.rotate_log_with_warc()?;
         Ok(Archived {
             locations,
             revisit_of: original.map(|o| RevisitOf {

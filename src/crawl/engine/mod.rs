@@ -7,9 +7,11 @@
 //! with the frontier, so the store and the archive agree after any crash.
 
 mod archiving;
+mod logging;
 mod outlinks;
 pub(super) mod responses;
 
+use super::crawl_log::Refused;
 use crate::analysis::WeightLearner;
 use archiving::Original;
 use responses::{backoff, redirect_target, retry_after};
@@ -26,7 +28,6 @@ use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, Offer, UrlLease};
 use crate::index::{Indexer, RevisitOf};
 use crate::model::CrawlUri;
-use crate::scope::Reject;
 use crate::spec::Spec;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -97,6 +98,10 @@ pub struct Engine {
     pub(super) blocked: Vec<regex::Regex>,
     /// Learns the score weights from fetched pages (`scoring.learn`; see `analysis::learn`).
     pub(super) learner: Option<WeightLearner>,
+    /// The crawl log (`logs/crawl.log`); `None` until opened.
+    log: Option<crate::crawl::crawl_log::CrawlLog>,
+    /// WARC files the crawl log has been rotated with.
+    log_files: usize,
     digests: HashMap<String, Original>,
     inflight: usize,
     since_commit: usize,
@@ -137,6 +142,8 @@ impl Engine {
             topic_file: None,
             blocked: Vec::new(),
             learner: None,
+            log: None,
+            log_files: 0,
             digests: HashMap::new(),
             inflight: 0,
             since_commit: 0,
@@ -166,7 +173,7 @@ impl Engine {
                     reason = StopReason::MaxPages;
                     stopping = true;
                 } else {
-                    self.dispatch();
+                    self.dispatch()?;
                 }
             }
             self.publish();
@@ -268,7 +275,7 @@ impl Engine {
     }
 
     /// Starts workers for every lease that is ready, up to the concurrency limit.
-    fn dispatch(&mut self) {
+    fn dispatch(&mut self) -> Result<(), super::CrawlError> {
         let max = self.spec.raw.limits.max_concurrency;
         let max_pages = self.spec.raw.limits.max_pages;
         while self.inflight < max
@@ -288,12 +295,23 @@ impl Engine {
                         self.spawn_page(l);
                     } else {
                         self.stats.robots_blocked.fetch_add(1, Relaxed);
+                        let u = &l.uri;
+                        self.log_refusal(
+                            l.fp,
+                            Refused::Robots,
+                            &u.url,
+                            &u.hops,
+                            u.via.as_deref(),
+                            &u.source,
+                            "robots",
+                        )?;
                         self.frontier
                             .complete(&l, Completion::RobotsBlocked, None, Instant::now());
                     }
                 }
             }
         }
+        Ok(())
     }
 
     fn spawn_page(&mut self, lease: UrlLease) {
@@ -396,7 +414,7 @@ impl Engine {
         let now = Instant::now();
         match done {
             Done::Page(lease, Ok(p), took) => self.finish_page(lease, *p, took, now)?,
-            Done::Page(lease, Err(e), took) => self.fail_page(lease, e, took, now),
+            Done::Page(lease, Err(e), took) => self.fail_page(lease, e, took, now)?,
             Done::Robots(host, origin, result, took) => {
                 self.finish_robots(host, origin, result, took, now)?
             }
@@ -415,8 +433,11 @@ impl Engine {
         self.frontier.set_ip(&lease.host, info.ip);
         let status = info.status;
         let retry_after = retry_after(info.header("retry-after"));
-        let limits = &self.spec.raw.limits;
+        let spec = self.spec.clone();
+        let limits = &spec.raw.limits;
         if (status >= 500 || status == 429) && lease.uri.retries < limits.max_retries {
+            let size = p.records.response_len;
+            self.log_exchange(&lease.uri, &p.records.info, size, vec!["will-retry".into()])?;
             self.stats.retries.fetch_add(1, Relaxed);
             self.stats.error(&format!("http-{status}"));
             let timing = FetchTiming {
@@ -432,6 +453,9 @@ impl Engine {
             self.stats.error(note);
         }
         let archived = self.archive(&p.records)?;
+        let revisit = archived.revisit_of.is_some().then(|| "revisit".to_string());
+        let size = p.records.response_len;
+        self.log_exchange(&lease.uri, &p.records.info, size, revisit.into_iter().collect())?;
         self.stats.pages.fetch_add(1, Relaxed);
         self.stats.status(status);
         let inherited = p
@@ -452,7 +476,13 @@ impl Engine {
         Ok(())
     }
 
-    fn fail_page(&mut self, lease: UrlLease, e: FetchFailure, took: Duration, now: Instant) {
+    fn fail_page(
+        &mut self,
+        lease: UrlLease,
+        e: FetchFailure,
+        took: Duration,
+        now: Instant,
+    ) -> Result<(), super::CrawlError> {
         let limits = &self.spec.raw.limits;
         let (kind, retryable) = match &e {
             FetchFailure::Fetch(f) => (f.kind(), f.retryable()),
@@ -468,7 +498,9 @@ impl Engine {
             retry_after: None,
             backoff: Some(backoff(limits.retry_delay_ms, lease.uri.retries)),
         };
-        if retryable && lease.uri.retries < limits.max_retries {
+        let retry = retryable && lease.uri.retries < limits.max_retries;
+        self.log_failure(&lease.uri, kind, retry)?;
+        if retry {
             self.stats.retries.fetch_add(1, Relaxed);
             self.frontier
                 .complete(&lease, Completion::Retry, Some(timing), now);
@@ -476,6 +508,7 @@ impl Engine {
             self.frontier
                 .complete(&lease, Completion::Failed, Some(timing), now);
         }
+        Ok(())
     }
 
     fn finish_robots(
@@ -500,6 +533,12 @@ impl Engine {
                         self.frontier.set_ip(&host, p.records.info.ip);
                     }
                     let archived = self.archive(&p.records)?;
+                    let robots_uri = CrawlUri {
+                        hops: "P".into(),
+                        source: "robots".into(),
+                        ..CrawlUri::seed(p.records.info.url.clone())
+                    };
+                    self.log_exchange(&robots_uri, &p.records.info, p.records.response_len, vec![])?;
                     self.index_capture(p.capture, &archived, None, None)?;
                     self.stats.robots_fetches.fetch_add(1, Relaxed);
                     self.stats.status(p.records.info.status);
@@ -508,10 +547,17 @@ impl Engine {
                 last
             }
             Err(e) => {
-                self.stats.error(match &e {
+                let kind = match &e {
                     FetchFailure::Fetch(f) => f.kind(),
                     FetchFailure::Archive(_) => "archive",
-                });
+                };
+                self.stats.error(kind);
+                let robots_uri = CrawlUri {
+                    hops: "P".into(),
+                    source: "robots".into(),
+                    ..CrawlUri::seed(format!("{origin}/robots.txt"))
+                };
+                self.log_failure(&robots_uri, kind, false)?;
                 None
             }
         };
@@ -543,8 +589,9 @@ impl Engine {
                             dropped.len()
                         ),
                     );
-                    for _ in &dropped {
+                    for uri in &dropped {
                         self.stats.error("robots-unavailable");
+                        self.log_given_up(uri, "robots-unavailable")?;
                     }
                 }
             }
@@ -556,6 +603,7 @@ impl Engine {
     /// the counters: the store never points past bytes that could be lost.
     pub(super) fn commit(&mut self) -> Result<(), super::CrawlError> {
         self.writer.sync()?;
+        self.flush_log()?;
         if let Some(cp) = self.writer.checkpoint() {
             self.frontier.stage(
                 keys::meta_key("checkpoint"),

@@ -49,17 +49,21 @@ impl Engine {
     pub(super) fn offer_all(
         &mut self,
         outlinks: Vec<Outlink>,
-        rejected: &[Reject],
+        rejected: &[pipeline::Rejected],
         via: &str,
         inherited: f32,
     ) -> Result<(), crate::crawl::CrawlError> {
         for r in rejected {
-            self.stats.reject(r.as_str());
+            let why = r.reason.as_str();
+            self.stats.reject(why);
+            self.log_refusal(r.fp, Refused::Scope, &r.url, &r.hops, Some(via), "crawl", why)?;
         }
         let update = self.spec.raw.frontier.update;
         for o in outlinks {
             if !self.blocked.is_empty() && self.is_blocked(&o.raw) {
                 self.stats.reject("blocked");
+                let (fp, url, hops) = (o.fp, o.raw.as_str(), o.hops.as_str());
+                self.log_refusal(fp, Refused::Blacklist, url, hops, Some(via), "crawl", "pattern")?;
                 continue;
             }
             let state = self.frontier.state(o.fp);
@@ -69,6 +73,8 @@ impl Engine {
                     let host = crate::uri::host_key(&o.url);
                     self.frontier.blacklist(fp, &host)?;
                     self.stats.reject("spam");
+                    let (url, hops) = (o.raw.as_str(), o.hops.as_str());
+                    self.log_refusal(fp, Refused::Blacklist, url, hops, Some(via), "crawl", "spam")?;
                 }
                 continue;
             }

@@ -1,0 +1,239 @@
+//! The crawl log, `DIR/<crawl>/logs/crawl.log`: one line per fetch attempt and per refused
+//! URL, in the column layout of Heritrix's `crawl.log`, so an operator can read and grep it
+//! and existing crawl-log tools can split it.
+//!
+//! ```text
+//! 2026-11-25T18:20:00.123Z   200      12345 http://a.example/x.html LL http://a.example/ text/html - 20261125182000100+23 sha1:2Z5… crawl -
+//! 2026-11-25T18:20:00.140Z -9998          - http://a.example/private/ L http://a.example/ - - - - crawl robots
+//! ```
+//!
+//! Columns: log time, status (HTTP, or a negative code: see [`Refused`] and `docs/crawling.md`),
+//! size of the response as received, URL, hop path from the seed, the page it was found on,
+//! MIME type, worker (`-`: magpie's fetches are tasks, not threads), fetch start and duration in
+//! ms, payload digest, source (`seed`, `crawl`, `sitemap`, `intake:<name>`...), annotations. A
+//! missing value is `-`. The log is rotated with the WARC files: when a new WARC file is started
+//! the current log becomes `crawl.<NNNNN>.log`, numbered like the WARC file it goes with.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Refused URLs remembered so that one refused link found on many pages is logged once.
+const MAX_REFUSALS_REMEMBERED: usize = 1 << 20;
+
+/// Why a URL was not fetched, as Heritrix's negative status codes where one exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// Disallowed by robots.txt (Heritrix `-9998`).
+    Robots,
+    /// Outside the crawl's scope (Heritrix `-5000`); the annotation says which rule.
+    Scope,
+    /// Blacklisted: by pattern, by an external scorer, or a spam domain (Heritrix `-4000`,
+    /// "deleted by user").
+    Blacklist,
+    /// Its address is private and the spec does not allow private addresses (`-7`,
+    /// Heritrix's "unfetchable URI").
+    Private,
+}
+
+impl Refused {
+    /// The status column.
+    pub fn code(self) -> i32 {
+        match self {
+            Refused::Robots => -9998,
+            Refused::Scope => -5000,
+            Refused::Blacklist => -4000,
+            Refused::Private => -7,
+        }
+    }
+}
+
+/// The status column of a failed fetch, by `FetchError::kind`: Heritrix's codes for DNS (-1),
+/// connection (-2), broken connection (-3), timeout (-4), and -6 for anything else.
+pub fn failure_code(kind: &str) -> i32 {
+    match kind {
+        "dns" => -1,
+        "connect" | "tls" => -2,
+        "io" => -3,
+        "timeout" => -4,
+        "private-address" => Refused::Private.code(),
+        _ => -6,
+    }
+}
+
+/// One line.
+#[derive(Debug, Default)]
+pub struct Line<'a> {
+    /// HTTP status, or a negative code.
+    pub status: i32,
+    /// Bytes of the response as received.
+    pub size: Option<u64>,
+    /// The URL.
+    pub url: &'a str,
+    /// Hop path from the seed (`L`, `E`, `R`...; empty for a seed).
+    pub hops: &'a str,
+    /// The page it was found on.
+    pub via: Option<&'a str>,
+    /// MIME type of the response.
+    pub mime: Option<&'a str>,
+    /// Fetch start (`YYYYMMDDHHMMSSmmm`) and duration in ms.
+    pub fetch: Option<(String, u64)>,
+    /// Payload digest (`sha1:…`).
+    pub digest: Option<&'a str>,
+    /// Who queued it.
+    pub source: &'a str,
+    /// Notes: `retry:N`, `truncated:length`, `revisit`, a refusal's reason...
+    pub annotations: Vec<String>,
+}
+
+/// The open crawl log of a crawl.
+pub struct CrawlLog {
+    dir: PathBuf,
+    out: BufWriter<File>,
+    refused: HashSet<u64>,
+}
+
+fn or_dash(s: Option<&str>) -> &str {
+    match s {
+        Some(s) if !s.is_empty() => s,
+        _ => "-",
+    }
+}
+
+impl CrawlLog {
+    /// Opens (appends to) `dir/crawl.log`, creating the folder.
+    pub fn open(dir: &Path) -> io::Result<CrawlLog> {
+        std::fs::create_dir_all(dir)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("crawl.log"))?;
+        Ok(CrawlLog {
+            dir: dir.to_path_buf(),
+            out: BufWriter::new(file),
+            refused: HashSet::new(),
+        })
+    }
+
+    /// Writes one line.
+    pub fn write(&mut self, l: &Line) -> io::Result<()> {
+        let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
+        let size = l.size.map_or_else(|| "-".to_string(), |s| s.to_string());
+        let fetch = l
+            .fetch
+            .as_ref()
+            .map_or_else(|| "-".to_string(), |(t, d)| format!("{t}+{d}"));
+        let notes = if l.annotations.is_empty() {
+            "-".to_string()
+        } else {
+            l.annotations.join(",")
+        };
+        // Whitespace inside a field would shift every later column for a reader that splits.
+        let clean = |s: &str| s.replace(char::is_whitespace, "%20");
+        writeln!(
+            self.out,
+            "{now} {:>5} {size:>10} {} {} {} {} - {fetch} {} {} {}",
+            l.status,
+            clean(l.url),
+            or_dash(Some(l.hops)),
+            clean(or_dash(l.via)),
+            clean(or_dash(l.mime)),
+            or_dash(l.digest),
+            or_dash(Some(l.source)),
+            clean(&notes),
+        )
+    }
+
+    /// Writes a refusal, once per URL (by fingerprint) for as long as it is remembered.
+    pub fn refused(&mut self, fp: u64, why: Refused, line: Line) -> io::Result<()> {
+        if self.refused.len() < MAX_REFUSALS_REMEMBERED && !self.refused.insert(fp) {
+            return Ok(());
+        }
+        self.write(&Line {
+            status: why.code(),
+            ..line
+        })
+    }
+
+    /// Pushes buffered lines to the file (at every commit).
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    /// Closes the current log as `crawl.<serial:05>.log` and starts a new `crawl.log`.
+    pub fn rotate(&mut self, serial: usize) -> io::Result<()> {
+        self.out.flush()?;
+        let current = self.dir.join("crawl.log");
+        std::fs::rename(&current, self.dir.join(format!("crawl.{serial:05}.log")))?;
+        let file = OpenOptions::new().create(true).append(true).open(current)?;
+        self.out = BufWriter::new(file);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_have_heritrix_columns_refusals_once_and_rotation() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = CrawlLog::open(dir.path()).unwrap();
+        log.write(&Line {
+            status: 200,
+            size: Some(1234),
+            url: "http://a.example/x y.html",
+            hops: "LL",
+            via: Some("http://a.example/"),
+            mime: Some("text/html"),
+            fetch: Some(("20261125182000100".into(), 23)),
+            digest: Some("sha1:ABC"),
+            source: "crawl",
+            annotations: vec!["retry:1".into(), "revisit".into()],
+        })
+        .unwrap();
+        let line = |url| Line {
+            url,
+            hops: "L",
+            source: "crawl",
+            ..Line::default()
+        };
+        log.refused(7, Refused::Robots, line("http://a.example/p"))
+            .unwrap();
+        log.refused(7, Refused::Robots, line("http://a.example/p"))
+            .unwrap();
+        log.rotate(0).unwrap();
+        log.refused(8, Refused::Scope, line("http://b.example/"))
+            .unwrap();
+        log.flush().unwrap();
+        let first = std::fs::read_to_string(dir.path().join("crawl.00000.log")).unwrap();
+        let lines: Vec<Vec<&str>> = first
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(lines.len(), 2, "a refusal is logged once: {first}");
+        assert_eq!(lines[0].len(), 12, "{first}");
+        assert_eq!(
+            &lines[0][1..],
+            [
+                "200",
+                "1234",
+                "http://a.example/x%20y.html",
+                "LL",
+                "http://a.example/",
+                "text/html",
+                "-",
+                "20261125182000100+23",
+                "sha1:ABC",
+                "crawl",
+                "retry:1,revisit"
+            ]
+        );
+        assert_eq!(&lines[1][1..3], ["-9998", "-"]);
+        let second = std::fs::read_to_string(dir.path().join("crawl.log")).unwrap();
+        assert!(second.contains(" -5000 "), "{second}");
+        assert_eq!(failure_code("timeout"), -4);
+        assert_eq!(failure_code("private-address"), -7);
+    }
+}
