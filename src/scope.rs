@@ -33,6 +33,10 @@ pub enum Reject {
     /// In scope, but the application-aware helper's knowledge base says the link leads nowhere
     /// worth archiving (login, edit, reply, print, feed and calendar views).
     AppSkip,
+    /// More redirects in a row than `scope.max_redirects`.
+    TooManyRedirects,
+    /// More sitemap hops than `scope.max_sitemap_depth`.
+    SitemapTooDeep,
 }
 
 impl Reject {
@@ -46,6 +50,8 @@ impl Reject {
             Reject::TooDeep => "too-deep",
             Reject::OutOfScope => "out-of-scope",
             Reject::AppSkip => "app-skip",
+            Reject::TooManyRedirects => "too-many-redirects",
+            Reject::SitemapTooDeep => "sitemap-too-deep",
         }
     }
 }
@@ -60,6 +66,8 @@ pub struct Scope {
     embeds: bool,
     max_url_length: usize,
     max_path_repeats: u32,
+    max_redirects: usize,
+    max_sitemap_depth: usize,
 }
 
 impl Scope {
@@ -79,6 +87,8 @@ impl Scope {
             embeds: spec.raw.scope.embeds,
             max_url_length: spec.raw.limits.max_url_length,
             max_path_repeats: spec.raw.scope.max_path_repeats,
+            max_redirects: spec.raw.scope.max_redirects as usize,
+            max_sitemap_depth: spec.raw.scope.max_sitemap_depth as usize,
         }
     }
 
@@ -111,6 +121,14 @@ impl Scope {
         let depth = hops.chars().filter(|&c| c == Hop::Link.code()).count() as u32;
         if depth > self.max_depth {
             return Err(Reject::TooDeep);
+        }
+        let redirect = Hop::Redirect.code();
+        if hops.chars().rev().take_while(|&c| c == redirect).count() > self.max_redirects {
+            return Err(Reject::TooManyRedirects);
+        }
+        let sitemap = Hop::Sitemap.code();
+        if hops.chars().filter(|&c| c == sitemap).count() > self.max_sitemap_depth {
+            return Err(Reject::SitemapTooDeep);
         }
         if self.contains(url) {
             return Ok(());

@@ -129,6 +129,11 @@ pub struct RawScope {
     pub sitemaps: bool,
     /// Reject URLs whose path repeats one segment more than this many times (trap guard).
     pub max_path_repeats: u32,
+    /// Redirects followed in a row (trap guard: an endless redirect chain).
+    pub max_redirects: u32,
+    /// Sitemap hops in a hop path: robots.txt → index → sitemap → page is 3 (trap guard: an
+    /// endless chain of sitemap indexes).
+    pub max_sitemap_depth: u32,
 }
 
 impl Default for RawScope {
@@ -140,6 +145,8 @@ impl Default for RawScope {
             embeds: true,
             sitemaps: true,
             max_path_repeats: 3,
+            max_redirects: 20,
+            max_sitemap_depth: 4,
         }
     }
 }

@@ -21,6 +21,8 @@ pub const MAX_WEIGHT: f32 = 1000.0;
 pub const INTEGER_RANGES: &[(&str, u64, u64)] = &[
     ("scope.max_depth", 0, 10_000),
     ("scope.max_path_repeats", 0, 1_000),
+    ("scope.max_redirects", 0, 1_000),
+    ("scope.max_sitemap_depth", 1, 1_000),
     ("politeness.min_delay_ms", 0, DAY_MS),
     ("politeness.max_delay_ms", 0, DAY_MS),
     ("politeness.max_parallel_per_host", 1, 1_000),
@@ -45,11 +47,13 @@ pub const INTEGER_RANGES: &[(&str, u64, u64)] = &[
 
 /// The value of every integer key of `raw`, by JSON path (`None`: unset, as
 /// `max_parallel_per_ip` may be).
-fn integer_values(raw: &RawSpec) -> [(&'static str, Option<u64>); 22] {
+fn integer_values(raw: &RawSpec) -> [(&'static str, Option<u64>); 24] {
     let (s, p, l) = (&raw.scope, &raw.politeness, &raw.limits);
     [
         ("scope.max_depth", Some(s.max_depth.into())),
         ("scope.max_path_repeats", Some(s.max_path_repeats.into())),
+        ("scope.max_redirects", Some(s.max_redirects.into())),
+        ("scope.max_sitemap_depth", Some(s.max_sitemap_depth.into())),
         ("politeness.min_delay_ms", Some(p.min_delay_ms)),
         ("politeness.max_delay_ms", Some(p.max_delay_ms)),
         (

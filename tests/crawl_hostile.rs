@@ -192,6 +192,69 @@ fn a_redirect_loop_archives_each_redirect_once() {
 }
 
 #[test]
+fn an_endless_redirect_chain_ends_at_max_redirects_and_is_counted() {
+    let web = FixtureWeb::start(1);
+    web.route_prefix(0, "/hop/", |target| {
+        let n: u64 = target.trim_start_matches("/hop/").parse().unwrap_or(0);
+        Reply::redirect(302, &format!("/hop/{}", n + 1))
+    });
+    let data = tempfile::tempdir().unwrap();
+    let extra = json!({"scope": {"max_redirects": 5}});
+    let summary = harness::run(spec("hops", &web.url(0, "/hop/0"), extra), data.path());
+    let hops: Vec<String> = web
+        .hits_for(0)
+        .iter()
+        .map(|h| h.target.clone())
+        .filter(|t| t.starts_with("/hop/"))
+        .collect();
+    let want: Vec<String> = (0..=5).map(|n| format!("/hop/{n}")).collect();
+    assert_eq!(hops, want, "the seed and five redirects, then no more");
+    assert_eq!(summary.stop_reason, "finished");
+    assert_eq!(
+        summary.out_of_scope_by_reason.get("too-many-redirects"),
+        Some(&1)
+    );
+}
+
+#[test]
+fn an_endless_chain_of_sitemap_indexes_ends_at_max_sitemap_depth() {
+    let web = FixtureWeb::start(1);
+    let base = web.url(0, "/maps/");
+    web.route_prefix(0, "/maps/", move |target| {
+        let n: u64 = target.trim_start_matches("/maps/").parse().unwrap_or(0);
+        let xml = format!(
+            "<?xml version=\"1.0\"?><sitemapindex \
+             xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+             <sitemap><loc>{base}{}</loc></sitemap></sitemapindex>",
+            n + 1
+        );
+        Reply::typed("application/xml", xml)
+    });
+    web.route(
+        0,
+        "/robots.txt",
+        Reply::typed(
+            "text/plain",
+            format!("Sitemap: {}\n", web.url(0, "/maps/0")),
+        ),
+    );
+    web.route(0, "/", Reply::html(support::page("Home", "", &[])));
+    let data = tempfile::tempdir().unwrap();
+    let extra = json!({"scope": {"max_sitemap_depth": 3, "sitemaps": true}});
+    let summary = harness::run(spec("maps", &web.url(0, "/"), extra), data.path());
+    let maps = web
+        .hits_for(0)
+        .iter()
+        .filter(|h| h.target.starts_with("/maps/"))
+        .count();
+    assert_eq!(maps, 3, "robots.txt's sitemap and two nested indexes");
+    assert_eq!(
+        summary.out_of_scope_by_reason.get("sitemap-too-deep"),
+        Some(&1)
+    );
+}
+
+#[test]
 fn a_calendar_trap_ends_at_max_depth() {
     let web = FixtureWeb::start(1);
     let seed = support::calendar_trap(&web, 0);

@@ -359,6 +359,7 @@ fn main() {
     }
     if bench {
         per_op(&mut c, 100_000, 1_000, 1_000);
+        host_choice(&mut c, 1_000, 1_000);
         host_choice(&mut c, 100_000, 1_000);
     } else {
         per_op(&mut c, 2_000, 50, 100);

@@ -455,7 +455,12 @@ impl Engine {
         let archived = self.archive(&p.records)?;
         let revisit = archived.revisit_of.is_some().then(|| "revisit".to_string());
         let size = p.records.response_len;
-        self.log_exchange(&lease.uri, &p.records.info, size, revisit.into_iter().collect())?;
+        self.log_exchange(
+            &lease.uri,
+            &p.records.info,
+            size,
+            revisit.into_iter().collect(),
+        )?;
         self.stats.pages.fetch_add(1, Relaxed);
         self.stats.status(status);
         let inherited = p
@@ -538,7 +543,12 @@ impl Engine {
                         source: "robots".into(),
                         ..CrawlUri::seed(p.records.info.url.clone())
                     };
-                    self.log_exchange(&robots_uri, &p.records.info, p.records.response_len, vec![])?;
+                    self.log_exchange(
+                        &robots_uri,
+                        &p.records.info,
+                        p.records.response_len,
+                        vec![],
+                    )?;
                     self.index_capture(p.capture, &archived, None, None)?;
                     self.stats.robots_fetches.fetch_add(1, Relaxed);
                     self.stats.status(p.records.info.status);
