@@ -17,8 +17,9 @@
 //! The rewrite of the robots.txt text touches only what the matcher compares: the values of
 //! `Allow`/`Disallow` lines (an empty `Disallow:` becomes an `Allow:` with no path, which, like
 //! the empty `Disallow`, matches nothing that any other rule does not), and `User-agent` values,
-//! cut to their product token (`magpie/1.0` -> `magpie`, section 2.2.1). Every other line, such
-//! as `Sitemap:` or `Crawl-delay:`, is passed on verbatim.
+//! cut to their product token (`magpie/1.0` -> `magpie`, section 2.2.1). Rules before the first
+//! `User-agent` line are dropped, since they belong to no group. Every other line, such as
+//! `Sitemap:` or `Crawl-delay:`, is passed on verbatim.
 
 use url::Url;
 
@@ -148,10 +149,20 @@ fn agent_token(value: &[u8]) -> &[u8] {
 pub fn normalise_robots_txt(body: &[u8]) -> Vec<u8> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let mut out = Vec::with_capacity(body.len() + body.len() / 8);
+    let mut in_group = false;
     for line in body.split(|&b| matches!(b, b'\n' | b'\r' | 0)) {
         if let Some(value) = directive(line, &USER_AGENT_KEYS) {
+            in_group = true;
             out.extend_from_slice(b"User-agent: ");
             out.extend_from_slice(agent_token(value));
+        } else if !in_group
+            && directive(line, &["allow"])
+                .or(directive(line, &DISALLOW_KEYS))
+                .is_some()
+        {
+            // A rule before any `User-agent` line belongs to no group and applies to no one
+            // (RFC 9309 section 2.1); the matcher would apply it to everyone in a file that
+            // names no agent at all.
         } else if let Some(value) = directive(line, &["allow"]) {
             out.extend_from_slice(b"Allow: ");
             out.extend_from_slice(normalise_rule(value).as_bytes());
@@ -232,5 +243,8 @@ mod tests {
         let out = normalise_robots_txt(b"Allowance: /%62\nUser-agents-list: x\n");
         assert_eq!(out, b"Allowance: /%62\nUser-agents-list: x\n\n");
         assert_eq!(normalise_robots_txt(b"User-agent: *"), b"User-agent: *\n");
+        let out =
+            normalise_robots_txt(b"Disallow: /a\nAllow /b\nSitemap: /s\nUser-agent: *\nAllow: /c");
+        assert_eq!(out, b"\n\nSitemap: /s\nUser-agent: *\nAllow: /c\n");
     }
 }

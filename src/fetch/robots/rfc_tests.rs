@@ -162,4 +162,6 @@ fn section_5_2_longest_match() {
     // Lengths count the normal form: `/%70age` is `/page`, and the allow wins the tie.
     let spelled = b"User-agent: *\nDisallow: /%70age\nAllow: /page\n";
     assert!(Robots::from_response(200, spelled, UA).allowed("/page"));
+    // Rules outside any group (section 2.1) apply to no one.
+    assert!(Robots::from_response(200, b"Disallow: /\n", UA).allowed("/page"));
 }
