@@ -1,5 +1,10 @@
 //! robots.txt policy per RFC 9309, over the `texting_robots` matcher.
 //!
+//! The matcher is fed normalised input on both sides ([`normalize`]): the robots.txt text with
+//! its rules and user agents rewritten, and the path asked about, so that rules and paths are
+//! compared after percent-encoding normalisation (RFC 9309 section 2.2.2). The crate keeps doing
+//! what it does well: lenient parsing of real-world files, groups, longest match, `*` and `$`.
+//!
 //! The status of the robots.txt fetch decides the policy before any rule is read:
 //!
 //! | robots.txt answer                     | policy                                  |
@@ -11,6 +16,10 @@
 //!
 //! 429 (Too Many Requests) is treated like a server error, since the server is asking the
 //! crawler to back off, not saying the file is absent.
+
+mod normalize;
+#[cfg(test)]
+mod rfc_tests;
 
 use std::time::Duration;
 use texting_robots::Robot;
@@ -66,9 +75,10 @@ impl Robots {
     }
 
     /// Whether `url` (absolute, or a path) may be fetched. `/robots.txt` itself is always allowed.
+    /// The rules see the URL's path and query in normal form, as they were rewritten themselves.
     pub fn allowed(&self, url: &str) -> bool {
         match &self.policy {
-            RobotsPolicy::Rules(r) => r.allowed(url),
+            RobotsPolicy::Rules(r) => r.allowed(&normalize::normalise_path(url)),
             RobotsPolicy::AllowAll => true,
             RobotsPolicy::DisallowAll => false,
         }
@@ -118,9 +128,10 @@ fn product_token(user_agent: &str) -> String {
     }
 }
 
-/// Parses up to [`MAX_ROBOTS_BYTES`] (cut at the last complete line). If the matcher rejects the
-/// file (an unusable pattern), the rule lines it rejects are dropped and the rest is used, so one
-/// bad line cannot turn a disallowing file into allow-all.
+/// Parses up to [`MAX_ROBOTS_BYTES`] (cut at the last complete line), normalised for matching
+/// (see [`normalize`]). If the matcher rejects the file (an unusable pattern), the rule lines it
+/// rejects are dropped and the rest is used, so one bad line cannot turn a disallowing file into
+/// allow-all.
 fn parse_rules(body: &[u8], agent: &str) -> RobotsPolicy {
     let mut body = &body[..body.len().min(MAX_ROBOTS_BYTES)];
     if body.len() == MAX_ROBOTS_BYTES {
@@ -128,6 +139,8 @@ fn parse_rules(body: &[u8], agent: &str) -> RobotsPolicy {
             body = &body[..=nl];
         }
     }
+    let normalised = normalize::normalise_robots_txt(body);
+    let body = normalised.as_slice();
     if let Ok(r) = Robot::new(agent, body) {
         return RobotsPolicy::Rules(r);
     }
@@ -180,6 +193,10 @@ mod tests {
         assert!(!other.allowed("http://example.com/public"));
         let upper = Robots::from_response(200, b"User-agent: MAGPIE\nDisallow: /a\n", UA);
         assert!(!upper.allowed("/a/b") && upper.allowed("/b"));
+        // A version or comment after the token in the file does not hide the group.
+        let versioned =
+            Robots::from_response(200, b"User-agent: Magpie/2.0 (x)\nDisallow: /a\n", UA);
+        assert!(!versioned.allowed("/a/b") && versioned.allowed("/b"));
         assert_eq!(product_token(UA), "magpie");
         assert_eq!(product_token("magpie"), "magpie");
     }
