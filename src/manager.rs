@@ -202,7 +202,17 @@ impl Manager {
     }
 
     /// Creates a crawl from a spec; it starts paused (state `created`) and accepts intake.
+    /// A spec that arrives over the network may not name a knowledge-base folder: the server
+    /// would read whatever folder it names and report other files' names and contents in its
+    /// errors. Crawls of the server use the knowledge base built into the program.
     pub async fn create(self: &Arc<Self>, spec: Spec) -> Result<String, ManagerError> {
+        if spec.raw.aah.kb.is_some() {
+            return Err(ManagerError::Invalid(
+                "aah.kb: a crawl created through the server uses the built-in knowledge base; \
+                 a knowledge-base folder can only be named in a spec run with magpie crawl"
+                    .into(),
+            ));
+        }
         let id = spec.name().to_string();
         if lock(&self.crawls).contains_key(&id) || self.data.join(&id).exists() {
             return Err(ManagerError::Exists(id));

@@ -424,3 +424,17 @@ async fn serve_lists_the_crawls_magpie_crawl_made() {
     );
     assert_eq!(srv.crawl("killed").await["state"], "finished");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spec_posted_to_the_server_cannot_name_a_knowledge_base_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let mut spec = idle_spec("kbdir");
+    spec["aah"] = json!({ "kb": "/etc" });
+    let (code, body) = srv.post_json("/api/v1/crawls", &spec).await;
+    assert_eq!(code, 400, "{body}");
+    let text = body.to_string();
+    assert!(text.contains("aah.kb"), "{text}");
+    assert!(!text.contains("passwd") && !text.contains("line"), "no file of /etc is read: {text}");
+    assert!(!dir.path().join("kbdir").exists(), "nothing created");
+}

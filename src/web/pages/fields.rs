@@ -125,7 +125,6 @@ pub const GROUPS: &[Group] = &[
     Group { legend: "Network, AAH and index", fields: &[
         f("network.allow_private", "Allow private addresses", Bool, "loopback and private ranges (test webs)"),
         f("aah.enabled", "Application-aware helper", Bool, "detect web applications, extract objects"),
-        f("aah.kb", "Knowledge base folder", Text, ""),
         f("index.enabled", "Index while crawling", Bool, "full-text search of captures; off: archive only"),
     ]},
 ];
