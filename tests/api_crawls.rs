@@ -435,6 +435,9 @@ async fn a_spec_posted_to_the_server_cannot_name_a_knowledge_base_folder() {
     assert_eq!(code, 400, "{body}");
     let text = body.to_string();
     assert!(text.contains("aah.kb"), "{text}");
-    assert!(!text.contains("passwd") && !text.contains("line"), "no file of /etc is read: {text}");
+    assert!(
+        !text.contains("passwd") && !text.contains("line"),
+        "no file of /etc is read: {text}"
+    );
     assert!(!dir.path().join("kbdir").exists(), "nothing created");
 }

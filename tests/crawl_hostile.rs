@@ -255,6 +255,44 @@ fn an_endless_chain_of_sitemap_indexes_ends_at_max_sitemap_depth() {
 }
 
 #[test]
+fn an_answer_cut_off_by_the_server_is_retried_then_archived_as_truncated() {
+    let web = FixtureWeb::start(1);
+    let cut = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5000\r\n\r\n<p>half"
+        .to_vec();
+    let whole = "<!DOCTYPE html><html><body><p>whole</p></body></html>";
+    // Cut off once, then whole: retried, and only the whole answer is archived.
+    web.route(
+        0,
+        "/flaky.html",
+        Reply::Sequence(vec![Reply::ResetAfter(cut.clone()), Reply::html(whole)]),
+    );
+    // Always cut off: archived as received once the retries are spent, marked as cut.
+    web.route(0, "/broken.html", Reply::ResetAfter(cut));
+    web.route(
+        0,
+        "/",
+        Reply::html(support::page("Home", "", &["/flaky.html", "/broken.html"])),
+    );
+    let data = tempfile::tempdir().unwrap();
+    let summary = harness::run(spec("cut", &web.url(0, "/"), json!({})), data.path());
+    let recs = harness::records(data.path(), "cut");
+    let flaky = harness::find(&recs, "response", &web.url(0, "/flaky.html"));
+    assert_eq!(flaky.len(), 1, "one capture: the whole answer");
+    assert_eq!(flaky[0].http_body(), whole.as_bytes());
+    assert_eq!(flaky[0].field("WARC-Truncated"), None);
+    let broken = harness::find(&recs, "response", &web.url(0, "/broken.html"));
+    assert_eq!(broken.len(), 1);
+    assert_eq!(broken[0].field("WARC-Truncated"), Some("disconnect"));
+    assert_eq!(
+        web.hits_to(0, "/broken.html").len(),
+        2,
+        "max_retries is 1 here"
+    );
+    assert_eq!(summary.errors_by_kind.get("disconnect"), Some(&2));
+    harness::warcio_check(&harness::warc_files(data.path(), "cut"));
+}
+
+#[test]
 fn a_calendar_trap_ends_at_max_depth() {
     let web = FixtureWeb::start(1);
     let seed = support::calendar_trap(&web, 0);

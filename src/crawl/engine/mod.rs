@@ -435,11 +435,23 @@ impl Engine {
         let retry_after = retry_after(info.header("retry-after"));
         let spec = self.spec.clone();
         let limits = &spec.raw.limits;
-        if (status >= 500 || status == 429) && lease.uri.retries < limits.max_retries {
+        // A server error, or an answer cut off by the server: tried again while retries are
+        // left (a cut-off answer is archived, marked `WARC-Truncated: disconnect`, only when
+        // they are spent).
+        let disconnected = info.truncated == Some(crate::model::Truncation::Disconnect);
+        let failed = status >= 500 || status == 429 || disconnected;
+        if failed && lease.uri.retries < limits.max_retries {
             let size = p.records.response_len;
             self.log_exchange(&lease.uri, &p.records.info, size, vec!["will-retry".into()])?;
             self.stats.retries.fetch_add(1, Relaxed);
-            self.stats.error(&format!("http-{status}"));
+            self.stats.error(
+                if disconnected {
+                    "disconnect".to_string()
+                } else {
+                    format!("http-{status}")
+                }
+                .as_str(),
+            );
             let timing = FetchTiming {
                 duration: took,
                 retry_after,
