@@ -286,7 +286,7 @@ async fn metrics_and_openapi_are_served() {
 
     let (status, doc) = srv.get_json("/api/v1/openapi.json").await;
     assert_eq!(status, 200);
-    assert_eq!(doc["openapi"], "3.0.3");
+    assert_eq!(doc["openapi"], "3.1.0");
     assert!(doc["paths"]["/api/v1/urls"]["post"].is_object());
     srv.stop().await;
 }

@@ -291,7 +291,8 @@ impl Stats {
 
 /// The end-of-crawl summary (`magpie crawl --json`); counters cover every run of the crawl,
 /// times and rates cover this run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Statistics")]
 pub struct Summary {
     /// Crawl name.
     pub crawl: String,
