@@ -133,7 +133,7 @@ fn strip_position(msg: &str) -> String {
 }
 
 /// One rejected item.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Rejected {
     /// Its 0-based index in the body.
     pub index: usize,
@@ -142,7 +142,7 @@ pub struct Rejected {
 }
 
 /// What an intake request did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntakeReport {
     /// Items received.
     pub received: usize,

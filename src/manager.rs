@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
 /// Where a crawl is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CrawlState {
     /// Defined, not started; accepts intake.
@@ -103,7 +103,8 @@ struct Slot {
 }
 
 /// A crawl as the API lists it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Crawl")]
 pub struct CrawlView {
     /// The crawl id (its spec's `name`).
     pub id: String,

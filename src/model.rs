@@ -88,7 +88,7 @@ pub struct CrawlUri {
 }
 
 /// The components of an outlink's analysis score, each in [0, 1], and their weighted total.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreParts {
     /// Cosine of the linking page with the topic.
     pub document: f32,

@@ -40,8 +40,9 @@ fn invalid(path: impl Into<String>, message: impl Into<String>) -> SpecError {
 }
 
 /// The crawl specification exactly as written (defaults filled in).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "CrawlSpec")]
 pub struct RawSpec {
     /// The crawl's id: names its folder under the data directory.
     pub name: String,
@@ -99,7 +100,7 @@ impl RawSpec {
 }
 
 /// `index`: the full-text capture index written as the crawl runs (`DIR/<name>/index/`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawIndex {
     /// Index every capture and web object while crawling. Off, the crawl only archives; the
@@ -114,7 +115,7 @@ impl Default for RawIndex {
 }
 
 /// `scope`: which URLs belong to the crawl.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawScope {
     /// Regexes; a URL matching any is in scope. Empty: the seeds' registered domains.
@@ -152,7 +153,7 @@ impl Default for RawScope {
 }
 
 /// `politeness`: how hosts are treated.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawPoliteness {
     /// Sent on every request and matched against robots.txt (product token before `/`).
@@ -197,7 +198,7 @@ impl Default for RawPoliteness {
 }
 
 /// `limits`: budgets and caps.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawLimits {
     /// Stop after this many fetched pages (robots.txt not counted).
@@ -240,7 +241,7 @@ impl Default for RawLimits {
 }
 
 /// `warc`: the archive files.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawWarc {
     /// File name prefix.
@@ -267,7 +268,7 @@ impl Default for RawWarc {
 }
 
 /// `network`: safety of the network the crawler may reach.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawNetwork {
     /// Allow private, loopback and link-local addresses (off: such hosts are refused).
@@ -275,7 +276,7 @@ pub struct RawNetwork {
 }
 
 /// `frontier`: ordering of queued URLs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawFrontier {
     /// URLs taken from one host queue per turn (`bl` of ARCOMEM, Heritrix's balance per queue).
@@ -299,7 +300,7 @@ impl Default for RawFrontier {
 
 /// `topic`: what the crawl is about. Empty keywords and entities are allowed: the topic vector
 /// is then built from the reference pages (the seeds and `reference_urls`) alone.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawTopic {
     /// Words or phrases of the topic; a multi-word keyword is matched as a unit and word by word.
@@ -314,7 +315,7 @@ pub struct RawTopic {
 }
 
 /// `scoring.weights`: the user's weights of the score components in the weighted average.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawWeights {
     /// Cosine of the whole page with the topic.
@@ -342,7 +343,7 @@ impl Default for RawWeights {
 }
 
 /// `scoring`: how links are prioritised and which pages count as relevant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawScoring {
     /// Weights of the components; all zero is allowed and makes every link score 0.
@@ -369,7 +370,7 @@ impl Default for RawScoring {
 
 /// `aah`: the application-aware helper (detects web applications, extracts web objects, judges
 /// links; see `docs/kb.md`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawAah {
     /// Run the helper on HTML pages.

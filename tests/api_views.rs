@@ -191,8 +191,10 @@ fn parse_metrics(text: &str) -> (Vec<Family>, Vec<Sample>) {
         let (name, labels) = series
             .split_once('{')
             .unwrap_or_else(|| panic!("labels in {line}"));
+        // Every sample names its crawl, except the one naming the build.
         assert!(
-            labels.ends_with('}') && labels.starts_with("crawl=\""),
+            labels.ends_with('}')
+                && (labels.starts_with("crawl=\"") || name == "magpie_build_info"),
             "{line}"
         );
         let family = name
@@ -269,6 +271,12 @@ async fn metrics_and_openapi_are_served() {
         );
     }
     assert_eq!(get("magpie_urls_queued", "crawl=\"m1\""), 4.0);
+    let build = format!(
+        "version=\"{}\",commit=\"{}\"",
+        env!("CARGO_PKG_VERSION"),
+        magpie::web::metrics::COMMIT
+    );
+    assert_eq!(get("magpie_build_info", &build), 1.0);
     assert_eq!(
         get(
             "magpie_intake_items_total",
@@ -286,7 +294,7 @@ async fn metrics_and_openapi_are_served() {
 
     let (status, doc) = srv.get_json("/api/v1/openapi.json").await;
     assert_eq!(status, 200);
-    assert_eq!(doc["openapi"], "3.0.3");
+    assert_eq!(doc["openapi"], "3.1.0");
     assert!(doc["paths"]["/api/v1/urls"]["post"].is_object());
     srv.stop().await;
 }

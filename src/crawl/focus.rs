@@ -15,7 +15,7 @@ const MAX_HOST_APPS: usize = 10_000;
 
 /// One point of the relevance series: after `pages` analysed pages, the average relevance of
 /// the last [`SERIES_STEP`] of them and the harvest ratio so far.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FocusPoint {
     /// Analysed pages so far.
     pub pages: u64,
@@ -26,7 +26,7 @@ pub struct FocusPoint {
 }
 
 /// One recent fetch, as the dashboard lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RecentFetch {
     /// The URL fetched.
     pub url: String,
@@ -68,7 +68,8 @@ pub struct FocusState {
 }
 
 /// A copy of [`FocusState`] for the API, the cockpit and summaries.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Focus")]
 pub struct FocusSnapshot {
     /// Pages whose relevance was computed.
     pub analysed: u64,

@@ -57,6 +57,11 @@ pub struct Stats {
     pub focus: Mutex<FocusState>,
 }
 
+/// Distinct intake sources counted by name; later ones count under [`OTHER_SOURCE`].
+pub const MAX_INTAKE_SOURCES: usize = 64;
+/// The intake source that unknown sources fold into once [`MAX_INTAKE_SOURCES`] are known.
+pub const OTHER_SOURCE: &str = "other";
+
 /// Upper bounds of the fetch-latency histogram buckets, in milliseconds.
 pub const LATENCY_BUCKETS_MS: [u64; 9] = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
 
@@ -154,14 +159,18 @@ impl Stats {
             .or_insert(0) += 1;
     }
 
-    /// Counts one intake item from `source`.
+    /// Counts one intake item from `source`. Sources are named by clients, so their number is
+    /// bounded: past [`MAX_INTAKE_SOURCES`] distinct names, new ones count under
+    /// [`OTHER_SOURCE`], which keeps the metrics' `source` label (and this map) small whatever
+    /// clients send.
     pub fn intake(&self, source: &str) {
-        *self
-            .intake
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(source.to_string())
-            .or_insert(0) += 1;
+        let mut by_source = self.intake.lock().unwrap_or_else(|e| e.into_inner());
+        let key = if by_source.contains_key(source) || by_source.len() < MAX_INTAKE_SOURCES {
+            source
+        } else {
+            OTHER_SOURCE
+        };
+        *by_source.entry(key.to_string()).or_insert(0) += 1;
     }
 
     /// Records one fetch duration.
@@ -291,7 +300,8 @@ impl Stats {
 
 /// The end-of-crawl summary (`magpie crawl --json`); counters cover every run of the crawl,
 /// times and rates cover this run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Statistics")]
 pub struct Summary {
     /// Crawl name.
     pub crawl: String,

@@ -176,7 +176,7 @@ impl Host {
 }
 
 /// What the API shows of a host queue.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct HostView {
     /// Host key.
     pub host: String,

@@ -12,7 +12,7 @@ use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
 /// Why a host is waiting; shown by the API and the cockpit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum WaitReason {
     /// Not waiting.

@@ -10,7 +10,9 @@ use crate::model::CrawlUri;
 use serde::{Deserialize, Serialize};
 
 /// How a new score combines with the scores a queued URL already has.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum UpdateFn {
     /// Keep the first score (the baseline best-first crawler).

@@ -11,7 +11,7 @@ use std::iter::Peekable;
 use std::time::Instant;
 
 /// A queued URL as the API shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct QueuedUrl {
     /// The URL.
     pub url: String,

@@ -4,11 +4,12 @@
 use crate::export::ExportError;
 use crate::index::IndexError;
 use crate::intake::BodyError;
+use crate::manager::CrawlState;
 use crate::manager::ManagerError;
 use crate::spec::SpecError;
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
-use serde_json::json;
+use serde::Serialize;
 
 /// Everything a request can fail with. Handlers return it; [`ResponseError`] turns it into
 /// a response, so clients always get JSON with a stable `code`.
@@ -144,6 +145,69 @@ fn spec_field(e: &SpecError) -> &str {
     }
 }
 
+/// Every `code` an error body can carry; the OpenAPI document lists them as the enum of
+/// `Error.code`, so clients can rely on the set (a test holds [`WebError::code`] to it).
+pub const CODES: &[&str] = &[
+    "unknown-host",
+    "unauthorized",
+    "no-route",
+    "method-not-allowed",
+    "not-found",
+    "exists",
+    "wrong-state",
+    "invalid-spec",
+    "frontier",
+    "bad-parameter",
+    "io",
+    "malformed-body",
+    "bad-query",
+    "no-index",
+    "schema-mismatch",
+    "stale-index",
+    "locked",
+    "index",
+    "not-exportable",
+    "export",
+    "too-large",
+    "bad-request",
+    "payload",
+    "internal",
+];
+
+/// The JSON body of every error response. A struct rather than ad-hoc JSON so that the
+/// OpenAPI document's `Error` schema is generated from what is actually sent.
+#[derive(Debug, Default, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Error")]
+pub struct ErrorBody {
+    /// What is wrong, for people.
+    pub error: String,
+    /// What is wrong, for programs.
+    #[schemars(schema_with = "code_schema")]
+    pub code: &'static str,
+    /// invalid-spec: JSON path of the bad field; bad-parameter: the parameter; bad-query: `q`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// malformed-body: 1-based line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// malformed-body: 1-based column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// wrong-state: the crawl's state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<CrawlState>,
+    /// bad-query: the query string as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// bad-query: what the query parser said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+fn code_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "string", "enum": CODES })
+}
+
 impl ResponseError for WebError {
     fn status_code(&self) -> StatusCode {
         match self {
@@ -180,29 +244,33 @@ impl ResponseError for WebError {
         if status.is_server_error() {
             tracing::error!("request failed: {self}");
         }
-        let mut body = json!({ "error": self.to_string(), "code": self.code() });
+        let mut body = ErrorBody {
+            error: self.to_string(),
+            code: self.code(),
+            ..ErrorBody::default()
+        };
         match self {
             WebError::Spec(e) | WebError::Manager(ManagerError::Spec(e)) => {
-                body["field"] = json!(spec_field(e));
-                body["error"] = json!(e.to_string());
+                body.field = Some(spec_field(e).to_string());
+                body.error = e.to_string();
             }
             WebError::Body(BodyError::Json { line, column, .. }) => {
-                body["line"] = json!(line);
-                body["column"] = json!(column);
+                body.line = Some(*line);
+                body.column = Some(*column);
             }
             WebError::Manager(ManagerError::WrongState { state, .. }) => {
-                body["state"] = json!(state);
+                body.state = Some(*state);
             }
             WebError::BadParameter { name, .. }
             | WebError::Index(IndexError::BadParameter { name, .. })
             | WebError::Export(ExportError::Index(IndexError::BadParameter { name, .. })) => {
-                body["field"] = json!(name);
+                body.field = Some(name.clone());
             }
             WebError::Index(IndexError::BadQuery { query, reason })
             | WebError::Export(ExportError::Index(IndexError::BadQuery { query, reason })) => {
-                body["field"] = json!("q");
-                body["query"] = json!(query);
-                body["reason"] = json!(reason);
+                body.field = Some("q".into());
+                body.query = Some(query.clone());
+                body.reason = Some(reason.clone());
             }
             _ => {}
         }
@@ -223,7 +291,6 @@ impl ResponseError for WebError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manager::CrawlState;
 
     #[test]
     fn statuses_follow_the_documented_mapping() {
@@ -266,6 +333,7 @@ mod tests {
         ];
         for (e, want) in cases {
             assert_eq!(e.status_code().as_u16(), want, "{e}");
+            assert!(CODES.contains(&e.code()), "{} is listed in CODES", e.code());
         }
     }
 

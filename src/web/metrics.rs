@@ -1,6 +1,8 @@
 //! `GET /metrics`: every crawl's counters in the Prometheus text format (version 0.0.4), one
 //! `crawl` label per crawl: pages, bytes, responses, errors by kind, queue sizes, the fetch
-//! latency histogram, and intake items by source.
+//! latency histogram, and intake items by source (at most
+//! [`MAX_INTAKE_SOURCES`](crate::crawl::stats::MAX_INTAKE_SOURCES) names, then `other`); and
+//! `magpie_build_info`, which names the running build.
 
 use crate::crawl::stats::{Stats, LATENCY_BUCKETS_MS};
 use crate::manager::{CrawlState, CrawlView};
@@ -24,6 +26,16 @@ pub async fn get(state: web::Data<AppState>) -> HttpResponse {
         .content_type(CONTENT_TYPE)
         .body(render(&crawls))
 }
+
+/// The version of this build.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The git commit this build was made from, when the builder said so with
+/// `MAGPIE_GIT_COMMIT=$(git rev-parse HEAD) cargo build` (no build script runs git, so builds
+/// from a source archive work); `unknown` otherwise.
+pub const COMMIT: &str = match option_env!("MAGPIE_GIT_COMMIT") {
+    Some(c) => c,
+    None => "unknown",
+};
 
 /// Escapes a label value: backslash, double quote and newline.
 pub fn escape(v: &str) -> String {
@@ -71,6 +83,18 @@ const STATES: [(CrawlState, &str); 5] = [
 /// Renders the metrics of `crawls` (their views and live counters).
 pub fn render(crawls: &[(CrawlView, std::sync::Arc<Stats>)]) -> String {
     let mut out = String::with_capacity(1024 + crawls.len() * 2048);
+    family(
+        &mut out,
+        "magpie_build_info",
+        "gauge",
+        "Always 1; the labels name the running build (version, git commit or unknown).",
+    );
+    let _ = writeln!(
+        out,
+        "magpie_build_info{{version=\"{}\",commit=\"{}\"}} 1",
+        escape(VERSION),
+        escape(COMMIT)
+    );
     family(
         &mut out,
         "magpie_crawl_state",
@@ -324,6 +348,44 @@ mod tests {
     fn no_crawls_still_declares_the_families() {
         let text = render(&[]);
         assert!(text.contains("# TYPE magpie_urls_queued gauge"));
-        assert!(!text.lines().any(|l| !l.starts_with('#')));
+        let samples: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(samples.len(), 1, "only the build: {samples:?}");
+        assert!(samples[0].starts_with("magpie_build_info{"));
+    }
+
+    #[test]
+    fn build_info_names_the_version_and_commit() {
+        let text = render(&[crawl("a")]);
+        assert!(text.contains("# TYPE magpie_build_info gauge\n"));
+        let line = format!(
+            "magpie_build_info{{version=\"{}\",commit=\"{}\"}} 1\n",
+            env!("CARGO_PKG_VERSION"),
+            option_env!("MAGPIE_GIT_COMMIT").unwrap_or("unknown")
+        );
+        assert!(text.contains(&line), "{text}");
+    }
+
+    #[test]
+    fn intake_sources_fold_into_other_past_the_limit() {
+        use crate::crawl::stats::{MAX_INTAKE_SOURCES, OTHER_SOURCE};
+        let (view, stats) = crawl("a");
+        // `crawl` counted one source already.
+        for i in 0..MAX_INTAKE_SOURCES + 10 {
+            stats.intake(&format!("scorer-{i}"));
+        }
+        stats.intake("scorer-0");
+        stats.intake("scorer \"a\"\n");
+        let text = render(&[(view, stats)]);
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("magpie_intake_items_total{"))
+            .collect();
+        assert_eq!(lines.len(), MAX_INTAKE_SOURCES + 1, "64 names and other");
+        assert!(text.contains("magpie_intake_items_total{crawl=\"a\",source=\"scorer-0\"} 2\n"));
+        // 1 + 63 named scorers fill the 64; the 11 after them (scorer-63 .. scorer-73) fold.
+        let other =
+            format!("magpie_intake_items_total{{crawl=\"a\",source=\"{OTHER_SOURCE}\"}} 11\n");
+        assert!(text.contains(&other), "{lines:?}");
+        assert!(!text.contains("source=\"scorer-70\""));
     }
 }

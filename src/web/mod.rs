@@ -8,7 +8,7 @@
 //! (against DNS rebinding); `indexes.rs` keeps the crawls' capture indexes open for reading;
 //! `replay.rs` decides what of an archived response reaches the browser; `metrics.rs` renders
 //! `/metrics`; `cli.rs` is the `serve` and `submit` commands. The API is documented in
-//! `docs/api.md` and described by `openapi.json`; the cockpit in `docs/cockpit.md`.
+//! `docs/api.md` and described by the OpenAPI document (`api::openapi`); the cockpit in `docs/cockpit.md`.
 //!
 //! actix-web runs its request handlers on worker threads with their own single-threaded
 //! runtimes. Crawl engines must not live there (a worker's runtime dies with the server), so

@@ -26,18 +26,26 @@ pub struct FrontierQuery {
     pub host: Option<String>,
 }
 
-#[derive(Serialize)]
-struct HostOut {
+/// One host queue: what the frontier knows of the host, and when it may next be fetched from.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "HostQueue")]
+pub(crate) struct HostOut {
     #[serde(flatten)]
     view: HostView,
     /// The wall-clock time the host may next be fetched from (RFC 3339, UTC).
+    #[schemars(extend("format" = "date-time"))]
     next_fetch_at: String,
 }
 
-#[derive(Serialize)]
-struct FrontierOut {
+/// The frontier of a crawl: its next URLs in fetch order and its host queues.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Frontier")]
+pub(crate) struct FrontierOut {
+    /// The crawl id.
     crawl: String,
+    /// The next URLs, in the order they would be fetched.
     urls: Vec<QueuedUrl>,
+    /// The host queues (one host only when `host` is given).
     hosts: Vec<HostOut>,
 }
 
