@@ -144,7 +144,7 @@ pub fn export(
         report.cdxj.extend(entry);
         if let Some(rel) = &c.related {
             src.copy(rel, &mut w)?;
-            report.records += 2;
+            report.records += select::related_records(warc_dir, rel)?;
         }
     }
     w.flush().map_err(ExportError::Write)?;
