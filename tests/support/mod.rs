@@ -12,6 +12,7 @@
 pub mod client;
 pub mod harness;
 mod oddities;
+pub mod pywb;
 mod reply;
 mod scenarios;
 
