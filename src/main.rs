@@ -79,10 +79,14 @@ enum Command {
         #[command(subcommand)]
         command: index::cli::IndexCommand,
     },
-    /// Write the selected captures as a new WARC file, with `<out>.cdxj` beside it.
+    /// Write the selected captures as a new WARC file, with `<out>.cdxj` beside it, or as a
+    /// WACZ package (`--format wacz`).
     Export(export::cli::ExportArgs),
     /// Print the sorted CDXJ index of WARC files (the format pywb reads).
     Cdxj(export::cli::CdxjArgs),
+    /// Write a whole crawl (its sealed WARC files, CDXJ index and page list) as a WACZ 1.1.1
+    /// package, the format of ReplayWeb.page and Browsertrix.
+    Wacz(export::cli::WaczArgs),
 }
 
 #[derive(Subcommand)]
@@ -213,6 +217,7 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
         )?),
         Command::Export(a) => Ok(export::cli::run_export(a, &mut std::io::stdout().lock())?),
         Command::Cdxj(a) => Ok(export::cli::run_cdxj(a, &mut std::io::stdout().lock())?),
+        Command::Wacz(a) => Ok(export::cli::run_wacz(a, &mut std::io::stdout().lock())?),
     }
 }
 

@@ -491,7 +491,56 @@ async fn exports_preview_write_download_and_stay_in_their_folder() {
     }
     let (_, listed) = srv.get_json("/api/v1/crawls/c/exports").await;
     assert_eq!(listed["exports"][0]["name"], "ab", "{listed}");
+    assert_eq!(listed["exports"][0]["format"], "warc", "{listed}");
     assert_eq!(listed["exports"][0]["bytes"].as_u64(), Some(made_bytes));
+
+    // The same selection as a WACZ: one file, the same records inside, listed and
+    // downloadable; its name is taken for both formats; an unknown format is a 400.
+    let wbody =
+        json!({ "name": "abz", "format": "wacz", "q": "title:\"page a\" OR title:\"page b\"" });
+    let (status, wacz) = srv.post_json("/api/v1/crawls/c/exports", &wbody).await;
+    assert_eq!(status, 201, "{wacz}");
+    assert_eq!(wacz["format"], "wacz");
+    assert_eq!(wacz["file"], "abz.wacz");
+    assert!(
+        wacz.get("warc").is_none() && wacz.get("cdxj").is_none(),
+        "{wacz}"
+    );
+    assert_eq!(wacz["records"], made["records"], "the same WARC inside");
+    assert_eq!(wacz["pages"], 2, "{wacz}");
+    let resp = srv
+        .get(wacz["download"]["file"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "application/wacz");
+    let bytes = resp.bytes().await.unwrap();
+    assert_eq!(bytes.len() as u64, wacz["bytes"].as_u64().unwrap());
+    assert_eq!(&bytes[..2], b"PK", "a ZIP");
+    let (_, listed) = srv.get_json("/api/v1/crawls/c/exports").await;
+    let formats: Vec<(&str, &str)> = listed["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["file"].as_str().unwrap(), e["format"].as_str().unwrap()))
+        .collect();
+    assert_eq!(formats, [("ab.warc.gz", "warc"), ("abz.wacz", "wacz")]);
+    let (status, _) = srv
+        .post_json(
+            "/api/v1/crawls/c/exports",
+            &json!({ "name": "ab", "format": "wacz" }),
+        )
+        .await;
+    assert_eq!(status, 409, "ab is taken by the WARC export");
+    let (status, body) = srv
+        .post_json("/api/v1/crawls/c/exports", &json!({ "format": "zip" }))
+        .await;
+    assert_eq!(
+        (status, body["field"].as_str()),
+        (400, Some("format")),
+        "{body}"
+    );
 
     // A revisit brings its original; the streamed export holds the same records as a file.
     let dup = enc(&format!("url:\"{}\"", c.u("/dup-b.html")));

@@ -321,6 +321,23 @@ async fn exports_are_previewed_refused_without_the_token_and_written() {
     assert!(page.body.contains(">sel.warc.gz</a>"), "{}", page.body);
     let again = b.post("/crawls/c/export", &with_token).await;
     assert_eq!(again.status, 409, "{}", again.body);
+    // As a WACZ: one file to download, listed as WACZ.
+    let mut wacz = with_token.clone();
+    wacz.retain(|(k, _)| *k != "name");
+    wacz.extend([("name", "selz"), ("format", "wacz")]);
+    let done = b.post("/crawls/c/export", &wacz).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    let file = "/api/v1/crawls/c/exports/selz.wacz";
+    assert!(
+        done.body.contains("id=\"download-wacz\"") && done.body.contains(file),
+        "{}",
+        done.body
+    );
+    let resp = c.srv.get(file).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(&resp.bytes().await.unwrap()[..2], b"PK");
+    let page = b.get("/crawls/c/export").await;
+    assert!(page.body.contains(">selz.wacz</a>") && page.body.contains("<td>WACZ</td>"));
     let bad = b
         .post("/crawls/c/export", &[("name", "../x"), ("csrf", &token)])
         .await;

@@ -172,8 +172,7 @@ fn an_exported_page_replays_in_pywb_from_our_cdxj() {
     let (out, recs) = export_to(&c, SearchQuery::text(q), true);
     assert_eq!(uris(&recs, "revisit"), [u("/dup-b.html")].into());
     let root = tempfile::tempdir().unwrap();
-    pywb::wb_manager(root.path(), &["init", "coll"]);
-    let coll = root.path().join("collections").join("coll");
+    let coll = pywb::init_collection(root.path(), "coll");
     std::fs::copy(&out, coll.join("archive").join("selected.warc.gz")).unwrap();
     std::fs::copy(cdxj_path(&out), coll.join("indexes").join("index.cdxj")).unwrap();
     let wayback = pywb::Wayback::start(root.path());

@@ -2,9 +2,12 @@
 //! `SURT timestamp14 {"url": …, "mime": …, "status": …, "digest": …, "length": …, "offset": …,
 //! "filename": …}`, sorted bytewise.
 //!
-//! Field rules follow pywb's own indexer: `mime` is the HTTP `Content-Type` up to the first `;`
-//! or space (`warc/revisit` for revisits), `status` only for responses, `digest` without its
-//! `sha1:` label, numbers as strings, empty fields left out.
+//! Field rules follow pywb's indexer (`cdx-indexer -j`): `mime` is the HTTP `Content-Type` up
+//! to the first `;` or space (`warc/revisit` for revisits), `status` only for responses,
+//! numbers as strings, empty fields left out. The one exception is `digest`, written as the
+//! record's `WARC-Payload-Digest` with its label (`sha1:BASE32`), as the `cdxj-indexer` of
+//! py-wacz, Browsertrix and ReplayWeb.page writes it: a digest stays self-describing, and the
+//! CDXJ inside a WACZ looks like every other WACZ's (`docs/index.md` compares the tools).
 
 use super::ExportError;
 use crate::archive::{RecordHead, WarcReader};
@@ -29,7 +32,7 @@ pub struct CdxjEntry {
     pub mime: String,
     /// HTTP status, for responses.
     pub status: Option<String>,
-    /// Payload digest without `sha1:`.
+    /// Payload digest as in `WARC-Payload-Digest`, label included (`sha1:BASE32`).
     pub digest: Option<String>,
     /// Length of the record's gzip member.
     pub length: u64,
@@ -72,7 +75,7 @@ impl CdxjEntry {
         };
         let digest = head
             .field("WARC-Payload-Digest")
-            .map(|d| d.strip_prefix("sha1:").unwrap_or(d).to_string())
+            .map(|d| d.trim().to_string())
             .filter(|d| !d.is_empty());
         let surt = url::Url::parse(&url)
             .map_or_else(|_| url.to_ascii_lowercase(), |u| crate::uri::surt(&u));
@@ -212,7 +215,7 @@ mod tests {
         assert_eq!(
             e.line(),
             "org,example)/a?a=1&b=2 20261122042607 {\"url\": \"http://www.Example.org/a?b=2&a=1\", \
-             \"mime\": \"text/HTML\", \"status\": \"200\", \"digest\": \"ABCDEF\", \"length\": \"20\", \
+             \"mime\": \"text/HTML\", \"status\": \"200\", \"digest\": \"sha1:ABCDEF\", \"length\": \"20\", \
              \"offset\": \"10\", \"filename\": \"f.warc.gz\"}"
         );
     }

@@ -1,5 +1,7 @@
-//! The `magpie export` and `magpie cdxj` commands: their arguments, logic and output.
+//! The `magpie export`, `magpie wacz` and `magpie cdxj` commands: their arguments, logic and
+//! output.
 
+use super::wacz::{crawl_wacz, export_wacz, WaczError, WaczReport};
 use super::{cdxj, export, ExportError, ExportReport, ExportRequest};
 use crate::index::cli::{open_existing, Filters};
 use crate::index::{warc_dir, Index};
@@ -16,9 +18,13 @@ pub struct ExportArgs {
     /// Data folder.
     #[arg(long, default_value = "magpie-data")]
     pub data: PathBuf,
-    /// The WARC file to write.
+    /// The file to write (a `.warc.gz`, or a `.wacz` with `--format wacz`).
     #[arg(long)]
     pub out: PathBuf,
+    /// `warc`: a WARC file with `<out>.cdxj` beside it; `wacz`: a WACZ 1.1.1 package holding
+    /// the WARC file, its CDXJ and the list of its pages.
+    #[arg(long, value_enum, default_value_t = Format::Warc)]
+    pub format: Format,
     /// Query selecting the captures (tantivy syntax; empty: all).
     #[arg(long, default_value = "")]
     pub query: String,
@@ -27,6 +33,28 @@ pub struct ExportArgs {
     /// Also export the page requisites (images, styles) of the selected pages.
     #[arg(long)]
     pub with_embeds: bool,
+}
+
+/// What an export writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A WARC file and its CDXJ index beside it.
+    Warc,
+    /// A WACZ package (ReplayWeb.page, Browsertrix, pywb).
+    Wacz,
+}
+
+/// Arguments of `magpie wacz`.
+#[derive(Debug, clap::Args)]
+pub struct WaczArgs {
+    /// The crawl name.
+    pub crawl: String,
+    /// Data folder.
+    #[arg(long, default_value = "magpie-data")]
+    pub data: PathBuf,
+    /// The WACZ file to write.
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 /// Arguments of `magpie cdxj`.
@@ -38,12 +66,31 @@ pub struct CdxjArgs {
 }
 
 /// Runs `magpie export`: writes the files and one summary line to `out`.
-pub fn run_export(a: ExportArgs, out: &mut dyn Write) -> Result<ExitCode, ExportError> {
+pub fn run_export(a: ExportArgs, out: &mut dyn Write) -> Result<ExitCode, WaczError> {
     let req = ExportRequest {
-        query: a.filters.query(a.query)?,
+        query: a.filters.query(a.query).map_err(ExportError::from)?,
         with_embeds: a.with_embeds,
         crawl: a.crawl,
     };
+    if a.format == Format::Wacz {
+        let index = open_existing(&a.data, &req.crawl).map_err(ExportError::from)?;
+        let w = export_wacz(&index, &warc_dir(&a.data, &req.crawl), &req, &a.out)?;
+        let r = w.export.clone().unwrap_or_default();
+        writeln!(
+            out,
+            "{}: WACZ {}, {} bytes: {} records ({} selected, {} originals of revisits, {} embeds), {} pages",
+            a.out.display(),
+            super::wacz::WACZ_VERSION,
+            w.bytes,
+            r.records,
+            r.selected,
+            r.originals,
+            r.embeds,
+            w.pages
+        )
+        .map_err(ExportError::Write)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let r = export_to_file(&a.data, &req, &a.out)?;
     writeln!(
         out,
@@ -58,6 +105,29 @@ pub fn run_export(a: ExportArgs, out: &mut dyn Write) -> Result<ExitCode, Export
     )
     .map_err(ExportError::Write)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `magpie wacz`: the whole crawl as a WACZ, and one summary line to `out`.
+pub fn run_wacz(a: WaczArgs, out: &mut dyn Write) -> Result<ExitCode, WaczError> {
+    let w = wacz_of_crawl(&a.data, &a.crawl, &a.out)?;
+    writeln!(
+        out,
+        "{}: WACZ {}, {} bytes: {} WARC file(s), {} CDXJ lines, {} pages",
+        a.out.display(),
+        super::wacz::WACZ_VERSION,
+        w.bytes,
+        w.warcs.len(),
+        w.cdxj_lines,
+        w.pages
+    )
+    .map_err(ExportError::Write)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `magpie wacz CRAWL --out FILE`: the crawl's sealed WARC files as a WACZ at `out`.
+pub fn wacz_of_crawl(data: &Path, crawl: &str, out: &Path) -> Result<WaczReport, WaczError> {
+    let index = open_existing(data, crawl).map_err(ExportError::from)?;
+    crawl_wacz(&index, &warc_dir(data, crawl), crawl, out)
 }
 
 /// Runs `magpie cdxj`.

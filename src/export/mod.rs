@@ -19,6 +19,7 @@ pub mod cdxj;
 pub mod cli;
 mod embeds;
 mod select;
+pub mod wacz;
 
 #[cfg(test)]
 mod tests;
@@ -27,7 +28,7 @@ pub use cdxj::{index_file, write_sorted, CdxjEntry};
 pub use select::{preview, ExportPreview};
 
 use crate::archive::{self, read_record_prefix, ArchiveError, WarcReader};
-use crate::index::{record_path, DocKind, Index, IndexError, Location, SearchQuery};
+use crate::index::{record_path, CaptureRef, DocKind, Index, IndexError, Location, SearchQuery};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -90,6 +91,8 @@ pub struct ExportReport {
     pub bytes: u64,
     /// CDXJ entries of the written response and revisit records.
     pub cdxj: Vec<CdxjEntry>,
+    /// The captures written, in file order (a WACZ lists its pages from them).
+    pub captures: Vec<CaptureRef>,
 }
 
 /// Writes the export of `req` from the crawl whose index is `index` and WARC files are in
@@ -144,11 +147,12 @@ pub fn export(
         report.cdxj.extend(entry);
         if let Some(rel) = &c.related {
             src.copy(rel, &mut w)?;
-            report.records += 2;
+            report.records += select::related_records(warc_dir, rel)?;
         }
     }
     w.flush().map_err(ExportError::Write)?;
     report.bytes = w.n;
+    report.captures = chosen;
     Ok(report)
 }
 

@@ -3,9 +3,12 @@
 //! anything is written.
 
 use super::{embeds, source_warcinfo, warcinfo, ExportError, ExportRequest};
-use crate::index::{CaptureKind, CaptureRef, Index};
+use crate::archive::WarcReader;
+use crate::index::{record_path, CaptureKind, CaptureRef, Index, Location};
 use serde::Serialize;
 use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The captures an export copies, in WARC order, and where they come from.
@@ -76,6 +79,27 @@ pub(super) fn source_files(chosen: &[CaptureRef]) -> Vec<&str> {
     files
 }
 
+/// How many records the span after a capture holds: its request and metadata records, and
+/// as many JSON metadata records (analysis, helper) as the crawl wrote for it. The index keeps
+/// the span, not its count, so the span is read (only heads are parsed; these records are
+/// small), which keeps every reported count equal to what the file holds.
+pub(super) fn related_records(warc_dir: &Path, rel: &Location) -> Result<usize, ExportError> {
+    let path = record_path(warc_dir, &rel.file);
+    let io_err = |source| ExportError::Io {
+        path: path.clone(),
+        source,
+    };
+    let mut f = File::open(&path).map_err(io_err)?;
+    f.seek(SeekFrom::Start(rel.offset)).map_err(io_err)?;
+    let span = BufReader::new(f.take(rel.length));
+    let mut r = WarcReader::with_origin(span, rel.file.clone(), rel.offset)?;
+    let mut n = 0;
+    while r.next_record()?.is_some() {
+        n += 1;
+    }
+    Ok(n)
+}
+
 /// What an export would write, computed without writing it (so an operator can see the size
 /// of a selection before making the file).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -96,8 +120,9 @@ pub struct ExportPreview {
     pub bytes: u64,
 }
 
-/// Counts what exporting `req` would write, reading only the index and the heads of the
-/// source files (and the metadata records, with embeds).
+/// Counts what exporting `req` would write, reading only the index, the heads of the source
+/// files and the short records that follow each capture (to count them; with embeds, the
+/// metadata records are read for their outlinks too).
 pub fn preview(
     index: &Index,
     warc_dir: &Path,
@@ -117,8 +142,7 @@ pub fn preview(
         records += 1;
         bytes += c.location.length;
         if let Some(rel) = &c.related {
-            // The request and the metadata record, stored as one span.
-            records += 2;
+            records += related_records(warc_dir, rel)?;
             bytes += rel.length;
         }
     }

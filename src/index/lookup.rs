@@ -146,6 +146,18 @@ impl Index {
         Ok(self.refs(&docs).into_iter().next())
     }
 
+    /// The `<title>` indexed for the capture whose record has this `WARC-Record-ID` (`None`
+    /// when it has none or the ID is unknown): page lists, such as a WACZ's `pages.jsonl`,
+    /// name pages by it without reading the archive again.
+    pub fn title_by_record_id(&self, id: &str) -> Result<Option<String>, IndexError> {
+        let docs = self.by_term(self.fields.record_id, id, 4)?;
+        Ok(docs.iter().find_map(|d| {
+            let s = Stored::new(d, &self.fields);
+            s.capture_ref()?;
+            s.text(self.fields.title).filter(|t| !t.trim().is_empty())
+        }))
+    }
+
     /// The original a revisit stands for: by `WARC-Refers-To`, else by the referred URL and
     /// date, else the earliest full capture with the same payload digest.
     pub fn original_of(&self, revisit: &CaptureRef) -> Result<Option<CaptureRef>, IndexError> {

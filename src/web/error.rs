@@ -1,6 +1,7 @@
 //! The API's one error type, and the only place where errors become HTTP statuses and JSON
 //! error bodies (`{"error": ..., "code": ..., "field"?, "line"?, "column"?}`).
 
+use crate::export::wacz::WaczError;
 use crate::export::ExportError;
 use crate::index::IndexError;
 use crate::intake::BodyError;
@@ -85,6 +86,18 @@ pub enum WebError {
     /// The listener or another OS resource failed.
     #[error("server I/O: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// A WACZ export's failures are an export's: the selection's are a 400, the rest a 500 naming
+/// the file.
+impl From<WaczError> for WebError {
+    fn from(e: WaczError) -> Self {
+        match e {
+            WaczError::Export(e) => WebError::Export(e),
+            WaczError::Index(e) => WebError::Index(e),
+            e => WebError::Internal(e.to_string()),
+        }
+    }
 }
 
 impl WebError {

@@ -50,11 +50,11 @@ routes! { ROUTES, configure_api:
     get  "/api/v1/crawls/{id}/capture"         => api::captures::replay;
     get  "/api/v1/crawls/{id}/capture/info"    => api::captures::info;
     get  "/api/v1/crawls/{id}/export"          => api::exports::stream;
-    get  "/api/v1/crawls/{id}/exports"         => api::exports::list;
+    get  "/api/v1/crawls/{id}/exports"         => api::export_files::list;
     post "/api/v1/crawls/{id}/exports"         => api::exports::create;
     // `preview` before `{file}`: the first route that matches takes the request.
     get  "/api/v1/crawls/{id}/exports/preview" => api::exports::preview;
-    get  "/api/v1/crawls/{id}/exports/{file}"  => api::exports::download;
+    get  "/api/v1/crawls/{id}/exports/{file}"  => api::export_files::download;
     post "/api/v1/urls"                        => api::urls::post;
     get  "/metrics"                            => metrics::get;
 }

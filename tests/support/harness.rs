@@ -229,3 +229,22 @@ pub fn warcio_check(files: &[PathBuf]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Whether a third-party tool runs (`cmd args` exits 0). Without it this fails when the
+/// environment variable `require` is `1` (as in CI), and otherwise prints a note, so a test
+/// can skip itself on a machine without the tool.
+pub fn tool_available(cmd: &str, args: &[&str], require: &str) -> bool {
+    let ok = Command::new(cmd)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var(require).as_deref() == Ok("1") {
+            panic!("{cmd} is required ({require}=1) but cannot run");
+        }
+        eprintln!("note: {cmd} not available; test skipped");
+    }
+    ok
+}

@@ -40,16 +40,24 @@ pub fn wb_manager(root: &Path, args: &[&str]) {
     );
 }
 
+/// `wb-manager init NAME` in `root`; returns the collection's folder (with `archive/` and
+/// `indexes/`), for tests that place files there themselves.
+pub fn init_collection(root: &Path, name: &str) -> PathBuf {
+    wb_manager(root, &["init", name]);
+    root.join("collections").join(name)
+}
+
 /// A collection made the standard way: `wb-manager init NAME`, then `wb-manager add NAME
 /// FILES` (pywb indexes the files itself). Returns the collection's folder.
 pub fn collection(root: &Path, name: &str, files: &[PathBuf]) -> PathBuf {
-    wb_manager(root, &["init", name]);
+    init_collection(root, name);
     let mut args = vec!["add".to_string(), name.to_string()];
     args.extend(files.iter().map(|f| f.display().to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     wb_manager(root, &args);
     root.join("collections").join(name)
 }
+
 
 /// A running `wayback` serving the collections under `root`.
 pub struct Wayback {

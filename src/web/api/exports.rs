@@ -1,30 +1,32 @@
 //! Export over HTTP: the captures a selection picks (query, host, application, kind, score,
-//! time, with or without page requisites) written as a new WARC file with its CDXJ index.
+//! time, with or without page requisites) written as a new WARC file with its CDXJ index, or
+//! as a WACZ package.
 //!
 //! - `GET .../exports/preview?...`: how many captures, records and bytes an export would hold;
 //! - `POST .../exports` (token): writes `DATA/<crawl>/exports/<name>.warc.gz` and
-//!   `<name>.warc.gz.cdxj`, answers 201 with the counts and download paths;
-//! - `GET .../exports`: the finished exports; `GET .../exports/{file}`: downloads one file;
+//!   `<name>.warc.gz.cdxj` (`"format": "warc"`, the default) or `<name>.wacz`
+//!   (`"format": "wacz"`), answers 201 with the counts and download paths;
 //! - `GET .../export?...`: streams an export as it is written, without keeping a file.
+//!
+//! The finished files are listed and downloaded by [`super::export_files`].
 //!
 //! Names are 1–100 characters of `A-Z a-z 0-9 . _ -`, starting with a letter or digit, so no
 //! name reaches outside the exports folder. The crawl's own WARC files are only read.
 
+use super::export_files::{exports_dir, files_of, Downloads, Kind};
 use super::search::SearchParams;
 use super::{blocking, given, index_of, read_capped, timestamp14};
-use crate::export::{self, cli::cdxj_path, cli::write_export, ExportPreview, ExportRequest};
+use crate::export::{self, cli::write_export, wacz::export_wacz, ExportPreview, ExportRequest};
 use crate::index::{warc_dir, SearchQuery};
 use crate::web::error::WebError;
 use crate::web::AppState;
-use actix_web::body::SizedStream;
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
 
 /// Largest export request body.
 const MAX_EXPORT_BODY: usize = 64 << 10;
-/// Bytes per chunk when streaming files and exports.
+/// Bytes per chunk when streaming exports.
 const CHUNK: usize = 256 << 10;
 /// Longest export name.
 const MAX_NAME: usize = 100;
@@ -101,11 +103,29 @@ struct ExportBody {
     to: Option<String>,
     #[serde(default)]
     with_embeds: bool,
+    /// `warc` (default) or `wacz`.
+    format: Option<String>,
 }
 
-/// Checks an export name; `.warc.gz` at its end is dropped (`sel.warc.gz` is `sel`).
+/// The export format named by a form or body field (`warc` when absent); a 400 otherwise.
+pub(crate) fn format_of(v: Option<String>) -> Result<Kind, WebError> {
+    match given(v).as_deref() {
+        None | Some("warc") => Ok(Kind::Warc),
+        Some("wacz") => Ok(Kind::Wacz),
+        Some(v) => Err(WebError::BadParameter {
+            name: "format".into(),
+            reason: format!("{v:?} is neither warc nor wacz"),
+        }),
+    }
+}
+
+/// Checks an export name; `.warc.gz` or `.wacz` at its end is dropped (`sel.warc.gz` is
+/// `sel`).
 pub fn check_name(name: &str) -> Result<String, WebError> {
-    let name = name.strip_suffix(".warc.gz").unwrap_or(name);
+    let name = name
+        .strip_suffix(".warc.gz")
+        .or_else(|| name.strip_suffix(".wacz"))
+        .unwrap_or(name);
     let bad = |reason: &str| WebError::BadParameter {
         name: "name".into(),
         reason: format!("{name:?} {reason}"),
@@ -126,15 +146,6 @@ pub fn check_name(name: &str) -> Result<String, WebError> {
         ));
     }
     Ok(name.to_string())
-}
-
-fn exports_dir(data: &Path, crawl: &str) -> PathBuf {
-    data.join(crawl).join("exports")
-}
-
-fn downloads(crawl: &str, warc: &str) -> (String, String) {
-    let base = format!("/api/v1/crawls/{crawl}/exports");
-    (format!("{base}/{warc}"), format!("{base}/{warc}.cdxj"))
 }
 
 /// `GET .../exports/preview?...`: the counts and size of the export the selection would make.
@@ -180,22 +191,25 @@ impl Drop for Busy<'_> {
 pub(crate) struct Created {
     pub(crate) crawl: String,
     pub(crate) name: String,
-    pub(crate) warc: String,
-    pub(crate) cdxj: String,
-    /// Download paths of the two files.
+    pub(crate) format: Kind,
+    /// The main file: `<name>.warc.gz` or `<name>.wacz`.
+    pub(crate) file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) warc: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cdxj: Option<String>,
+    /// Download paths of the files.
     pub(crate) download: Downloads,
     pub(crate) selected: usize,
     pub(crate) originals: usize,
     pub(crate) embeds: usize,
+    /// Records of the WARC file (inside the WACZ for a WACZ export).
     pub(crate) records: usize,
+    /// Pages listed in the WACZ's `pages.jsonl` (WACZ exports only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) pages: Option<usize>,
+    /// Size of the main file.
     pub(crate) bytes: u64,
-}
-
-/// The download paths of an export's two files.
-#[derive(Serialize)]
-pub(crate) struct Downloads {
-    pub(crate) warc: String,
-    pub(crate) cdxj: String,
 }
 
 /// `POST .../exports`: writes the export and its CDXJ; 201 with what was written, 409 when an
@@ -222,6 +236,7 @@ pub async fn create(
         Some(n) => check_name(&n)?,
         None => fresh_name(),
     };
+    let kind = format_of(body.format)?;
     let request = ExportParams {
         q: body.q,
         host: body.host,
@@ -237,9 +252,9 @@ pub async fn create(
         name: None,
     }
     .request(&id)?;
-    let created = write(&state, &id, name, request).await?;
+    let created = write(&state, &id, name, kind, request).await?;
     Ok(HttpResponse::Created()
-        .insert_header((header::LOCATION, created.download.warc.clone()))
+        .insert_header((header::LOCATION, created.download.file.clone()))
         .json(created))
 }
 
@@ -252,25 +267,30 @@ pub(crate) fn fresh_name() -> String {
     )
 }
 
-/// Writes the export `request` of crawl `id` as `<name>.warc.gz` with its CDXJ (the API's
-/// `POST .../exports` and the cockpit's export form); a conflict when the name is taken.
+/// Writes the export `request` of crawl `id` as `<name>.warc.gz` with its CDXJ, or as
+/// `<name>.wacz` (the API's `POST .../exports` and the cockpit's export form); a conflict when
+/// the name is taken by an export of either format.
 pub(crate) async fn write(
     state: &web::Data<AppState>,
     id: &str,
     name: String,
+    kind: Kind,
     request: ExportRequest,
 ) -> Result<Created, WebError> {
     let index = index_of(state, id).await?;
     let key = format!("{id}/{name}");
     let dir = exports_dir(state.manager.data(), id);
-    let warc = format!("{name}.warc.gz");
-    let out = dir.join(&warc);
+    let (file, warc, cdxj, download) = files_of(id, &name, kind);
+    let out = dir.join(&file);
+    let taken = [Kind::Warc, Kind::Wacz]
+        .iter()
+        .any(|k| dir.join(k.file(&name)).exists());
     if !state
         .exporting
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .insert(key.clone())
-        || out.exists()
+        || taken
     {
         return Err(WebError::Conflict(format!(
             "an export named {name:?} exists already in crawl {id:?}"
@@ -278,139 +298,36 @@ pub(crate) async fn write(
     }
     let _busy = Busy { state, key };
     let warcs = warc_dir(state.manager.data(), id);
-    let target = out.clone();
-    let report = blocking(move || {
+    let (report, pages, bytes) = blocking(move || {
         std::fs::create_dir_all(&dir)?;
-        Ok(write_export(&index, &warcs, &request, &target)?)
+        Ok(match kind {
+            Kind::Warc => {
+                let r = write_export(&index, &warcs, &request, &out)?;
+                let bytes = r.bytes;
+                (r, None, bytes)
+            }
+            Kind::Wacz => {
+                let w = export_wacz(&index, &warcs, &request, &out)?;
+                (w.export.unwrap_or_default(), Some(w.pages), w.bytes)
+            }
+        })
     })
     .await?;
-    let (w, c) = downloads(id, &warc);
-    let cdxj = cdxj_path(Path::new(&warc)).display().to_string();
     Ok(Created {
         crawl: id.to_string(),
         name,
+        format: kind,
+        file,
         warc,
         cdxj,
-        download: Downloads { warc: w, cdxj: c },
+        download,
         selected: report.selected,
         originals: report.originals,
         embeds: report.embeds,
         records: report.records,
-        bytes: report.bytes,
+        pages,
+        bytes,
     })
-}
-
-/// A finished export.
-#[derive(Serialize)]
-pub(crate) struct Listed {
-    pub(crate) name: String,
-    pub(crate) warc: String,
-    pub(crate) cdxj: String,
-    pub(crate) bytes: u64,
-    pub(crate) created: Option<String>,
-    pub(crate) download: Downloads,
-}
-
-/// `GET .../exports`: the finished exports of a crawl, by name.
-pub async fn list(
-    id: web::Path<String>,
-    state: web::Data<AppState>,
-) -> Result<HttpResponse, WebError> {
-    let id = id.into_inner();
-    let exports = finished(&state, &id).await?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "crawl": id, "exports": exports })))
-}
-
-/// The finished exports of crawl `id`, by name (404 for an unknown crawl).
-pub(crate) async fn finished(
-    state: &web::Data<AppState>,
-    id: &str,
-) -> Result<Vec<Listed>, WebError> {
-    state.manager.get(id)?;
-    let dir = exports_dir(state.manager.data(), id);
-    let crawl = id.to_string();
-    blocking(move || {
-        let mut out = Vec::new();
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return Ok(out);
-        };
-        for e in entries.flatten() {
-            let file = e.file_name().to_string_lossy().into_owned();
-            let Some(name) = file.strip_suffix(".warc.gz") else {
-                continue;
-            };
-            let meta = e.metadata()?;
-            let created = meta.modified().ok().map(|t| {
-                chrono::DateTime::<chrono::Utc>::from(t)
-                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-            });
-            let (w, c) = downloads(&crawl, &file);
-            out.push(Listed {
-                name: name.to_string(),
-                cdxj: format!("{file}.cdxj"),
-                warc: file.clone(),
-                bytes: meta.len(),
-                created,
-                download: Downloads { warc: w, cdxj: c },
-            });
-        }
-        out.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(out)
-    })
-    .await
-}
-
-/// `GET .../exports/{file}`: one file of a finished export, `<name>.warc.gz` or
-/// `<name>.warc.gz.cdxj`, as a download.
-pub async fn download(
-    path: web::Path<(String, String)>,
-    state: web::Data<AppState>,
-) -> Result<HttpResponse, WebError> {
-    let (id, file) = path.into_inner();
-    state.manager.get(&id)?;
-    let (name, kind) = if let Some(n) = file.strip_suffix(".warc.gz.cdxj") {
-        (n, "text/plain; charset=utf-8")
-    } else if let Some(n) = file.strip_suffix(".warc.gz") {
-        (n, "application/warc+gzip")
-    } else {
-        return Err(WebError::BadParameter {
-            name: "file".into(),
-            reason: format!("{file:?} is neither NAME.warc.gz nor NAME.warc.gz.cdxj"),
-        });
-    };
-    check_name(name)?;
-    let dir = exports_dir(state.manager.data(), &id);
-    // Only finished exports: the WARC file is renamed into place last.
-    if !dir.join(format!("{name}.warc.gz")).is_file() {
-        return Err(WebError::NotFound(format!(
-            "export {file:?} of crawl {id:?}"
-        )));
-    }
-    let f = tokio::fs::File::open(dir.join(&file))
-        .await
-        .map_err(|_| WebError::NotFound(format!("export {file:?} of crawl {id:?}")))?;
-    let len = f.metadata().await?.len();
-    let stream = futures_util::stream::unfold(Some(f), |f| async move {
-        use tokio::io::AsyncReadExt;
-        let mut f = f?;
-        let mut buf = vec![0u8; CHUNK];
-        match f.read(&mut buf).await {
-            Ok(0) => None,
-            Ok(n) => {
-                buf.truncate(n);
-                Some((Ok(web::Bytes::from(buf)), Some(f)))
-            }
-            Err(e) => Some((Err(e), None)),
-        }
-    });
-    Ok(HttpResponse::Ok()
-        .content_type(kind)
-        .insert_header((
-            header::CONTENT_DISPOSITION,
-            format!("attachment; filename=\"{file}\""),
-        ))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(SizedStream::new(len, stream)))
 }
 
 /// Sends what an export writes to the response, a chunk at a time.

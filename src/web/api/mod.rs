@@ -3,6 +3,7 @@
 pub mod captures;
 pub mod crawls;
 pub mod events;
+pub mod export_files;
 pub mod exports;
 pub mod frontier;
 pub mod learned;

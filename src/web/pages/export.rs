@@ -1,12 +1,14 @@
 //! The export page (`/crawls/{id}/export`): a selection form (query, minimum score, host,
 //! application, kind, with embeds), a preview of how many captures and bytes the selection
 //! holds (the API's preview), a form that writes the export as the API's `POST .../exports`
-//! does (CSRF-checked) and links to the WARC and CDXJ downloads, and the exports written so far.
+//! does (CSRF-checked), as WARC + CDXJ or as a WACZ package, and links to the downloads, and
+//! the exports written so far.
 
 use super::{fmt_bytes, render, render_status, urlencode, Chrome, Form, PageError, Params};
 use crate::export::ExportPreview;
+use crate::web::api::export_files::{finished, Listed};
 use crate::web::api::exports::{
-    check_name, finished, fresh_name, preview_of, write, Created, ExportParams, Listed,
+    check_name, format_of, fresh_name, preview_of, write, Created, ExportParams,
 };
 use crate::web::error::WebError;
 use crate::web::AppState;
@@ -24,6 +26,8 @@ struct ExportPage {
     action: String,
     form: Vec<(&'static str, String)>,
     name: String,
+    /// The format chosen for writing: `warc` or `wacz`.
+    format: String,
     error: Option<String>,
     preview: Option<ExportPreview>,
     created: Option<Created>,
@@ -86,6 +90,7 @@ fn blank(req: &HttpRequest, state: &AppState, id: &str) -> ExportPage {
         action: format!("/crawls/{}/export", urlencode(id)),
         form: FIELDS.iter().map(|k| (*k, String::new())).collect(),
         name: String::new(),
+        format: "warc".into(),
         error: None,
         preview: None,
         created: None,
@@ -100,7 +105,7 @@ pub async fn page(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
     let mut known = FIELDS.to_vec();
-    known.extend(["preview", "name"]);
+    known.extend(["preview", "name", "format"]);
     let params = Params::of(&req, &known)?;
     let get = |k: &str| params.get(k).map(str::to_string);
     let mut page = blank(&req, &state, &id);
@@ -109,6 +114,9 @@ pub async fn page(
         *v = get(k).unwrap_or_default();
     }
     page.name = get("name").unwrap_or_default();
+    if let Some(f) = get("format").filter(|f| f == "wacz") {
+        page.format = f;
+    }
     if get("preview").is_some() {
         let r = request(&id, get)?;
         match preview_of(&state, &id, r).await {
@@ -145,9 +153,13 @@ pub async fn create(
         Some(n) => check_name(&n).map_err(named)?,
         None => fresh_name(),
     };
+    let kind = format_of(get("format")).map_err(named)?;
     let r = request(&id, get)?;
-    let created = write(&state, &id, name, r).await.map_err(named)?;
+    let created = write(&state, &id, name, kind, r).await.map_err(named)?;
     let mut page = blank(&req, &state, &id);
+    if let Some(f) = get("format") {
+        page.format = f;
+    }
     for (k, v) in page.form.iter_mut() {
         *v = get(k).unwrap_or_default();
     }
