@@ -266,6 +266,12 @@ async fn run_crawl(
     let summary = summary?;
     magpie::manager::record_cli_run(&crawl_dir, &summary.stop_reason)
         .with_context(|| format!("cannot write {}/status.json", crawl_dir.display()))?;
+    if let Some(n) = summary.errors_by_kind.get("private-address") {
+        eprintln!(
+            "magpie: warning: {n} URL(s) refused: their address is private and \
+             network.allow_private is off"
+        );
+    }
     if json {
         println!("{}", serde_json::to_string(&summary)?);
     } else {

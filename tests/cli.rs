@@ -221,3 +221,44 @@ fn progress_json_writes_one_event_a_second_on_stderr() {
     let bad = magpie(&["crawl", &spec, "--data", d, "--progress", "loud"]);
     assert!(!bad.status.success() && stderr(&bad).contains("loud"));
 }
+
+#[test]
+fn a_seed_refused_as_private_is_said_once_and_not_retried() {
+    let web = FixtureWeb::start(1);
+    let site = basic_site(&web, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let spec = json!({
+        "name": "private",
+        "seeds": [site.seed],
+        "limits": { "retry_delay_ms": 10 }
+    });
+    let spec = write(dir.path(), "spec.json", &spec.to_string());
+    let t0 = std::time::Instant::now();
+    let out = magpie(&["crawl", &spec, "--data", data.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("refused: their address is private and network.allow_private is off"),
+        "{err}"
+    );
+    assert_eq!(err.matches("private").count(), 2, "said once: {err}");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        summary["errors_by_kind"]["private-address"], 2,
+        "robots.txt and the seed"
+    );
+    assert!(
+        web.hits().is_empty(),
+        "nothing was sent to a private address"
+    );
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(5),
+        "no retries with backoff"
+    );
+    let log = std::fs::read_to_string(data.join("private").join("logs").join("crawl.log")).unwrap();
+    assert!(
+        log.contains(&format!(" -7          - {} ", site.seed)),
+        "{log}"
+    );
+}

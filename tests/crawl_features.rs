@@ -171,22 +171,12 @@ fn private_addresses_are_refused_unless_allowed() {
         assert!(harness::captured(&harness::records(data.path(), name)).is_empty());
         assert_eq!(summary.pages_fetched, 0);
         assert_eq!(summary.stop_reason, "finished");
-        let want: BTreeMap<String, u64> = if robots {
-            // robots.txt is tried like any prerequisite (once plus one retry), then the
-            // host's URLs are dropped.
-            [("private-address", 2), ("robots-unavailable", 1)]
-        } else {
-            // A policy refusal is final for a page: no retry.
-            [("private-address", 1), ("robots-unavailable", 0)]
-        }
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(k, n)| (k.to_string(), n))
-        .collect();
+        // A policy refusal is final: robots.txt is not asked for again, and the host's URLs
+        // are refused at once (robots.txt and the page with robots, the page alone without).
+        let n = if robots { 2 } else { 1 };
+        let want: BTreeMap<String, u64> = [("private-address".to_string(), n)].into();
         assert_eq!(summary.errors_by_kind, want, "{name}");
-        if !robots {
-            assert_eq!(summary.retries, 0);
-        }
+        assert_eq!(summary.retries, 0);
     }
 }
 

@@ -58,7 +58,6 @@ pub fn collection(root: &Path, name: &str, files: &[PathBuf]) -> PathBuf {
     root.join("collections").join(name)
 }
 
-
 /// A running `wayback` serving the collections under `root`.
 pub struct Wayback {
     child: Child,

@@ -542,6 +542,7 @@ impl Engine {
             limits.retry_delay_ms,
             self.frontier.robots_failures(&host).min(8) as u8,
         );
+        let mut private = false;
         let robots = match result {
             Ok(chain) => {
                 let mut last = None;
@@ -574,6 +575,7 @@ impl Engine {
                     FetchFailure::Archive(_) => "archive",
                 };
                 self.stats.error(kind);
+                private = kind == "private-address";
                 let robots_uri = CrawlUri {
                     hops: "P".into(),
                     source: "robots".into(),
@@ -599,6 +601,35 @@ impl Engine {
                     self.offer_sitemaps(&host, &origin, &r);
                 }
                 self.robots.insert(host, r);
+            }
+            // A private address is refused by policy: asking again cannot help.
+            _ if private => {
+                self.frontier.robots_failed(&host, retry_in, now);
+                let dropped = self.frontier.drain_host(&host, UrlState::Failed)?;
+                self.stats.event(
+                    "host-refused",
+                    format!(
+                        "{host}: private address (network.allow_private is off); {} queued URLs \
+                         refused",
+                        dropped.len()
+                    ),
+                );
+                for uri in &dropped {
+                    self.stats.error("private-address");
+                    let (u, hops, via) = (&uri.url, &uri.hops, uri.via.as_deref());
+                    let fp = url::Url::parse(u)
+                        .map_or(0, |p| crate::uri::fingerprint(&crate::uri::canonical(&p)));
+                    let source = &uri.source;
+                    self.log_refusal(
+                        fp,
+                        Refused::Private,
+                        u,
+                        hops,
+                        via,
+                        source,
+                        "private-address",
+                    )?;
+                }
             }
             _ => {
                 self.frontier.robots_failed(&host, retry_in, now);
