@@ -42,6 +42,27 @@ impl Engine {
         }
     }
 
+    /// Counts a link refused as blacklisted (`reason`: `blocked` by a pattern, or `spam`) and
+    /// logs it.
+    fn blacklisted(
+        &mut self,
+        o: &Outlink,
+        via: &str,
+        reason: &str,
+    ) -> Result<(), crate::crawl::CrawlError> {
+        self.stats.reject(reason);
+        let (url, hops) = (o.raw.as_str(), o.hops.as_str());
+        self.log_refusal(
+            o.fp,
+            Refused::Blacklist,
+            url,
+            hops,
+            Some(via),
+            "crawl",
+            reason,
+        )
+    }
+
     /// Queues the outlinks of a page; `via` is the page they were found on and `inherited`
     /// what it passes on to them. Analysed links enter through the frontier's update path (so
     /// they also re-rank URLs already queued, with the crawl's update function); spam links are
@@ -69,17 +90,7 @@ impl Engine {
         let update = self.spec.raw.frontier.update;
         for o in outlinks {
             if !self.blocked.is_empty() && self.is_blocked(&o.raw) {
-                self.stats.reject("blocked");
-                let (fp, url, hops) = (o.fp, o.raw.as_str(), o.hops.as_str());
-                self.log_refusal(
-                    fp,
-                    Refused::Blacklist,
-                    url,
-                    hops,
-                    Some(via),
-                    "crawl",
-                    "pattern",
-                )?;
+                self.blacklisted(&o, via, "blocked")?;
                 continue;
             }
             let state = self.frontier.state(o.fp);
@@ -88,17 +99,7 @@ impl Engine {
                 if state.is_none() || state == Some(UrlState::Queued) {
                     let host = crate::uri::host_key(&o.url);
                     self.frontier.blacklist(fp, &host)?;
-                    self.stats.reject("spam");
-                    let (url, hops) = (o.raw.as_str(), o.hops.as_str());
-                    self.log_refusal(
-                        fp,
-                        Refused::Blacklist,
-                        url,
-                        hops,
-                        Some(via),
-                        "crawl",
-                        "spam",
-                    )?;
+                    self.blacklisted(&o, via, "spam")?;
                 }
                 continue;
             }
