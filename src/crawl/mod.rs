@@ -4,7 +4,7 @@
 //! Resume is implicit: running the same spec against the same data folder continues from the
 //! last commit. Before the engine starts, the WARC file named in the last checkpoint is cut back
 //! to that checkpoint (records past it belong to fetches the store does not know were done, and
-//! they will be fetched again) and sealed.
+//! they will be fetched again) and sealed, if it is still `.open`; a sealed file is never cut.
 
 pub mod block;
 pub mod control;
