@@ -16,6 +16,7 @@ pub mod online;
 pub mod pipeline;
 pub mod progress;
 pub mod records;
+mod state;
 pub mod stats;
 
 use crate::archive::{self, ArchiveError, WarcWriter, WriterConfig};
@@ -26,7 +27,7 @@ use crate::model::CrawlUri;
 use crate::parse::ParseLimits;
 use crate::scope::Scope;
 use crate::spec::Spec;
-use crate::store::{Store, StoreError};
+use crate::store::StoreError;
 use crate::uri;
 pub use control::Control;
 use engine::Engine;
@@ -70,6 +71,17 @@ pub enum CrawlError {
     /// The capture index failed.
     #[error(transparent)]
     Index(#[from] crate::index::IndexError),
+    /// The crawl folder holds WARC files but no crawl state: resuming would start the crawl
+    /// over and archive everything again.
+    #[error("{state}: no crawl state, but {warc} holds {files} WARC file(s) of this crawl; `magpie crawl --fresh` moves the crawl aside and starts over")]
+    NoState {
+        /// The missing state folder.
+        state: String,
+        /// The WARC folder.
+        warc: String,
+        /// How many WARC files it holds.
+        files: usize,
+    },
     /// The crawl log (`logs/crawl.log`) cannot be written.
     #[error("crawl log: {source}")]
     Log {
@@ -113,15 +125,14 @@ pub async fn run(
         }
     }
     let resuming = layout.exists();
-    layout.create().map_err(io_err(layout.root.clone()))?;
+    let store = state::open(&layout)?;
     let spec_json = serde_json::to_string_pretty(&spec.raw).unwrap_or_default();
     std::fs::write(layout.spec(), spec_json).map_err(io_err(layout.spec()))?;
     let spec = Arc::new(spec);
 
-    let store = Store::open(&layout.state())?;
     let helper = online::helper(&spec, store.clone())?;
     let mut frontier = Frontier::open(store, frontier_config(&spec))?;
-    let checkpoint = engine::stored_checkpoint(&frontier)?;
+    let checkpoint = state::checkpoint(&frontier)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
     tracing::info!(?report, resuming, "archive recovered");
     let indexer = match spec.raw.index.enabled {

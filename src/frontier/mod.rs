@@ -188,6 +188,12 @@ impl Frontier {
         self.ws.put(key, value);
     }
 
+    /// The error for a value read from the store that does not decode (`what` says which, and
+    /// why); it names the store's folder.
+    pub fn damaged(&self, what: impl Into<String>) -> StoreError {
+        self.store.damaged(what)
+    }
+
     /// Reads a committed value (or one staged for this commit).
     pub fn read(&self, key: &[u8]) -> Result<Option<Vec<u8>>, FrontierError> {
         read_staged(&self.store, &self.ws, key)

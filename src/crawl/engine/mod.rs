@@ -21,7 +21,7 @@ use super::online::Archived;
 use super::pipeline::{self, Outlink, PipelineCtx, Processed};
 use super::records::EncodedRecords;
 use super::stats::{Stats, Totals};
-use crate::archive::{self, Checkpoint, RecordCommon, WarcWriter};
+use crate::archive::{self, RecordCommon, WarcWriter};
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
 use crate::frontier::keys::{self, UrlState};
 use crate::frontier::politeness::FetchTiming;
@@ -124,10 +124,10 @@ impl Engine {
         stats: Arc<Stats>,
         indexer: Option<Indexer>,
     ) -> Result<Engine, super::CrawlError> {
-        if let Some(v) = frontier.read(&keys::meta_key("totals"))? {
-            if let Ok(t) = serde_json::from_slice::<Totals>(&v) {
-                stats.restore(&t);
-            }
+        let totals: Option<Totals> =
+            super::state::read_json(&frontier, &keys::meta_key("totals"), "the crawl's totals")?;
+        if let Some(t) = totals {
+            stats.restore(&t);
         }
         let (tx, rx) = mpsc::unbounded_channel();
         Ok(Engine {
@@ -455,7 +455,12 @@ impl Engine {
         let archived = self.archive(&p.records)?;
         let revisit = archived.revisit_of.is_some().then(|| "revisit".to_string());
         let size = p.records.response_len;
-        self.log_exchange(&lease.uri, &p.records.info, size, revisit.into_iter().collect())?;
+        self.log_exchange(
+            &lease.uri,
+            &p.records.info,
+            size,
+            revisit.into_iter().collect(),
+        )?;
         self.stats.pages.fetch_add(1, Relaxed);
         self.stats.status(status);
         let inherited = p
@@ -538,7 +543,12 @@ impl Engine {
                         source: "robots".into(),
                         ..CrawlUri::seed(p.records.info.url.clone())
                     };
-                    self.log_exchange(&robots_uri, &p.records.info, p.records.response_len, vec![])?;
+                    self.log_exchange(
+                        &robots_uri,
+                        &p.records.info,
+                        p.records.response_len,
+                        vec![],
+                    )?;
                     self.index_capture(p.capture, &archived, None, None)?;
                     self.stats.robots_fetches.fetch_add(1, Relaxed);
                     self.stats.status(p.records.info.status);
@@ -622,13 +632,4 @@ impl Engine {
         self.since_commit = 0;
         Ok(())
     }
-}
-
-/// The WARC checkpoint committed last, if any.
-pub(super) fn stored_checkpoint(
-    frontier: &Frontier,
-) -> Result<Option<Checkpoint>, super::CrawlError> {
-    Ok(frontier
-        .read(&keys::meta_key("checkpoint"))?
-        .and_then(|v| serde_json::from_slice(&v).ok()))
 }
