@@ -101,10 +101,8 @@ impl Engine {
         }
         self.blocked.push(re);
         let all: Vec<&str> = self.blocked.iter().map(regex::Regex::as_str).collect();
-        self.frontier.stage(
-            keys::meta_key(BLOCKED_KEY),
-            serde_json::to_vec(&all).unwrap_or_default(),
-        );
+        let v = super::state::to_json(&all, "the blocked URL patterns")?;
+        self.frontier.stage(keys::meta_key(BLOCKED_KEY), v);
         self.commit()?;
         self.stats.event(
             "pattern-blocked",

@@ -82,6 +82,14 @@ pub enum CrawlError {
         /// How many WARC files it holds.
         files: usize,
     },
+    /// A value of the crawl state could not be encoded for the store; nothing was written.
+    #[error("cannot encode {what} for the crawl state: {source}")]
+    Encode {
+        /// The value.
+        what: String,
+        /// serde_json's reason.
+        source: serde_json::Error,
+    },
     /// The crawl log (`logs/crawl.log`) cannot be written.
     #[error("crawl log: {source}")]
     Log {

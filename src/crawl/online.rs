@@ -169,7 +169,7 @@ impl Engine {
         };
         let mut a = (*current).clone();
         a.add_reference(page);
-        let json = serde_json::to_vec(a.topic()).unwrap_or_default();
+        let json = super::state::to_json(a.topic(), "the learned topic")?;
         if let Some(path) = &self.topic_file {
             write_topic(path, &json);
         }

@@ -104,6 +104,18 @@ pub(super) fn read_json<T: DeserializeOwned>(
     }
 }
 
+/// Encodes a value for the store; `what` names it if that fails (never an empty value stored in
+/// its place, which the next run would read as damage).
+pub(super) fn to_json<T: serde::Serialize + ?Sized>(
+    value: &T,
+    what: &str,
+) -> Result<Vec<u8>, CrawlError> {
+    serde_json::to_vec(value).map_err(|source| CrawlError::Encode {
+        what: what.to_string(),
+        source,
+    })
+}
+
 /// The WARC checkpoint committed last, if any.
 pub(super) fn checkpoint(frontier: &Frontier) -> Result<Option<Checkpoint>, CrawlError> {
     read_json(

@@ -382,6 +382,7 @@ impl Frontier {
         } else if how != Completion::RobotsBlocked {
             h.record.errors += 1;
         }
+        // A record of two integers always serialises; the default is never stored.
         self.ws.put(
             keys::host_key(&lease.host),
             serde_json::to_vec(&h.record).unwrap_or_default(),

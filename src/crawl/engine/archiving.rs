@@ -64,7 +64,7 @@ impl Engine {
                 uri: info.url.clone(),
                 date: r.date.clone(),
             };
-            let v = serde_json::to_vec(&o).unwrap_or_default();
+            let v = crate::crawl::state::to_json(&o, "a payload's first capture")?;
             self.frontier
                 .stage(keys::digest_key(&info.payload_digest), v);
             self.digests.insert(info.payload_digest.clone(), o);

@@ -615,12 +615,10 @@ impl Engine {
         self.writer.sync()?;
         self.flush_log()?;
         if let Some(cp) = self.writer.checkpoint() {
-            self.frontier.stage(
-                keys::meta_key("checkpoint"),
-                serde_json::to_vec(&cp).unwrap_or_default(),
-            );
+            let v = super::state::to_json(&cp, "the WARC checkpoint")?;
+            self.frontier.stage(keys::meta_key("checkpoint"), v);
         }
-        let totals = serde_json::to_vec(&self.stats.totals()).unwrap_or_default();
+        let totals = super::state::to_json(&self.stats.totals(), "the crawl's totals")?;
         self.frontier.stage(keys::meta_key("totals"), totals);
         self.frontier.commit()?;
         if let Some(h) = &self.ctx.helper {
