@@ -143,6 +143,14 @@ pub async fn run(
     let checkpoint = state::checkpoint(&frontier)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
     tracing::info!(?report, resuming, "archive recovered");
+    if report.kept_after_checkpoint > 0 {
+        // The sealed file keeps them; their URLs are fetched and archived again.
+        tracing::warn!(
+            file = report.sealed.as_deref().unwrap_or_default(),
+            bytes = report.kept_after_checkpoint,
+            "records after the last commit kept in a sealed WARC file; their URLs are fetched again"
+        );
+    }
     let indexer = match spec.raw.index.enabled {
         true => Some(online::start_indexer(&online::open_index(
             &spec,
