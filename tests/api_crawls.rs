@@ -384,7 +384,11 @@ async fn serve_lists_the_crawls_magpie_crawl_made() {
         .arg("--json")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let status = std::fs::read_to_string(data.join("cli").join("status.json")).unwrap();
     assert!(status.contains("finished"), "{status}");
     std::fs::create_dir_all(data.join("killed")).unwrap();

@@ -205,7 +205,14 @@ fn progress_json_writes_one_event_a_second_on_stderr() {
     assert!(events.len() >= 2, "{events:?}");
     for e in &events {
         assert_eq!(e["event"], "progress");
-        for key in ["elapsed_s", "pages", "queued", "pages_per_second", "errors", "hosts"] {
+        for key in [
+            "elapsed_s",
+            "pages",
+            "queued",
+            "pages_per_second",
+            "errors",
+            "hosts",
+        ] {
             assert!(e[key].is_number(), "{key} in {e}");
         }
     }

@@ -40,7 +40,7 @@ fn every_fetch_and_every_refusal_has_its_line() {
     let data = tempfile::tempdir().unwrap();
     let spec = harness::spec(
         "logged",
-        &[site.seed.clone()],
+        std::slice::from_ref(&site.seed),
         json!({ "scope": { "deny": ["/b\\.html$"] }, "warc": { "max_file_bytes": 4096 } }),
     );
     harness::run(spec, data.path());
@@ -55,7 +55,10 @@ fn every_fetch_and_every_refusal_has_its_line() {
         });
     // Every archived response has a line with its status, size, digest and timing.
     let recs = harness::records(data.path(), "logged");
-    for r in recs.iter().filter(|r| r.kind == "response" || r.kind == "revisit") {
+    for r in recs
+        .iter()
+        .filter(|r| r.kind == "response" || r.kind == "revisit")
+    {
         let l = by_url
             .get(r.uri.as_str())
             .unwrap_or_else(|| panic!("no line for {}: {lines:?}", r.uri))[0];
@@ -69,7 +72,11 @@ fn every_fetch_and_every_refusal_has_its_line() {
         assert!(l[8].contains('+'), "fetch start+duration: {l:?}");
     }
     let status = |url: &str| by_url[url][0][1].clone();
-    assert_eq!(by_url[site.robots.as_str()][0][4], "P", "robots.txt is a prerequisite");
+    assert_eq!(
+        by_url[site.robots.as_str()][0][4],
+        "P",
+        "robots.txt is a prerequisite"
+    );
     assert_eq!(status(&site.disallowed), "-9998");
     assert_eq!(status(&web.url(0, "/b.html")), "-5000");
     assert!(by_url[web.url(0, "/b.html").as_str()][0][11].contains("denied"));
@@ -93,7 +100,7 @@ fn a_private_address_refusal_is_logged() {
     let data = tempfile::tempdir().unwrap();
     let spec = harness::spec(
         "private",
-        &[site.seed.clone()],
+        std::slice::from_ref(&site.seed),
         json!({ "network": { "allow_private": false }, "limits": { "max_retries": 0 } }),
     );
     harness::run(spec, data.path());

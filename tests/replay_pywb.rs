@@ -91,7 +91,13 @@ fn replays_every_page(files: &[PathBuf]) -> usize {
 
 /// The JSON metadata records of the files: (Target-URI, Concurrent-To).
 fn json_notes(files: &[PathBuf]) -> Vec<(String, String)> {
-    let data = files[0].parent().unwrap().parent().unwrap().parent().unwrap();
+    let data = files[0]
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap();
     let crawl = files[0]
         .parent()
         .unwrap()
@@ -111,7 +117,9 @@ fn json_notes(files: &[PathBuf]) -> Vec<(String, String)> {
         .map(|r| {
             (
                 r.uri.clone(),
-                r.field("WARC-Concurrent-To").unwrap_or_default().to_string(),
+                r.field("WARC-Concurrent-To")
+                    .unwrap_or_default()
+                    .to_string(),
             )
         })
         .collect()
@@ -152,11 +160,15 @@ fn json_records_live_under_urn_target_uris_tied_to_their_response() {
     let files = warc_files(c.data.path());
     let notes = json_notes(&files);
     assert!(
-        notes.iter().any(|(u, _)| u.starts_with("urn:magpie:analysis:http")),
+        notes
+            .iter()
+            .any(|(u, _)| u.starts_with("urn:magpie:analysis:http")),
         "{notes:?}"
     );
     assert!(
-        notes.iter().any(|(u, _)| u.starts_with("urn:magpie:aah:http")),
+        notes
+            .iter()
+            .any(|(u, _)| u.starts_with("urn:magpie:aah:http")),
         "the helper recognised the post: {notes:?}"
     );
     let recs = harness::records(c.data.path(), "replay");

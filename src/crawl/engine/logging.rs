@@ -20,7 +20,8 @@ impl Engine {
         let Some(log) = &mut self.log else {
             return Ok(());
         };
-        log.write(line).map_err(|source| crate::crawl::CrawlError::Log { source })
+        log.write(line)
+            .map_err(|source| crate::crawl::CrawlError::Log { source })
     }
 
     /// An exchange that got an answer; `notes` adds to the annotations.
@@ -36,7 +37,9 @@ impl Engine {
             annotations.push(format!("truncated:{}", t.as_warc()));
         }
         annotations.append(&mut notes);
-        let mime = info.header("content-type").map(|m| m.split(';').next().unwrap_or(m).trim());
+        let mime = info
+            .header("content-type")
+            .map(|m| m.split(';').next().unwrap_or(m).trim());
         let started = info.started.format("%Y%m%d%H%M%S%3f").to_string();
         self.log_write(&Line {
             status: i32::from(info.status),
@@ -145,10 +148,12 @@ impl Engine {
     }
 
     /// Opens the crawl log in `dir` (`DIR/<crawl>/logs`).
-    pub(crate) fn open_log(&mut self, dir: &std::path::Path) -> Result<(), crate::crawl::CrawlError> {
-        self.log = Some(
-            CrawlLog::open(dir).map_err(|source| crate::crawl::CrawlError::Log { source })?,
-        );
+    pub(crate) fn open_log(
+        &mut self,
+        dir: &std::path::Path,
+    ) -> Result<(), crate::crawl::CrawlError> {
+        self.log =
+            Some(CrawlLog::open(dir).map_err(|source| crate::crawl::CrawlError::Log { source })?);
         self.log_files = self.writer.files().len();
         Ok(())
     }

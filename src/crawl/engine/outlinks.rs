@@ -56,14 +56,30 @@ impl Engine {
         for r in rejected {
             let why = r.reason.as_str();
             self.stats.reject(why);
-            self.log_refusal(r.fp, Refused::Scope, &r.url, &r.hops, Some(via), "crawl", why)?;
+            self.log_refusal(
+                r.fp,
+                Refused::Scope,
+                &r.url,
+                &r.hops,
+                Some(via),
+                "crawl",
+                why,
+            )?;
         }
         let update = self.spec.raw.frontier.update;
         for o in outlinks {
             if !self.blocked.is_empty() && self.is_blocked(&o.raw) {
                 self.stats.reject("blocked");
                 let (fp, url, hops) = (o.fp, o.raw.as_str(), o.hops.as_str());
-                self.log_refusal(fp, Refused::Blacklist, url, hops, Some(via), "crawl", "pattern")?;
+                self.log_refusal(
+                    fp,
+                    Refused::Blacklist,
+                    url,
+                    hops,
+                    Some(via),
+                    "crawl",
+                    "pattern",
+                )?;
                 continue;
             }
             let state = self.frontier.state(o.fp);
@@ -74,7 +90,15 @@ impl Engine {
                     self.frontier.blacklist(fp, &host)?;
                     self.stats.reject("spam");
                     let (url, hops) = (o.raw.as_str(), o.hops.as_str());
-                    self.log_refusal(fp, Refused::Blacklist, url, hops, Some(via), "crawl", "spam")?;
+                    self.log_refusal(
+                        fp,
+                        Refused::Blacklist,
+                        url,
+                        hops,
+                        Some(via),
+                        "crawl",
+                        "spam",
+                    )?;
                 }
                 continue;
             }
