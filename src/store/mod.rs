@@ -7,8 +7,9 @@
 //! recovery could observe half-applied. Reads see committed data only; callers keep their own
 //! overlay of what they staged.
 //!
-//! A store that cannot be read is an error, never an empty store: sled panics on some damaged
-//! logs, and those panics are caught and reported as [`StoreError::Damaged`] naming the file.
+//! A store that cannot be read is an error, never an empty store or a crash: sled panics on some
+//! damaged logs and pages, and those panics (on opening, reading or committing) are caught and
+//! reported as [`StoreError::Damaged`] naming the file.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -190,8 +191,7 @@ impl Store {
 
     /// Reads a committed value.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        self.db
-            .get(key)
+        self.guard("get", || self.db.get(key))?
             .map(|v| v.map(|v| v.to_vec()))
             .map_err(|source| StoreError::Io { op: "get", source })
     }
@@ -205,7 +205,8 @@ impl Store {
         mut skip: impl FnMut(&[u8]) -> bool,
     ) -> Result<Vec<Entry>, StoreError> {
         let mut out = Vec::new();
-        for item in self.db.scan_prefix(prefix) {
+        let mut items = self.db.scan_prefix(prefix);
+        while let Some(item) = self.guard("scan", || items.next())? {
             if out.len() >= limit {
                 break;
             }
@@ -223,7 +224,8 @@ impl Store {
         prefix: &[u8],
         mut f: impl FnMut(&[u8], &[u8]),
     ) -> Result<(), StoreError> {
-        for item in self.db.scan_prefix(prefix) {
+        let mut items = self.db.scan_prefix(prefix);
+        while let Some(item) = self.guard("scan", || items.next())? {
             let (k, v) = item.map_err(|source| StoreError::Io { op: "scan", source })?;
             f(&k, &v);
         }
@@ -240,18 +242,27 @@ impl Store {
                     None => batch.remove(k),
                 }
             }
-            self.db
-                .apply_batch(batch)
+            self.guard("commit", || self.db.apply_batch(batch))?
                 .map_err(|source| StoreError::Io {
                     op: "commit",
                     source,
                 })?;
         }
-        self.db.flush().map_err(|source| StoreError::Io {
-            op: "flush",
-            source,
-        })?;
+        self.guard("flush", || self.db.flush())?
+            .map_err(|source| StoreError::Io {
+                op: "flush",
+                source,
+            })?;
         Ok(())
+    }
+
+    /// Runs one sled operation; a panic in sled (it stops on some damaged pages) becomes
+    /// [`StoreError::Damaged`] naming the file, so a damaged store never crashes the process.
+    fn guard<T>(&self, op: &str, f: impl FnOnce() -> T) -> Result<T, StoreError> {
+        catch_quietly(f).map_err(|why| StoreError::Damaged {
+            path: self.path.join("db").display().to_string(),
+            what: format!("sled stopped on it during {op} ({why})"),
+        })
     }
 
     /// Bytes the database occupies on disk.
@@ -407,5 +418,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_panic_inside_sled_becomes_a_message() {
+        assert_eq!(catch_quietly(|| 7), Ok(7));
+        let quiet: Result<(), String> = catch_quietly(|| panic!("tried to serialize Free"));
+        assert_eq!(quiet, Err("tried to serialize Free".to_string()));
+        let store = Store::temporary().unwrap();
+        let err = store
+            .guard("get", || -> u8 { panic!("bad page") })
+            .expect_err("damaged");
+        assert!(err.to_string().contains("during get (bad page)"), "{err}");
     }
 }
