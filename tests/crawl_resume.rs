@@ -192,3 +192,75 @@ fn ctrl_c_stops_cleanly_and_a_second_run_finishes_the_crawl() {
         "the second run completes the crawl, nothing twice"
     );
 }
+
+/// The crash window of a rotation: records appended, the file sealed, then `kill -9` before the
+/// next commit. The committed checkpoint still names the sealed file at an earlier offset. This
+/// state is made exactly by rewinding a finished crawl's checkpoint to a record in the middle
+/// of a sealed file; the next run must keep every sealed file byte for byte.
+#[test]
+fn a_file_sealed_after_the_last_commit_is_never_cut_on_resume() {
+    let web = FixtureWeb::start(1);
+    site(&web, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let spec_path = dir.path().join("spec.json");
+    let spec = json!({
+        "name": "sealed",
+        "seeds": [web.url(0, "/")],
+        "scope": { "sitemaps": false },
+        "politeness": { "min_delay_ms": 0, "max_delay_ms": 10, "delay_factor": 0.0 },
+        "warc": { "max_file_bytes": 8000 },
+        "network": { "allow_private": true }
+    });
+    std::fs::write(&spec_path, spec.to_string()).unwrap();
+    let out = magpie(&spec_path, &data).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files = harness::warc_files(&data, "sealed");
+    assert!(files.len() >= 3, "rotated: {files:?}");
+
+    // Rewind the checkpoint to the third record of the second-to-last sealed file.
+    let victim = &files[files.len() - 2];
+    let heads: Vec<u64> = {
+        let f = std::fs::File::open(victim).unwrap();
+        let mut r = magpie::archive::WarcReader::new(std::io::BufReader::new(f)).unwrap();
+        let mut offsets = Vec::new();
+        while let Some(h) = r.next_record().unwrap() {
+            offsets.push(h.offset);
+        }
+        offsets
+    };
+    assert!(heads.len() > 3, "{heads:?}");
+    {
+        let store = magpie::store::Store::open(&data.join("sealed/state")).unwrap();
+        let cp = json!({
+            "file": victim.file_name().unwrap().to_string_lossy(),
+            "offset": heads[3],
+        });
+        let mut ws = magpie::store::WriteSet::default();
+        ws.put(
+            magpie::frontier::keys::meta_key("checkpoint"),
+            cp.to_string().into_bytes(),
+        );
+        store.commit(ws).unwrap();
+    }
+    let before: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+
+    let out = magpie(&spec_path, &data).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (f, bytes) in files.iter().zip(&before) {
+        assert!(
+            std::fs::read(f).unwrap() == *bytes,
+            "{} changed on resume",
+            f.display()
+        );
+    }
+    harness::warcio_check(&harness::warc_files(&data, "sealed"));
+}

@@ -33,9 +33,11 @@
 //!   other appends go on (on worker threads) use [`WarcWriter::append_encoded_for`], which
 //!   rewrites them whenever the file rotated since the ID they name was current.
 //! - **Recovery.** A [`Checkpoint`] (file + offset after the last appended member) that the crawl
-//!   persists after [`WarcWriter::sync`] marks what is committed. [`recover`] cuts the named file
-//!   back to that offset and seals it, removes every other `.open` file (they hold only
-//!   uncommitted records) and never touches other sealed files.
+//!   persists after [`WarcWriter::sync`] marks what is committed, and names its file. [`recover`]
+//!   cuts that file back to the offset and seals it only while it is still `.open`; a named file
+//!   already sealed (a crash between a rotation and the next commit) is kept whole. Every other
+//!   `.open` file is removed (they hold only uncommitted records). A sealed file is never
+//!   modified.
 //!
 //! - **Revisits** use the WARC/1.1 identical-payload-digest profile ([`REVISIT_PROFILE`]), keep
 //!   the original's payload digest, carry `WARC-Refers-To`, `WARC-Refers-To-Target-URI` and

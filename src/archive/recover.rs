@@ -1,5 +1,6 @@
-//! Crash recovery: cuts WARC files back to the last committed checkpoint before a writer
-//! starts again, so the archive holds exactly what the crawl state says was written.
+//! Crash recovery: cuts the `.open` WARC file back to the last committed checkpoint before a
+//! writer starts again. Sealed files are never modified, not even when they hold records written
+//! after the checkpoint: a sealed file is a promise to every tool that has read it.
 
 use super::writer::{sync_dir, Checkpoint, OPEN_SUFFIX};
 use super::ArchiveError;
@@ -11,18 +12,26 @@ use std::path::Path;
 pub struct RecoveryReport {
     /// The checkpoint's file, now sealed (`None` without a checkpoint).
     pub sealed: Option<String>,
-    /// Bytes cut from the end of that file (uncommitted records, torn tails).
+    /// Bytes cut from the end of that file when it was still `.open` (uncommitted records,
+    /// torn tails).
     pub cut_bytes: u64,
+    /// Bytes after the checkpoint kept because the file was already sealed (the crash came
+    /// between a rotation and the next commit): their URLs are fetched again, so these
+    /// captures may appear twice in the archive, but nothing sealed is ever removed.
+    pub kept_after_checkpoint: u64,
     /// `.open` files removed, with their sizes: they held only uncommitted records.
     pub removed: Vec<(String, u64)>,
 }
 
 /// Crash recovery, run before a writer is created on restart.
 ///
-/// The file named in `checkpoint` (found as `.open` or already sealed) is truncated to
-/// `checkpoint.offset`, fsynced and sealed. Every other `*.warc.gz.open` file in `dir` holds only
-/// uncommitted records and is removed. With `None` (nothing was ever committed) every `.open`
-/// file is removed. Other sealed files are never touched. Running it twice is harmless.
+/// The checkpoint names the file it belongs to. If that file is still `.open`, it is truncated
+/// to `checkpoint.offset`, fsynced and sealed. If it is already sealed (the writer rotated after
+/// the last commit, then the process died), it is left exactly as it is: it was fsynced before
+/// its rename, so it is complete, and the records past the offset are kept (their URLs are
+/// fetched again: the redo-after-commit contract). Every other `*.warc.gz.open` file in `dir`
+/// holds only uncommitted records and is removed. With `None` (nothing was ever committed) every
+/// `.open` file is removed. Sealed files are never modified. Running it twice is harmless.
 /// Fails, changing nothing, if the checkpoint's file is missing or shorter than the offset
 /// (committed records would be lost: the operator must look).
 pub fn recover(
@@ -55,7 +64,9 @@ pub fn recover(
                 cp.offset
             )));
         }
-        if len > cp.offset {
+        if path == sealed {
+            report.kept_after_checkpoint = len - cp.offset;
+        } else if len > cp.offset {
             let f = OpenOptions::new()
                 .write(true)
                 .open(&path)

@@ -203,7 +203,7 @@ fn recovery_cuts_torn_tails_and_removes_uncommitted_files() {
 }
 
 #[test]
-fn recovery_of_a_file_sealed_after_the_checkpoint_and_without_checkpoint() {
+fn a_file_sealed_after_the_checkpoint_is_kept_whole_and_no_checkpoint_removes_open_files() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut w = WarcWriter::create(config(dir.path(), 9_000)).expect("writer");
     w.append(&capture(w.warcinfo_id(), 0, 500).0.concat())
@@ -216,16 +216,27 @@ fn recovery_of_a_file_sealed_after_the_checkpoint_and_without_checkpoint() {
             .expect("append");
     }
     assert!(w.files().len() >= 2);
-    drop(w);
+    drop(w); // a crash after the rotation, before the next commit
     let sealed = dir.path().join(&cp.file);
-    assert!(sealed.exists() && std::fs::metadata(&sealed).expect("meta").len() > cp.offset);
+    let before = std::fs::read(&sealed).expect("read");
+    assert!(before.len() as u64 > cp.offset);
     let report = recover(dir.path(), Some(&cp)).expect("recover");
-    assert!(
-        report.cut_bytes > 0 && report.removed.len() == 1,
-        "{report:?}"
+    assert_eq!(report.sealed.as_deref(), Some(cp.file.as_str()));
+    assert_eq!(report.cut_bytes, 0, "a sealed file is never cut");
+    assert_eq!(
+        report.kept_after_checkpoint,
+        before.len() as u64 - cp.offset
     );
-    assert_eq!(std::fs::metadata(&sealed).expect("meta").len(), cp.offset);
+    assert_eq!(report.removed.len(), 1, "{report:?}");
+    assert_eq!(
+        std::fs::read(&sealed).expect("read"),
+        before,
+        "byte for byte"
+    );
     assert_eq!(check_file(&sealed).expect("check"), vec![]);
+    let again = recover(dir.path(), Some(&cp)).expect("again");
+    assert_eq!((again.cut_bytes, again.removed.len()), (0, 0));
+    assert_eq!(std::fs::read(&sealed).expect("read"), before);
 
     let dir2 = tempfile::tempdir().expect("tempdir");
     let mut w = WarcWriter::create(config(dir2.path(), 1 << 20)).expect("writer");
@@ -280,4 +291,13 @@ fn records_encoded_before_a_rotation_name_the_warcinfo_of_their_file() {
     let want: Vec<&str> = late_ex.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(late_ids, want);
     assert_eq!(check_file(&paths[1]).expect("check"), vec![]);
+}
+
+#[test]
+fn checkpoints_keep_the_json_form_every_version_stored() {
+    let stored = br#"{"file":"crawl-20261122042607763-00000-h.warc.gz","offset":1234}"#;
+    let cp: Checkpoint = serde_json::from_slice(stored).expect("an old checkpoint reads");
+    assert_eq!(cp.file, "crawl-20261122042607763-00000-h.warc.gz");
+    assert_eq!(cp.offset, 1234);
+    assert_eq!(serde_json::to_vec(&cp).expect("json"), stored.to_vec());
 }

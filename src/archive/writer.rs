@@ -32,7 +32,10 @@ pub struct WriterConfig {
 
 /// What is committed: the file (name without `.open`) and the offset after the last appended
 /// member. The crawl persists it (after [`WarcWriter::sync`]) together with its own state, and
-/// hands it to [`super::recover`] after a crash.
+/// hands it to [`super::recover`] after a crash. It names its file because a crash may come
+/// after the writer rotated: recovery must know whether the committed file is the `.open` one
+/// (cut back to `offset`) or one already sealed (kept whole). The JSON form,
+/// `{"file":"…","offset":N}`, is the one every version of magpie has stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checkpoint {
     /// File name without directory and without `.open`.

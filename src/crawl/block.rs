@@ -46,12 +46,21 @@ pub fn compile(pattern: &str) -> Result<regex::Regex, String> {
 impl Engine {
     /// Loads the patterns stored by earlier runs.
     pub(super) fn load_blocked(&mut self) -> Result<(), CrawlError> {
-        let stored: Vec<String> = self
-            .frontier
-            .read(&keys::meta_key(BLOCKED_KEY))?
-            .and_then(|v| serde_json::from_slice(&v).ok())
-            .unwrap_or_default();
-        self.blocked = stored.iter().filter_map(|p| compile(p).ok()).collect();
+        let stored: Vec<String> = super::state::read_json(
+            &self.frontier,
+            &keys::meta_key(BLOCKED_KEY),
+            "the blocked URL patterns",
+        )?
+        .unwrap_or_default();
+        self.blocked = stored
+            .iter()
+            .map(|p| {
+                compile(p).map_err(|e| {
+                    self.frontier
+                        .damaged(format!("blocked URL pattern {p:?}: {e}"))
+                })
+            })
+            .collect::<Result<_, _>>()?;
         Ok(())
     }
 
@@ -92,10 +101,8 @@ impl Engine {
         }
         self.blocked.push(re);
         let all: Vec<&str> = self.blocked.iter().map(regex::Regex::as_str).collect();
-        self.frontier.stage(
-            keys::meta_key(BLOCKED_KEY),
-            serde_json::to_vec(&all).unwrap_or_default(),
-        );
+        let v = super::state::to_json(&all, "the blocked URL patterns")?;
+        self.frontier.stage(keys::meta_key(BLOCKED_KEY), v);
         self.commit()?;
         self.stats.event(
             "pattern-blocked",

@@ -4,7 +4,7 @@
 //! Resume is implicit: running the same spec against the same data folder continues from the
 //! last commit. Before the engine starts, the WARC file named in the last checkpoint is cut back
 //! to that checkpoint (records past it belong to fetches the store does not know were done, and
-//! they will be fetched again) and sealed.
+//! they will be fetched again) and sealed, if it is still `.open`; a sealed file is never cut.
 
 pub mod block;
 pub mod control;
@@ -16,6 +16,7 @@ pub mod online;
 pub mod pipeline;
 pub mod progress;
 pub mod records;
+mod state;
 pub mod stats;
 
 use crate::archive::{self, ArchiveError, WarcWriter, WriterConfig};
@@ -26,7 +27,7 @@ use crate::model::CrawlUri;
 use crate::parse::ParseLimits;
 use crate::scope::Scope;
 use crate::spec::Spec;
-use crate::store::{Store, StoreError};
+use crate::store::StoreError;
 use crate::uri;
 pub use control::Control;
 use engine::Engine;
@@ -70,6 +71,25 @@ pub enum CrawlError {
     /// The capture index failed.
     #[error(transparent)]
     Index(#[from] crate::index::IndexError),
+    /// The crawl folder holds WARC files but no crawl state: resuming would start the crawl
+    /// over and archive everything again.
+    #[error("{state}: no crawl state, but {warc} holds {files} WARC file(s) of this crawl; `magpie crawl --fresh` moves the crawl aside and starts over")]
+    NoState {
+        /// The missing state folder.
+        state: String,
+        /// The WARC folder.
+        warc: String,
+        /// How many WARC files it holds.
+        files: usize,
+    },
+    /// A value of the crawl state could not be encoded for the store; nothing was written.
+    #[error("cannot encode {what} for the crawl state: {source}")]
+    Encode {
+        /// The value.
+        what: String,
+        /// serde_json's reason.
+        source: serde_json::Error,
+    },
     /// The crawl log (`logs/crawl.log`) cannot be written.
     #[error("crawl log: {source}")]
     Log {
@@ -113,17 +133,24 @@ pub async fn run(
         }
     }
     let resuming = layout.exists();
-    layout.create().map_err(io_err(layout.root.clone()))?;
+    let store = state::open(&layout)?;
     let spec_json = serde_json::to_string_pretty(&spec.raw).unwrap_or_default();
     std::fs::write(layout.spec(), spec_json).map_err(io_err(layout.spec()))?;
     let spec = Arc::new(spec);
 
-    let store = Store::open(&layout.state())?;
     let helper = online::helper(&spec, store.clone())?;
     let mut frontier = Frontier::open(store, frontier_config(&spec))?;
-    let checkpoint = engine::stored_checkpoint(&frontier)?;
+    let checkpoint = state::checkpoint(&frontier)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
     tracing::info!(?report, resuming, "archive recovered");
+    if report.kept_after_checkpoint > 0 {
+        // The sealed file keeps them; their URLs are fetched and archived again.
+        tracing::warn!(
+            file = report.sealed.as_deref().unwrap_or_default(),
+            bytes = report.kept_after_checkpoint,
+            "records after the last commit kept in a sealed WARC file; their URLs are fetched again"
+        );
+    }
     let indexer = match spec.raw.index.enabled {
         true => Some(online::start_indexer(&online::open_index(
             &spec,

@@ -38,9 +38,8 @@ pub fn analyzer(spec: &Spec, frontier: &Frontier) -> Result<Option<Analyzer>, Cr
     if !wants_analysis(spec) {
         return Ok(None);
     }
-    let stored = frontier
-        .read(&keys::meta_key(TOPIC_KEY))?
-        .and_then(|v| serde_json::from_slice::<Topic>(&v).ok());
+    let stored: Option<Topic> =
+        super::state::read_json(frontier, &keys::meta_key(TOPIC_KEY), "the learned topic")?;
     let a = match stored {
         Some(t) => Analyzer::from_topic(t, &spec.raw.scoring)?,
         None => Analyzer::new(&spec.raw.topic, &spec.raw.scoring)?,
@@ -170,7 +169,7 @@ impl Engine {
         };
         let mut a = (*current).clone();
         a.add_reference(page);
-        let json = serde_json::to_vec(a.topic()).unwrap_or_default();
+        let json = super::state::to_json(a.topic(), "the learned topic")?;
         if let Some(path) = &self.topic_file {
             write_topic(path, &json);
         }

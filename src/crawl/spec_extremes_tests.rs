@@ -7,6 +7,7 @@ use super::*;
 use crate::frontier::politeness::{self, pause_after, FetchTiming};
 use crate::frontier::{Completion, Lease};
 use crate::spec::ranges::{INTEGER_RANGES, MAX_DELAY_FACTOR, MAX_WEIGHT};
+use crate::store::Store;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::time::Instant;

@@ -7,7 +7,9 @@
 //! - `s` fingerprint(u64 BE) → state byte, then the `q` key while queued (the map from a URL to
 //!   its queue entry that makes priorities updatable in place).
 //! - `h` host → per-host counters (JSON).
-//! - `m` name → crawl-level metadata (JSON): sequence counter, WARC checkpoint, statistics.
+//! - `m` name → crawl-level metadata (JSON): sequence counter, WARC checkpoint, statistics,
+//!   and `created`, written by a new crawl's first commit (an empty store without it where a
+//!   crawl ran before lost its contents; see `crawl::state`).
 //! - `d` payload digest → the first capture of that payload (JSON), for revisit records.
 
 use crate::model::CrawlUri;

@@ -10,6 +10,7 @@
 pub mod best_n;
 pub mod keys;
 pub mod politeness;
+mod rebuild;
 pub mod schedule;
 pub mod update;
 pub mod view;
@@ -136,56 +137,6 @@ impl Frontier {
         Ok(f)
     }
 
-    fn rebuild(&mut self) -> Result<(), FrontierError> {
-        let seen = &mut self.seen;
-        self.store.for_each(b"s", |k, v| {
-            if let (Ok(fp), Some(state)) = (
-                k[1..].try_into(),
-                v.first().and_then(|&b| UrlState::from_byte(b)),
-            ) {
-                seen.insert(u64::from_be_bytes(fp), state);
-            }
-        })?;
-        let (hosts, best) = (&mut self.hosts, &mut self.best);
-        let mut queued = 0;
-        self.store.for_each(b"q", |k, v| {
-            let (Some(name), Some(pos)) = (keys::host_of_queue_key(k), keys::queue_position(k))
-            else {
-                return;
-            };
-            let host = hosts.entry(name.to_string()).or_insert_with(|| {
-                let origin = decode_entry(v)
-                    .and_then(|(_, u)| url::Url::parse(&u.url).ok())
-                    .map(|u| u.origin().ascii_serialization())
-                    .unwrap_or_default();
-                Host::new(origin)
-            });
-            host.enqueue(pos, best);
-            host.queued += 1;
-            queued += 1;
-        })?;
-        self.queued = queued;
-        self.store.for_each(b"h", |k, v| {
-            if let (Ok(name), Ok(rec)) = (
-                std::str::from_utf8(&k[1..]),
-                serde_json::from_slice::<host::HostRecord>(v),
-            ) {
-                if let Some(h) = self.hosts.get_mut(name) {
-                    h.record = rec;
-                }
-            }
-        })?;
-        if let Some(v) = self.store.get(&keys::meta_key("seq"))? {
-            self.seq = serde_json::from_slice(&v).unwrap_or(0);
-        }
-        let now = Instant::now();
-        let names: Vec<String> = self.hosts.keys().cloned().collect();
-        for name in names {
-            self.push(&name, now);
-        }
-        Ok(())
-    }
-
     /// The state of a URL by fingerprint, if it was ever seen.
     pub fn state(&self, fp: u64) -> Option<UrlState> {
         self.seen.get(&fp).copied()
@@ -235,6 +186,12 @@ impl Frontier {
     /// Stages an extra write to be committed with the frontier (checkpoints, statistics).
     pub fn stage(&mut self, key: Vec<u8>, value: Vec<u8>) {
         self.ws.put(key, value);
+    }
+
+    /// The error for a value read from the store that does not decode (`what` says which, and
+    /// why); it names the store's folder.
+    pub fn damaged(&self, what: impl Into<String>) -> StoreError {
+        self.store.damaged(what)
     }
 
     /// Reads a committed value (or one staged for this commit).
@@ -425,6 +382,7 @@ impl Frontier {
         } else if how != Completion::RobotsBlocked {
             h.record.errors += 1;
         }
+        // A record of two integers always serialises; the default is never stored.
         self.ws.put(
             keys::host_key(&lease.host),
             serde_json::to_vec(&h.record).unwrap_or_default(),

@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn cfg(delay_ms: u64, robots: bool) -> FrontierConfig {
+pub(super) fn cfg(delay_ms: u64, robots: bool) -> FrontierConfig {
     FrontierConfig {
         politeness: PolitenessConfig {
             min_delay: Duration::from_millis(delay_ms),

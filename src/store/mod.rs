@@ -6,9 +6,15 @@
 //! the last commit. Background flushing is off: nothing reaches disk between commits in a way
 //! recovery could observe half-applied. Reads see committed data only; callers keep their own
 //! overlay of what they staged.
+//!
+//! A store that cannot be read is an error, never an empty store or a crash: sled panics on some
+//! damaged logs and pages, and those panics (on opening, reading or committing) are caught and
+//! reported as [`StoreError::Damaged`] naming the file.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
 
 /// A store error; names the path or operation.
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +26,15 @@ pub enum StoreError {
         path: String,
         /// sled's reason.
         source: sled::Error,
+    },
+    /// The state cannot be read, or holds something magpie never wrote. Starting over would
+    /// fetch and archive the whole crawl again, so this stops the crawl instead.
+    #[error("crawl state {path} is damaged: {what}; `magpie crawl --fresh` moves the crawl aside and starts over")]
+    Damaged {
+        /// The file (or folder) concerned.
+        path: String,
+        /// What is wrong.
+        what: String,
     },
     /// A read or write failed.
     #[error("crawl state {op} failed: {source}")]
@@ -85,12 +100,14 @@ impl WriteSet {
 #[derive(Clone)]
 pub struct Store {
     db: sled::Db,
+    path: PathBuf,
 }
 
 impl Store {
-    /// Opens (or creates) the state in `path`.
+    /// Opens (or creates) the state in `path`. A damaged log that makes sled panic is reported
+    /// as [`StoreError::Damaged`] (naming `path/db`), not as a crash.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let mut db = Store::open_sized(path);
+        let mut db = Store::open_sized(path)?;
         // A store closed a moment ago in this process may still be locked by sled's flusher
         // thread, which lets go shortly after the last handle drops: wait for it a little.
         // Another process that really holds the store still gets the error, a second later.
@@ -98,7 +115,7 @@ impl Store {
             match &db {
                 Err(sled::Error::Io(e)) if e.to_string().contains("could not acquire lock") => {
                     std::thread::sleep(LOCK_RETRY_PAUSE);
-                    db = Store::open_sized(path);
+                    db = Store::open_sized(path)?;
                 }
                 _ => break,
             }
@@ -107,17 +124,25 @@ impl Store {
             path: path.display().to_string(),
             source,
         })?;
-        Ok(Store { db })
+        Ok(Store {
+            db,
+            path: path.to_path_buf(),
+        })
     }
 
-    fn open_sized(path: &Path) -> sled::Result<sled::Db> {
-        match Store::open_with(path, SEGMENT_SIZE) {
+    /// Opens sled; `Err` only when sled panicked on the files (a damaged log).
+    fn open_sized(path: &Path) -> Result<sled::Result<sled::Db>, StoreError> {
+        let open = || match Store::open_with(path, SEGMENT_SIZE) {
             // sled refuses another segment size than the one a store was created with.
             Err(sled::Error::Unsupported(why)) if why.contains("io buffer size") => {
                 Store::open_with(path, OLD_SEGMENT_SIZE)
             }
             other => other,
-        }
+        };
+        catch_quietly(open).map_err(|why| StoreError::Damaged {
+            path: path.join("db").display().to_string(),
+            what: format!("its log cannot be read ({why})"),
+        })
     }
 
     fn open_with(path: &Path, segment_size: usize) -> sled::Result<sled::Db> {
@@ -140,13 +165,33 @@ impl Store {
                 path: "(temporary)".into(),
                 source,
             })?;
-        Ok(Store { db })
+        Ok(Store {
+            db,
+            path: PathBuf::from("(temporary)"),
+        })
+    }
+
+    /// The folder of the state, for messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The error for a persisted value that cannot be decoded: `what` names it (and why).
+    pub fn damaged(&self, what: impl Into<String>) -> StoreError {
+        StoreError::Damaged {
+            path: self.path.display().to_string(),
+            what: what.into(),
+        }
+    }
+
+    /// Whether nothing at all is committed (a new store, or one whose files were emptied).
+    pub fn is_empty(&self) -> bool {
+        self.db.is_empty()
     }
 
     /// Reads a committed value.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        self.db
-            .get(key)
+        self.guard("get", || self.db.get(key))?
             .map(|v| v.map(|v| v.to_vec()))
             .map_err(|source| StoreError::Io { op: "get", source })
     }
@@ -160,7 +205,8 @@ impl Store {
         mut skip: impl FnMut(&[u8]) -> bool,
     ) -> Result<Vec<Entry>, StoreError> {
         let mut out = Vec::new();
-        for item in self.db.scan_prefix(prefix) {
+        let mut items = self.db.scan_prefix(prefix);
+        while let Some(item) = self.guard("scan", || items.next())? {
             if out.len() >= limit {
                 break;
             }
@@ -178,7 +224,8 @@ impl Store {
         prefix: &[u8],
         mut f: impl FnMut(&[u8], &[u8]),
     ) -> Result<(), StoreError> {
-        for item in self.db.scan_prefix(prefix) {
+        let mut items = self.db.scan_prefix(prefix);
+        while let Some(item) = self.guard("scan", || items.next())? {
             let (k, v) = item.map_err(|source| StoreError::Io { op: "scan", source })?;
             f(&k, &v);
         }
@@ -195,24 +242,66 @@ impl Store {
                     None => batch.remove(k),
                 }
             }
-            self.db
-                .apply_batch(batch)
+            self.guard("commit", || self.db.apply_batch(batch))?
                 .map_err(|source| StoreError::Io {
                     op: "commit",
                     source,
                 })?;
         }
-        self.db.flush().map_err(|source| StoreError::Io {
-            op: "flush",
-            source,
-        })?;
+        self.guard("flush", || self.db.flush())?
+            .map_err(|source| StoreError::Io {
+                op: "flush",
+                source,
+            })?;
         Ok(())
+    }
+
+    /// Runs one sled operation; a panic in sled (it stops on some damaged pages) becomes
+    /// [`StoreError::Damaged`] naming the file, so a damaged store never crashes the process.
+    fn guard<T>(&self, op: &str, f: impl FnOnce() -> T) -> Result<T, StoreError> {
+        catch_quietly(f).map_err(|why| StoreError::Damaged {
+            path: self.path.join("db").display().to_string(),
+            what: format!("sled stopped on it during {op} ({why})"),
+        })
     }
 
     /// Bytes the database occupies on disk.
     pub fn size_on_disk(&self) -> u64 {
         self.db.size_on_disk().unwrap_or(0)
     }
+}
+
+thread_local! {
+    /// Set while [`catch_quietly`] runs on this thread: its panics are expected and reported.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic into `Err(message)` without the panic being printed: sled panics
+/// on some damaged logs, and the operator must see one error line naming the file, not a
+/// backtrace. Panics on other threads still reach the previous hook.
+fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = std::panic::catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    result.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "sled stopped on it".into())
+            .chars()
+            .take(200)
+            .collect()
+    })
 }
 
 #[cfg(test)]
@@ -288,5 +377,58 @@ mod tests {
         // Once closed, it opens again at once, even while sled's flusher thread winds down.
         drop(first);
         Store::open(dir.path()).expect("reopened once closed");
+    }
+
+    #[test]
+    fn a_damaged_log_is_an_error_naming_the_file_not_a_panic_or_an_empty_store() {
+        for damage in ["overwrite", "truncate"] {
+            let dir = tempfile::tempdir().unwrap();
+            {
+                let store = Store::open(dir.path()).unwrap();
+                for batch in 0..20u32 {
+                    let mut ws = WriteSet::default();
+                    for i in 0..100u32 {
+                        ws.put(format!("q{batch}-{i}").into_bytes(), vec![7; 100]);
+                    }
+                    store.commit(ws).unwrap();
+                }
+            }
+            let db = dir.path().join("db");
+            let f = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+            match damage {
+                "overwrite" => std::os::unix::fs::FileExt::write_all_at(&f, &[0; 512], 0).unwrap(),
+                _ => f.set_len(0).unwrap(),
+            }
+            drop(f);
+            match Store::open(dir.path()) {
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(msg.contains(&db.display().to_string()), "{msg}");
+                    assert!(msg.contains("--fresh"), "{msg}");
+                }
+                // sled may also take the damaged log for an empty one: the caller's check.
+                // Truncated, sled takes the log for an empty one (the crawl refuses an empty
+                // store it expected to hold a crawl); overwritten, it either stops on it or
+                // finds the damaged bytes were superseded and reads everything.
+                Ok(store) if damage == "truncate" => assert!(store.is_empty()),
+                Ok(store) => {
+                    let mut n = 0;
+                    store.for_each(b"q", |_, _| n += 1).unwrap();
+                    assert_eq!(n, 2000);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_inside_sled_becomes_a_message() {
+        assert_eq!(catch_quietly(|| 7), Ok(7));
+        let quiet: Result<(), String> = catch_quietly(|| panic!("tried to serialize Free"));
+        assert_eq!(quiet, Err("tried to serialize Free".to_string()));
+        let store = Store::temporary().unwrap();
+        let err = store
+            .guard("get", || -> u8 { panic!("bad page") })
+            .expect_err("damaged");
+        assert!(err.to_string().contains("during get (bad page)"), "{err}");
     }
 }

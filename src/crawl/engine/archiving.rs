@@ -64,7 +64,7 @@ impl Engine {
                 uri: info.url.clone(),
                 date: r.date.clone(),
             };
-            let v = serde_json::to_vec(&o).unwrap_or_default();
+            let v = crate::crawl::state::to_json(&o, "a payload's first capture")?;
             self.frontier
                 .stage(keys::digest_key(&info.payload_digest), v);
             self.digests.insert(info.payload_digest.clone(), o);
@@ -89,10 +89,11 @@ impl Engine {
         if let Some(o) = self.digests.get(digest) {
             return Ok(Some(o.clone()));
         }
-        let found = self
-            .frontier
-            .read(&keys::digest_key(digest))?
-            .and_then(|v| serde_json::from_slice::<Original>(&v).ok());
+        let found: Option<Original> = crate::crawl::state::read_json(
+            &self.frontier,
+            &keys::digest_key(digest),
+            &format!("the first capture of payload {digest}"),
+        )?;
         if let Some(o) = &found {
             self.digests.insert(digest.to_string(), o.clone());
         }

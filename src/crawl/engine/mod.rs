@@ -21,7 +21,7 @@ use super::online::Archived;
 use super::pipeline::{self, Outlink, PipelineCtx, Processed};
 use super::records::EncodedRecords;
 use super::stats::{Stats, Totals};
-use crate::archive::{self, Checkpoint, RecordCommon, WarcWriter};
+use crate::archive::{self, RecordCommon, WarcWriter};
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
 use crate::frontier::keys::{self, UrlState};
 use crate::frontier::politeness::FetchTiming;
@@ -124,10 +124,10 @@ impl Engine {
         stats: Arc<Stats>,
         indexer: Option<Indexer>,
     ) -> Result<Engine, super::CrawlError> {
-        if let Some(v) = frontier.read(&keys::meta_key("totals"))? {
-            if let Ok(t) = serde_json::from_slice::<Totals>(&v) {
-                stats.restore(&t);
-            }
+        let totals: Option<Totals> =
+            super::state::read_json(&frontier, &keys::meta_key("totals"), "the crawl's totals")?;
+        if let Some(t) = totals {
+            stats.restore(&t);
         }
         let (tx, rx) = mpsc::unbounded_channel();
         Ok(Engine {
@@ -658,12 +658,10 @@ impl Engine {
         self.writer.sync()?;
         self.flush_log()?;
         if let Some(cp) = self.writer.checkpoint() {
-            self.frontier.stage(
-                keys::meta_key("checkpoint"),
-                serde_json::to_vec(&cp).unwrap_or_default(),
-            );
+            let v = super::state::to_json(&cp, "the WARC checkpoint")?;
+            self.frontier.stage(keys::meta_key("checkpoint"), v);
         }
-        let totals = serde_json::to_vec(&self.stats.totals()).unwrap_or_default();
+        let totals = super::state::to_json(&self.stats.totals(), "the crawl's totals")?;
         self.frontier.stage(keys::meta_key("totals"), totals);
         self.frontier.commit()?;
         if let Some(h) = &self.ctx.helper {
@@ -675,13 +673,4 @@ impl Engine {
         self.since_commit = 0;
         Ok(())
     }
-}
-
-/// The WARC checkpoint committed last, if any.
-pub(super) fn stored_checkpoint(
-    frontier: &Frontier,
-) -> Result<Option<Checkpoint>, super::CrawlError> {
-    Ok(frontier
-        .read(&keys::meta_key("checkpoint"))?
-        .and_then(|v| serde_json::from_slice(&v).ok()))
 }
