@@ -10,6 +10,7 @@ mod archiving;
 mod logging;
 mod outlinks;
 pub(super) mod responses;
+mod robots;
 
 use super::crawl_log::Refused;
 use crate::analysis::WeightLearner;
@@ -524,130 +525,6 @@ impl Engine {
         } else {
             self.frontier
                 .complete(&lease, Completion::Failed, Some(timing), now);
-        }
-        Ok(())
-    }
-
-    fn finish_robots(
-        &mut self,
-        host: String,
-        origin: String,
-        result: Result<Vec<Processed>, FetchFailure>,
-        took: Duration,
-        now: Instant,
-    ) -> Result<(), super::CrawlError> {
-        let spec = self.spec.clone();
-        let limits = &spec.raw.limits;
-        let retry_in = backoff(
-            limits.retry_delay_ms,
-            self.frontier.robots_failures(&host).min(8) as u8,
-        );
-        let mut private = false;
-        let robots = match result {
-            Ok(chain) => {
-                let mut last = None;
-                for p in chain {
-                    if last.is_none() {
-                        self.frontier.set_ip(&host, p.records.info.ip);
-                    }
-                    let archived = self.archive(&p.records)?;
-                    let robots_uri = CrawlUri {
-                        hops: "P".into(),
-                        source: "robots".into(),
-                        ..CrawlUri::seed(p.records.info.url.clone())
-                    };
-                    self.log_exchange(
-                        &robots_uri,
-                        &p.records.info,
-                        p.records.response_len,
-                        vec![],
-                    )?;
-                    self.index_capture(p.capture, &archived, None, None)?;
-                    self.stats.robots_fetches.fetch_add(1, Relaxed);
-                    self.stats.status(p.records.info.status);
-                    last = p.robots;
-                }
-                last
-            }
-            Err(e) => {
-                let kind = match &e {
-                    FetchFailure::Fetch(f) => f.kind(),
-                    FetchFailure::Archive(_) => "archive",
-                };
-                self.stats.error(kind);
-                private = kind == "private-address";
-                let robots_uri = CrawlUri {
-                    hops: "P".into(),
-                    source: "robots".into(),
-                    ..CrawlUri::seed(format!("{origin}/robots.txt"))
-                };
-                self.log_failure(&robots_uri, kind, false)?;
-                None
-            }
-        };
-        match robots {
-            Some(r) if !r.is_temporary_failure() => {
-                let ttl = Duration::from_secs(self.spec.raw.politeness.robots_ttl_s);
-                let expires = crate::frontier::politeness::after(now, ttl);
-                let timing = FetchTiming {
-                    duration: took,
-                    retry_after: None,
-                    backoff: None,
-                };
-                self.frontier
-                    .robots_done(&host, expires, r.crawl_delay(), Some(timing), now);
-                let first_time = !self.robots.contains_key(&host);
-                if first_time && self.spec.raw.scope.sitemaps {
-                    self.offer_sitemaps(&host, &origin, &r);
-                }
-                self.robots.insert(host, r);
-            }
-            // A private address is refused by policy: asking again cannot help.
-            _ if private => {
-                self.frontier.robots_failed(&host, retry_in, now);
-                let dropped = self.frontier.drain_host(&host, UrlState::Failed)?;
-                self.stats.event(
-                    "host-refused",
-                    format!(
-                        "{host}: private address (network.allow_private is off); {} queued URLs \
-                         refused",
-                        dropped.len()
-                    ),
-                );
-                for uri in &dropped {
-                    self.stats.error("private-address");
-                    let (u, hops, via) = (&uri.url, &uri.hops, uri.via.as_deref());
-                    let fp = url::Url::parse(u)
-                        .map_or(0, |p| crate::uri::fingerprint(&crate::uri::canonical(&p)));
-                    let source = &uri.source;
-                    self.log_refusal(
-                        fp,
-                        Refused::Private,
-                        u,
-                        hops,
-                        via,
-                        source,
-                        "private-address",
-                    )?;
-                }
-            }
-            _ => {
-                self.frontier.robots_failed(&host, retry_in, now);
-                if self.frontier.robots_failures(&host) > limits.max_retries as u32 {
-                    let dropped = self.frontier.drain_host(&host, UrlState::Failed)?;
-                    self.stats.event(
-                        "host-blocked",
-                        format!(
-                            "{host}: robots.txt unavailable; {} queued URLs given up",
-                            dropped.len()
-                        ),
-                    );
-                    for uri in &dropped {
-                        self.stats.error("robots-unavailable");
-                        self.log_given_up(uri, "robots-unavailable")?;
-                    }
-                }
-            }
         }
         Ok(())
     }
