@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{basic_site, harness, page, FixtureWeb, Reply};
+use support::{harness, FixtureWeb};
 
 const DUP: &str = "<!DOCTYPE html><html lang=\"en\"><head><title>Twin</title></head>\
     <body><p>Identical twin pages about solar power.</p></body></html>";
@@ -77,18 +77,11 @@ fn run(cmd: &str, args: &[&str], files: &[PathBuf], dir: &Path) -> String {
 
 fn crawl() -> (FixtureWeb, tempfile::TempDir) {
     let web = FixtureWeb::start(1);
-    let site = basic_site(&web, 0);
-    web.route(
-        0,
-        "/dups.html",
-        Reply::html(page("Dups", "", &["/dup-a.html", "/dup-b.html"])),
-    );
-    web.route(0, "/dup-a.html", Reply::html(DUP));
-    web.route(0, "/dup-b.html", Reply::html(DUP));
+    let seeds = support::twin_site(&web, 0, DUP);
     let data = tempfile::tempdir().unwrap();
     let spec = harness::spec(
         "cdx",
-        &[site.seed, web.url(0, "/dups.html")],
+        &seeds,
         json!({ "topic": { "keywords": ["solar power", "page text"] } }),
     );
     harness::run(spec, data.path());

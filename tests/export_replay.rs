@@ -11,7 +11,7 @@ use magpie::index::{self, Index, RebuildOptions, SearchQuery};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use support::{basic_site, client, harness, pywb, FixtureWeb, Reply};
+use support::{client, harness, pywb, FixtureWeb};
 
 const DUP: &str = "<!DOCTYPE html><html lang=\"en\"><head><title>Twin</title></head>\
     <body><p>Identical twin pages share one payload.</p></body></html>";
@@ -23,16 +23,9 @@ struct Crawled {
 
 fn crawl() -> Crawled {
     let web = FixtureWeb::start(1);
-    let site = basic_site(&web, 0);
-    web.route(
-        0,
-        "/dups.html",
-        Reply::html(support::page("Dups", "", &["/dup-a.html", "/dup-b.html"])),
-    );
-    web.route(0, "/dup-a.html", Reply::html(DUP));
-    web.route(0, "/dup-b.html", Reply::html(DUP));
+    let seeds = support::twin_site(&web, 0, DUP);
     let data = tempfile::tempdir().unwrap();
-    let spec = harness::spec("exp", &[site.seed, web.url(0, "/dups.html")], json!({}));
+    let spec = harness::spec("exp", &seeds, json!({}));
     harness::run(spec, data.path());
     let index = Index::open(&index::index_dir(data.path(), "exp")).unwrap();
     index

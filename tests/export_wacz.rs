@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{basic_site, client, harness, page, pywb, FixtureWeb, Reply};
+use support::{client, harness, pywb, FixtureWeb};
 
 const DUP: &str = "<!DOCTYPE html><html lang=\"en\"><head><title>Twin</title></head>\
     <body><p>Identical twin pages about solar power.</p></body></html>";
@@ -32,18 +32,11 @@ struct Crawled {
 
 fn crawl() -> Crawled {
     let web = FixtureWeb::start(1);
-    let site = basic_site(&web, 0);
-    web.route(
-        0,
-        "/dups.html",
-        Reply::html(page("Dups", "", &["/dup-a.html", "/dup-b.html"])),
-    );
-    web.route(0, "/dup-a.html", Reply::html(DUP));
-    web.route(0, "/dup-b.html", Reply::html(DUP));
+    let seeds = support::twin_site(&web, 0, DUP);
     let data = tempfile::tempdir().unwrap();
     let spec = harness::spec(
         "wz",
-        &[site.seed, web.url(0, "/dups.html")],
+        &seeds,
         json!({ "topic": { "keywords": ["solar power", "page text"] } }),
     );
     harness::run(spec, data.path());

@@ -274,3 +274,17 @@ pub fn chunked_page(web: &FixtureWeb, host: usize) -> String {
     );
     web.url(host, "/chunked.html")
 }
+
+/// The basic site of `host` plus two pages with one identical payload (`dup`), linked from
+/// `/dups.html`: the seeds to crawl it, so that one twin becomes a revisit of the other.
+pub fn twin_site(web: &FixtureWeb, host: usize, dup: &'static str) -> Vec<String> {
+    let site = basic_site(web, host);
+    web.route(
+        host,
+        "/dups.html",
+        Reply::html(page("Dups", "", &["/dup-a.html", "/dup-b.html"])),
+    );
+    web.route(host, "/dup-a.html", Reply::html(dup));
+    web.route(host, "/dup-b.html", Reply::html(dup));
+    vec![site.seed, web.url(host, "/dups.html")]
+}
