@@ -367,12 +367,15 @@ async fn demo_cockpit(
     spec["name"] = serde_json::Value::String(name);
     let id = manager.create(Spec::from_json(&spec.to_string())?).await?;
     manager.start(&id)?;
-    let state = AppState::new(manager, WebConfig::new(token, true));
+    let state = AppState::new(manager, WebConfig::new(token.clone(), false));
     eprintln!(
         "magpie: crawling the sample site as crawl {id}; Ctrl-C stops and seals the WARC files"
     );
-    eprintln!("magpie: open the cockpit in a browser:");
-    println!("http://{addr}/crawls/{id}");
+    eprintln!("magpie: open the cockpit in a browser (this address logs you in):");
+    println!(
+        "{}",
+        magpie::web::cli::login_url(addr, &format!("/crawls/{id}"), &token)
+    );
     magpie::web::serve(listener, state, shutdown_signal()).await?;
     eprintln!(
         "magpie: WARC files are in {}",

@@ -160,13 +160,20 @@ fn serve_generates_a_private_token_and_prints_it_once() {
         post(&s.base, "/api/v1/crawls", None, &idle_spec("tok")).0,
         401
     );
+    let anonymous_read = call(async {
+        reqwest::get(format!("{}/api/v1/crawls", s.base))
+            .await
+            .unwrap()
+            .status()
+    });
+    assert_eq!(anonymous_read, 401, "reads need the token by default");
     assert_eq!(
         post(&s.base, "/api/v1/crawls", Some(&token), &idle_spec("tok")).0,
         201
     );
     s.interrupt();
 
-    let s = Served::start(&data, &[]);
+    let s = Served::start(&data, &["--public-reads"]);
     let err = s.stderr();
     assert!(
         !err.contains(&token),
@@ -186,7 +193,7 @@ fn serve_generates_a_private_token_and_prints_it_once() {
     );
     s.interrupt();
 
-    let s = Served::start(&data, &["--token", TOKEN]);
+    let s = Served::start(&data, &["--token", TOKEN, "--public-reads"]);
     assert_eq!(
         post(&s.base, "/api/v1/crawls/tok/stop", Some(&token), &json!({})).0,
         401,
@@ -222,6 +229,11 @@ fn a_public_address_needs_an_explicit_token() {
     assert!(!ok && err.contains("without an explicit token"), "{err}");
     assert!(!err.contains("panicked"));
     assert!(!data.exists(), "nothing written when refused");
+    let (ok, err) = run(
+        &["--bind", "0.0.0.0:0", "--public-reads"],
+        Some("a-long-enough-token-0123"),
+    );
+    assert!(!ok && err.contains("refusing --public-reads"), "{err}");
     let (ok, err) = run(&["--bind", "127.0.0.1:0", "--token", "short"], None);
     assert!(!ok && err.contains("invalid token"), "{err}");
     let (ok, err) = run(
@@ -269,7 +281,7 @@ fn a_running_crawl_resumes_when_the_server_restarts() {
         "politeness": { "min_delay_ms": 100, "delay_factor": 0.0 },
         "limits": { "max_pages": 40, "timeout_ms": 3000 }
     });
-    let s = Served::start(&data, &["--token", TOKEN]);
+    let s = Served::start(&data, &["--token", TOKEN, "--public-reads"]);
     assert_eq!(post(&s.base, "/api/v1/crawls", Some(TOKEN), &spec).0, 201);
     assert_eq!(
         post(
@@ -311,7 +323,7 @@ fn a_running_crawl_resumes_when_the_server_restarts() {
         "stopped mid-crawl: {before} pages"
     );
 
-    let s = Served::start(&data, &["--token", TOKEN]);
+    let s = Served::start(&data, &["--token", TOKEN, "--public-reads"]);
     assert_eq!(get(&s.base, "/api/v1/crawls/chain")["state"], "running");
     let deadline = Instant::now() + Duration::from_secs(60);
     let done = loop {

@@ -40,6 +40,12 @@ async fn operate_a_crawl_in_the_browser() {
     let srv = TestServer::start(dir.path(), |c| c.kb_dir = kb).await;
     let c = &b.client;
 
+    // The address `magpie serve` prints logs the browser in.
+    c.goto(&srv.url(&format!("/?token={}", web_support::TOKEN)))
+        .await
+        .unwrap();
+    assert_eq!(c.current_url().await.unwrap().as_str(), srv.url("/"));
+
     // The form: a bad seed is refused inline, with the value kept.
     c.goto(&srv.url("/crawls/new")).await.unwrap();
     let field = |name: &str| format!("[name='{name}']");
@@ -342,7 +348,12 @@ async fn search_capture_and_export(
     let href = link.attr("href").await.unwrap().unwrap();
     assert_eq!(href, "/api/v1/crawls/birds/exports/osprey.warc.gz");
     b.screenshot("export").await;
-    let file = srv.get(&href).send().await.unwrap();
+    let file = srv
+        .get(&href)
+        .bearer_auth(web_support::TOKEN)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(file.status(), 200);
     let bytes = file.bytes().await.unwrap();
     assert_eq!(&bytes[..2], &[0x1f, 0x8b]);

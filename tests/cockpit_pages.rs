@@ -16,7 +16,7 @@ async fn every_page_renders_with_a_strict_csp() {
     let dir = tempfile::tempdir().unwrap();
     let srv = TestServer::start(dir.path(), |_| {}).await;
     srv.create(&idle_spec("c1")).await;
-    let mut b = Browser::new(&srv.base);
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
     for path in [
         "/",
         "/crawls/new",
@@ -87,7 +87,7 @@ async fn forms_without_the_token_are_refused() {
     spec["seeds"] = json!([format!("http://{}/", silent.local_addr().unwrap())]);
     spec["limits"]["timeout_ms"] = json!(60_000);
     srv.create(&spec).await;
-    let mut b = Browser::new(&srv.base);
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
     let page = b.get("/").await;
     let token = page.csrf();
     // No token in the form.
@@ -102,7 +102,7 @@ async fn forms_without_the_token_are_refused() {
         .await;
     assert_eq!(p.status, 403);
     // The right token without the cookie (what a forging site could send at best).
-    let mut other = Browser::new(&srv.base);
+    let mut other = Browser::login(&srv.base, web_support::TOKEN).await;
     let p = other
         .post(
             "/crawls/c2/action",
@@ -164,7 +164,7 @@ async fn forms_without_the_token_are_refused() {
 async fn the_spec_form_shows_errors_on_their_fields_and_creates_crawls() {
     let dir = tempfile::tempdir().unwrap();
     let srv = TestServer::start(dir.path(), |_| {}).await;
-    let mut b = Browser::new(&srv.base);
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
     let form = b.get("/crawls/new").await;
     let csrf = form.csrf();
     let p = b
@@ -270,7 +270,7 @@ async fn frontier_steering_goes_through_the_intake_and_text_is_escaped() {
     ]);
     let (status, _) = srv.post_json("/api/v1/urls", &items).await;
     assert_eq!(status, 200);
-    let mut b = Browser::new(&srv.base);
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
     let page = b.get("/crawls/f1/frontier").await;
     assert!(page.body.contains(&format!("{seed}a")));
     assert!(!page.body.contains(HOSTILE), "crawled text is escaped");
@@ -371,13 +371,38 @@ async fn frontier_steering_goes_through_the_intake_and_text_is_escaped() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn beyond_loopback_the_cockpit_needs_a_login() {
+async fn the_cockpit_needs_a_login_even_on_loopback() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = TestServer::start(dir.path(), |c| c.public_reads = false).await;
+    // Reads of the API are open here, the cockpit's pages are not.
+    let srv = TestServer::start(dir.path(), |_| {}).await;
     let mut b = Browser::new(&srv.base);
-    let p = b.get("/").await;
-    assert_eq!(p.status, 303);
-    assert_eq!(p.headers["location"], "/login");
+    for path in ["/", "/crawls/new", "/kb", "/crawls/c/intake"] {
+        let p = b.get(path).await;
+        assert_eq!(p.status, 303, "{path}");
+        assert_eq!(p.headers["location"], "/login");
+    }
+    assert_eq!(b.get("/api/v1/crawls").await.status, 200);
+    // A wrong token in the address logs nobody in.
+    let p = b.get("/?token=wrong-token-123456").await;
+    assert_eq!(p.status, 401);
+    assert!(p.headers.get("set-cookie").is_none());
+    assert!(!p.body.contains(web_support::TOKEN));
+    // A session cookie made up by the visitor, or signed by another server run, is refused.
+    let other = TestServer::start(&dir.path().join("other"), |_| {}).await;
+    let foreign = Browser::login(&other.base, web_support::TOKEN).await;
+    for made_up in ["magpie_session=00", &foreign.cookie("magpie_session")] {
+        let resp = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+            .get(srv.url("/"))
+            .header("cookie", made_up)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 303, "{made_up}");
+    }
+    other.stop().await;
     let login = b.get("/login").await;
     assert_eq!(login.status, 200);
     let csrf = login.csrf();
@@ -406,7 +431,7 @@ async fn the_xpath_tester_highlights_matches_and_lists_the_kb() {
     let dir = tempfile::tempdir().unwrap();
     let kb = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kb");
     let srv = TestServer::start(dir.path(), |c| c.kb_dir = kb).await;
-    let mut b = Browser::new(&srv.base);
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
     let page = b.get("/kb").await;
     assert!(
         page.body.contains("id=\"app-wordpress\""),

@@ -90,7 +90,7 @@ fn enc(s: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn search_shows_results_facets_and_explains_bad_queries() {
     let c = crawl().await;
-    let mut b = Browser::new(&c.srv.base);
+    let mut b = Browser::login(&c.srv.base, web_support::TOKEN).await;
     let p = b.get("/crawls/c/search?q=solar").await;
     assert_eq!(p.status, 200, "{}", p.body);
     assert!(p.headers["content-security-policy"]
@@ -161,7 +161,7 @@ async fn search_shows_results_facets_and_explains_bad_queries() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_capture_view_sandboxes_the_page_and_explains_its_outlinks() {
     let c = crawl().await;
-    let mut b = Browser::new(&c.srv.base);
+    let mut b = Browser::login(&c.srv.base, web_support::TOKEN).await;
     let seed = c.web.url(0, "/");
     let p = b
         .get(&format!("/crawls/c/capture?url={}", enc(&seed)))
@@ -180,7 +180,13 @@ async fn the_capture_view_sandboxes_the_page_and_explains_its_outlinks() {
         src.starts_with(&format!("/api/v1/crawls/c/capture?url={}&at=", enc(&seed))),
         "{src}"
     );
-    let replay = c.srv.get(&src).send().await.unwrap();
+    let replay = c
+        .srv
+        .get(&src)
+        .bearer_auth(web_support::TOKEN)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(replay.status(), 200);
     let rcsp = replay.headers()["content-security-policy"]
         .to_str()
@@ -250,7 +256,7 @@ async fn the_capture_view_sandboxes_the_page_and_explains_its_outlinks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exports_are_previewed_refused_without_the_token_and_written() {
     let c = crawl().await;
-    let mut b = Browser::new(&c.srv.base);
+    let mut b = Browser::login(&c.srv.base, web_support::TOKEN).await;
     let page = b.get("/crawls/c/export").await;
     assert_eq!(page.status, 200, "{}", page.body);
     assert!(page.body.contains("No exports yet."));
@@ -309,11 +315,23 @@ async fn exports_are_previewed_refused_without_the_token_and_written() {
         done.body
     );
     assert!(done.body.contains(&format!("href=\"{warc}.cdxj\"")));
-    let file = c.srv.get(warc).send().await.unwrap();
+    let file = c
+        .srv
+        .get(warc)
+        .bearer_auth(web_support::TOKEN)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(file.status(), 200);
     let bytes = file.bytes().await.unwrap();
     assert_eq!(&bytes[..2], &[0x1f, 0x8b], "a gzipped WARC");
-    let cdxj = c.srv.get(&format!("{warc}.cdxj")).send().await.unwrap();
+    let cdxj = c
+        .srv
+        .get(&format!("{warc}.cdxj"))
+        .bearer_auth(web_support::TOKEN)
+        .send()
+        .await
+        .unwrap();
     let cdxj = cdxj.text().await.unwrap();
     assert!(cdxj.contains("panels.html"), "{cdxj}");
     // Listed on the page; the same name again is a conflict; a bad name names the field.
@@ -333,7 +351,13 @@ async fn exports_are_previewed_refused_without_the_token_and_written() {
         "{}",
         done.body
     );
-    let resp = c.srv.get(file).send().await.unwrap();
+    let resp = c
+        .srv
+        .get(file)
+        .bearer_auth(web_support::TOKEN)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 200);
     assert_eq!(&resp.bytes().await.unwrap()[..2], b"PK");
     let page = b.get("/crawls/c/export").await;
@@ -349,7 +373,7 @@ async fn exports_are_previewed_refused_without_the_token_and_written() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_panels_render_alone_with_scores_terms_and_languages() {
     let c = crawl().await;
-    let mut b = Browser::new(&c.srv.base);
+    let mut b = Browser::login(&c.srv.base, web_support::TOKEN).await;
     let (_, view) = c.srv.get_json("/api/v1/crawls/c").await;
     let p = b.get("/crawls/c/panels").await;
     assert_eq!(p.status, 200, "{}", p.body);

@@ -16,7 +16,7 @@ const PAGE: &str = "<html><body><p>one</p><p>two</p></body></html>";
 async fn deep_and_long_expressions_get_400_and_the_server_stays_up() {
     let dir = tempfile::tempdir().unwrap();
     let srv = TestServer::start(dir.path(), |_| {}).await;
-    let mut b = Browser::new(&srv.base);
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
     let csrf = b.get("/kb").await.csrf();
     let deep = format!("{}1{}", "(".repeat(1500), ")".repeat(1500));
     let long = format!("//p[@class='{}']", "x".repeat(5000));
@@ -42,6 +42,7 @@ async fn deep_and_long_expressions_get_400_and_the_server_stays_up() {
     let resp = srv
         .client
         .post(srv.url("/kb"))
+        .header("cookie", b.cookie("magpie_session"))
         .body(big)
         .send()
         .await
@@ -61,7 +62,7 @@ async fn expensive_expressions_are_given_up_and_bounded_in_number() {
         c.xpath_budget = Duration::from_millis(100);
     })
     .await;
-    let mut b = Browser::new(&srv.base);
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
     let csrf = b.get("/kb").await.csrf();
     // Quadratic: each p counts every p before it.
     let html = format!("<html><body>{}</body></html>", "<p>x</p>".repeat(6000));

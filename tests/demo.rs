@@ -62,16 +62,46 @@ fn the_cockpit_demo_serves_a_running_crawl_and_ctrl_c_seals_it() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let dashboard = line.trim().to_string();
+    let login = line.trim().to_string();
+    let (dashboard, token) = login.split_once("?token=").expect("the address logs in");
     assert!(
         dashboard.starts_with("http://127.0.0.1:") && dashboard.contains("/crawls/demo-"),
         "prints the dashboard's address: {line:?}"
+    );
+    assert_eq!(
+        token,
+        std::fs::read_to_string(dir.path().join("api-token"))
+            .unwrap()
+            .trim()
     );
     let id = dashboard.rsplit('/').next().unwrap().to_string();
     let api = dashboard.replace(&format!("/crawls/{id}"), &format!("/api/v1/crawls/{id}"));
     let rt = tokio::runtime::Runtime::new().unwrap();
     let fetched = rt.block_on(async {
-        let page = reqwest::get(&dashboard).await.unwrap();
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        // Without the login the cockpit sends the browser to /login.
+        let anonymous = client.get(dashboard).send().await.unwrap();
+        assert_eq!(anonymous.status(), 303);
+        assert_eq!(anonymous.headers()["location"], "/login");
+        // The printed address sets the session cookie and drops the token from the address.
+        let first = client.get(&login).send().await.unwrap();
+        assert_eq!(first.status(), 303);
+        assert_eq!(first.headers()["location"], format!("/crawls/{id}"));
+        let cookie = first.headers()["set-cookie"].to_str().unwrap().to_string();
+        assert!(
+            cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+            "{cookie}"
+        );
+        let session = cookie.split(';').next().unwrap().to_string();
+        let page = client
+            .get(dashboard)
+            .header("cookie", &session)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(page.status(), 200);
         assert!(page
             .text()
@@ -81,7 +111,15 @@ fn the_cockpit_demo_serves_a_running_crawl_and_ctrl_c_seals_it() {
         // The crawl runs: pages are fetched while the cockpit serves.
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let v: serde_json::Value = reqwest::get(&api).await.unwrap().json().await.unwrap();
+            let v: serde_json::Value = client
+                .get(&api)
+                .header("cookie", &session)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
             let n = v["stats"]["pages_fetched"].as_u64().unwrap_or(0);
             if n >= 5 {
                 break n;

@@ -1,34 +1,39 @@
-//! Bearer-token authentication: which requests need the token, the constant-time check, and
+//! Who may do what: the bearer token, the cockpit's session, the one-time `?token=` login, and
 //! how tokens are made and validated.
 //!
-//! Every state-changing API request needs `Authorization: Bearer <token>`. Read-only requests
-//! (GET, HEAD) are open when the server listens on loopback only (`WebConfig::public_reads`),
-//! so local tools and a browser on the same machine can watch without the token; beyond
-//! loopback a cockpit session cookie (see `csrf.rs`) also opens them.
+//! Every state-changing API request needs `Authorization: Bearer <token>`. Read-only API
+//! requests (GET, HEAD) also pass with a cockpit session, or without anything when the operator
+//! opened them (`WebConfig::public_reads`, `magpie serve --public-reads`, loopback only).
 //!
-//! Cockpit pages (every path outside `/api/` and `/metrics`) are open on loopback and otherwise
-//! need the session or the token; their forms are checked against forgery by the page handlers
-//! (`pages::Form`), which is what lets a browser POST them without a bearer token.
+//! Cockpit pages (every path outside `/api/` and `/metrics`) need the session cookie or the
+//! token, on loopback too, so another local user or process cannot drive the cockpit. A page
+//! address carrying `?token=TOKEN` logs the browser in: it sets the session cookie and
+//! redirects to the same address without the token, so the token leaves the address bar and
+//! history at once. `/login` and `/static/` are open. Forms are also checked against forgery
+//! by the page handlers (`pages::Form`).
 
+use super::csrf::{cockpit_cookie, random_bytes, SESSION_COOKIE};
 use super::{error::WebError, pages::PageError, routes, AppState};
-use actix_web::body::MessageBody;
+use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{header, Method};
 use actix_web::middleware::Next;
-use actix_web::web;
-use sha1::{Digest, Sha1};
+use actix_web::{web, HttpResponse};
+
+pub use super::csrf::same_secret;
 
 /// Shortest token accepted: shorter ones are guessable.
 pub const MIN_TOKEN_LEN: usize = 16;
 /// Longest token accepted.
 pub const MAX_TOKEN_LEN: usize = 512;
 
-/// Middleware: refuses a request with 401 unless it is an open read or carries the token.
-pub async fn require_token(
+/// Middleware: refuses a request with 401 (or, for a page, a redirect to `/login`) unless it
+/// is an open read or carries the session or the token; answers a `?token=` login.
+pub async fn require_token<B: MessageBody>(
     req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let Some(state) = req.app_data::<web::Data<AppState>>() else {
+    next: Next<B>,
+) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
+    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
         return Err(WebError::Internal("no application state".into()).into());
     };
     let path = req.path();
@@ -39,27 +44,54 @@ pub async fn require_token(
         )
     };
     if routes::is_page_path(path) {
-        let open = state.config.public_reads
-            || path == "/login"
+        if let Some((presented, clean)) = token_in_query(path, req.query_string()) {
+            if !same_secret(presented.as_bytes(), state.config.token.as_bytes()) {
+                return Err(PageError::WrongToken.into());
+            }
+            let resp = HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, clean))
+                .insert_header((header::CACHE_CONTROL, "no-store"))
+                .cookie(cockpit_cookie(SESSION_COOKIE, state.csrf.new_session()))
+                .finish();
+            return Ok(req.into_response(resp).map_into_right_body());
+        }
+        let open = path == "/login"
             || path.starts_with("/static/")
             || state.csrf.has_session(req.request())
             || bearer();
         if !open {
             return Err(PageError::LoginRequired.into());
         }
-        return next.call(req).await;
+    } else {
+        let read_only = matches!(*req.method(), Method::GET | Method::HEAD);
+        let open =
+            read_only && (state.config.public_reads || state.csrf.has_session(req.request()));
+        if !open && !bearer() {
+            return Err(WebError::Unauthorized.into());
+        }
     }
-    let read_only = matches!(*req.method(), Method::GET | Method::HEAD);
-    let open = read_only && (state.config.public_reads || state.csrf.has_session(req.request()));
-    if !open
-        && !authorized(
-            req.headers().get(header::AUTHORIZATION),
-            &state.config.token,
-        )
-    {
-        return Err(WebError::Unauthorized.into());
+    Ok(next.call(req).await?.map_into_left_body())
+}
+
+/// The token a page address carries in its `token` parameter, and the same address without
+/// it (other parameters kept in order).
+fn token_in_query(path: &str, query: &str) -> Option<(String, String)> {
+    let mut token = None;
+    let mut rest = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
+        if k == "token" {
+            token = Some(v.into_owned());
+        } else {
+            rest.append_pair(&k, &v);
+        }
     }
-    next.call(req).await
+    let rest = rest.finish();
+    let clean = if rest.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{rest}")
+    };
+    token.map(|t| (t, clean))
 }
 
 /// Whether an `Authorization` header value presents `token` as a bearer token.
@@ -74,24 +106,9 @@ pub fn authorized(value: Option<&header::HeaderValue>, token: &str) -> bool {
         && same_secret(presented.trim().as_bytes(), token.as_bytes())
 }
 
-/// Compares two secrets in time independent of where they differ and of their lengths:
-/// both are hashed first, and the digests are compared without early exit.
-pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    let (da, db) = (Sha1::digest(a), Sha1::digest(b));
-    let diff = da
-        .iter()
-        .zip(db.iter())
-        .fold(0u8, |acc, (x, y)| acc | (x ^ y));
-    std::hint::black_box(diff) == 0
-}
-
-/// A new random token: 64 hex digits (244 random bits from the OS generator).
+/// A new random token: 64 hex digits (256 bits from the OS generator).
 pub fn generate_token() -> String {
-    format!(
-        "{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
-    )
+    data_encoding::HEXLOWER.encode(&random_bytes::<32>())
 }
 
 /// Checks that a token can be sent in a header and is long enough not to be guessed.
@@ -130,11 +147,17 @@ mod tests {
     }
 
     #[test]
-    fn secrets_compare_by_content() {
-        assert!(same_secret(b"abc", b"abc"));
-        assert!(!same_secret(b"abc", b"abd"));
-        assert!(!same_secret(b"abc", b"abcd"));
-        assert!(!same_secret(b"", b"a"));
+    fn the_token_parameter_is_taken_out_of_the_address() {
+        assert_eq!(token_in_query("/", ""), None);
+        assert_eq!(token_in_query("/x", "a=1"), None);
+        assert_eq!(
+            token_in_query("/", "token=abc"),
+            Some(("abc".into(), "/".into()))
+        );
+        assert_eq!(
+            token_in_query("/crawls/c", "a=1&token=a%2Bb&z=%C3%A9"),
+            Some(("a+b".into(), "/crawls/c?a=1&z=%C3%A9".into()))
+        );
     }
 
     #[test]

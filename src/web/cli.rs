@@ -20,6 +20,11 @@ pub enum CliError {
     /// Listening beyond loopback needs a token the operator chose.
     #[error("refusing to listen on {0} without an explicit token: pass --token or set MAGPIE_TOKEN (only loopback addresses may use a generated one)")]
     TokenRequired(SocketAddr),
+    /// `--public-reads` was asked for on an address other machines can reach.
+    #[error(
+        "refusing --public-reads on {0}: only a loopback address may open reads without the token"
+    )]
+    PublicReadsBeyondLoopback(SocketAddr),
     /// The token is unusable.
     #[error("invalid token{}: {message}", .source_name.as_deref().map(|s| format!(" in {s}")).unwrap_or_default())]
     BadToken {
@@ -90,6 +95,10 @@ pub struct ServeArgs {
     /// any other host get 421 (against DNS rebinding).
     #[arg(long = "allowed-host", value_name = "NAME")]
     pub allowed_hosts: Vec<String>,
+    /// Let read-only API requests (GET, HEAD under /api/ and /metrics) through without the
+    /// token, for local monitoring tools. Only on loopback; cockpit pages always need a login.
+    #[arg(long)]
+    pub public_reads: bool,
 }
 
 /// Reads a `--bind` value: `ADDR:PORT` (`[::1]:PORT` for IPv6) or `localhost:PORT`, which is
@@ -196,6 +205,9 @@ pub async fn serve(
     if !loopback && explicit.is_none() {
         return Err(CliError::TokenRequired(args.bind));
     }
+    if !loopback && args.public_reads {
+        return Err(CliError::PublicReadsBeyondLoopback(args.bind));
+    }
     if let Some(t) = &explicit {
         auth::validate_token(t).map_err(|message| CliError::BadToken {
             source_name: None,
@@ -214,7 +226,7 @@ pub async fn serve(
     })?;
     let (token, origin) = resolve_token(&args.data, explicit)?;
     let manager = Manager::open(args.data.clone(), hostname).await?;
-    let mut config = WebConfig::new(token.clone(), loopback);
+    let mut config = WebConfig::new(token.clone(), args.public_reads);
     config.max_body_bytes = args.max_body_bytes;
     config.grace = Duration::from_secs(args.grace_secs);
     config.allowed_hosts = args.allowed_hosts.clone();
@@ -235,15 +247,24 @@ pub async fn serve(
     eprintln!(
         "magpie: {crawls} crawl(s) in {}; listening on http://{addr}/api/v1 (reads {})",
         args.data.display(),
-        if loopback {
-            "open on loopback"
+        if args.public_reads {
+            "open"
         } else {
             "need the token"
         }
     );
+    eprintln!("magpie: open the cockpit in a browser (this address logs you in):");
+    println!("{}", login_url(addr, "/", &token));
     serve_http(listener, state, shutdown).await?;
     eprintln!("magpie: stopped; crawls keep their state for the next start");
     Ok(())
+}
+
+/// The address that opens `path` in the cockpit and logs the browser in: the token travels
+/// once, as `?token=`, and the server redirects to the address without it.
+pub fn login_url(addr: SocketAddr, path: &str, token: &str) -> String {
+    let token: String = url::form_urlencoded::byte_serialize(token.as_bytes()).collect();
+    format!("http://{addr}{path}?token={token}")
 }
 
 /// Arguments of `magpie submit`.

@@ -2,23 +2,26 @@
 //!
 //! The server holds a random secret made at start (never stored, never sent). A browser gets a
 //! random nonce in the `magpie_csrf` cookie (`HttpOnly; SameSite=Strict`) with its first page;
-//! every form carries `HMAC-SHA1(secret, "csrf:" + nonce)` in a hidden `csrf` field. A POST to a
-//! page is accepted only when the field matches the cookie's nonce (constant-time compare) and
-//! the `Origin` header, when sent, is this server: one of the names it answers to (`host.rs`),
-//! never merely the request's own `Host` (a rebound name sends its own in both) nor a
-//! forwarded header. A foreign site can neither read the cookie
-//! nor compute the token without the secret, and `SameSite=Strict` keeps the cookie off its
-//! requests anyway.
+//! every form carries `HMAC-SHA256(secret, "csrf:" + nonce)` in a hidden `csrf` field. A POST to
+//! a page is accepted only when the field matches the cookie's nonce (constant-time compare)
+//! and the `Origin` header, when sent, is this server: one of the names it answers to
+//! (`host.rs`), never merely the request's own `Host` (a rebound name sends its own in both) nor
+//! a forwarded header. A foreign site can neither read the cookie nor compute the token without
+//! the secret, and `SameSite=Strict` keeps the cookie off its requests anyway.
 //!
-//! When the server listens beyond loopback, cockpit pages need a session: the operator enters
-//! the API token once at `/login`, and gets the `magpie_session` cookie, whose value is
-//! `HMAC-SHA1(secret, "session")`; it is valid until the server restarts.
+//! Cockpit pages need a session, on loopback too (any local user or process could otherwise
+//! use the forms): the operator presents the API token once, in the address printed at start
+//! (`/?token=...`, as Jupyter does) or on `/login`, and gets the `magpie_session` cookie. Its
+//! value is a random session id and `HMAC-SHA256(secret, "session:" + id)`: signed, and bound
+//! to this server run, since the secret dies with the process.
 
-use super::auth::same_secret;
 use super::host::AllowedHosts;
+use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::header;
 use actix_web::HttpRequest;
-use sha1::{Digest, Sha1};
+use hmac::{Hmac, Mac};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 /// Cookie holding the per-browser nonce.
 pub const NONCE_COOKIE: &str = "magpie_csrf";
@@ -57,26 +60,43 @@ impl Default for Csrf {
 impl Csrf {
     /// A new random secret from the OS generator.
     pub fn new() -> Csrf {
-        let mut secret = [0u8; 32];
-        secret[..16].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
-        secret[16..].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
-        Csrf { secret }
+        Csrf {
+            secret: random_bytes(),
+        }
     }
 
     /// The form token that goes with `nonce`.
     pub fn token_for(&self, nonce: &str) -> String {
-        hex(&hmac_sha1(&self.secret, format!("csrf:{nonce}").as_bytes()))
+        hex(&self.mac(&format!("csrf:{nonce}")))
     }
 
-    /// The value of a valid session cookie.
-    pub fn session_value(&self) -> String {
-        hex(&hmac_sha1(&self.secret, b"session"))
+    /// The value of a new session cookie: a random id and its signature.
+    pub fn new_session(&self) -> String {
+        let id = hex(&random_bytes::<16>());
+        let mac = hex(&self.mac(&format!("session:{id}")));
+        format!("{id}.{mac}")
     }
 
-    /// Whether the request carries a valid session cookie.
+    /// Whether the request carries a session cookie this server run signed.
     pub fn has_session(&self, req: &HttpRequest) -> bool {
-        cookie(req, SESSION_COOKIE)
-            .is_some_and(|v| same_secret(v.as_bytes(), self.session_value().as_bytes()))
+        let Some(value) = cookie(req, SESSION_COOKIE) else {
+            return false;
+        };
+        let Some((id, mac)) = value.split_once('.') else {
+            return false;
+        };
+        valid_nonce(id)
+            && same_secret(
+                mac.as_bytes(),
+                hex(&self.mac(&format!("session:{id}"))).as_bytes(),
+            )
+    }
+
+    fn mac(&self, message: &str) -> [u8; 32] {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.secret)
+            .expect("HMAC takes keys of any length");
+        mac.update(message.as_bytes());
+        mac.finalize().into_bytes().into()
     }
 
     /// Checks a submitted form: the cookie's nonce, the token field, and the origin, which must
@@ -107,7 +127,23 @@ impl Csrf {
 
 /// A fresh nonce for a browser that has none: 32 hex digits.
 pub fn new_nonce() -> String {
-    uuid::Uuid::new_v4().simple().to_string()
+    hex(&random_bytes::<16>())
+}
+
+/// `N` bytes from the operating system's generator.
+///
+/// # Panics
+/// When the OS has no generator to offer, which leaves no safe way to make a secret.
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
+    bytes
+}
+
+/// Compares two secrets in time independent of where they differ and of their lengths:
+/// both are hashed first, and the digests are compared in constant time.
+pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    Sha256::digest(a).ct_eq(&Sha256::digest(b)).into()
 }
 
 /// Whether a cookie value has the shape of a nonce this server hands out.
@@ -126,26 +162,14 @@ pub fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
         .map(|(_, v)| v.to_string())
 }
 
-/// A `Set-Cookie` value for a cockpit cookie (HttpOnly, SameSite=Strict, whole site).
-pub fn set_cookie(name: &str, value: &str) -> String {
-    format!("{name}={value}; Path=/; HttpOnly; SameSite=Strict")
-}
-
-fn hmac_sha1(key: &[u8], msg: &[u8]) -> [u8; 20] {
-    const BLOCK: usize = 64;
-    let mut k = [0u8; BLOCK];
-    if key.len() > BLOCK {
-        k[..20].copy_from_slice(&Sha1::digest(key));
-    } else {
-        k[..key.len()].copy_from_slice(key);
-    }
-    let mut inner = Sha1::new();
-    inner.update(k.map(|b| b ^ 0x36));
-    inner.update(msg);
-    let mut outer = Sha1::new();
-    outer.update(k.map(|b| b ^ 0x5c));
-    outer.update(inner.finalize());
-    outer.finalize().into()
+/// A cockpit cookie: `HttpOnly` (no script reads it), `SameSite=Strict` (no other site's
+/// request carries it), the whole site, and gone when the browser closes.
+pub fn cockpit_cookie(name: &str, value: String) -> Cookie<'static> {
+    Cookie::build(name.to_string(), value)
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .finish()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -162,16 +186,12 @@ mod tests {
     }
 
     #[test]
-    fn hmac_matches_rfc_2202() {
-        // RFC 2202 test case 2.
-        let mac = hmac_sha1(b"Jefe", b"what do ya want for nothing?");
-        assert_eq!(hex(&mac), "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79");
-        // Test case 6: a key longer than the block.
-        let mac = hmac_sha1(
-            &[0xaa; 80],
-            b"Test Using Larger Than Block-Size Key - Hash Key First",
-        );
-        assert_eq!(hex(&mac), "aa4ae5e15272d00e95705637ce8a3b55ed402112");
+    fn secrets_compare_by_content_only() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"abc", b"abcd"));
+        assert!(!same_secret(b"", b"a"));
+        assert_ne!(random_bytes::<16>(), random_bytes::<16>());
     }
 
     #[test]
@@ -244,19 +264,24 @@ mod tests {
     }
 
     #[test]
-    fn sessions_need_the_exact_cookie() {
+    fn sessions_need_a_cookie_this_server_signed() {
         let c = Csrf::new();
-        let ok = TestRequest::get()
-            .insert_header((
-                header::COOKIE,
-                format!("{SESSION_COOKIE}={}", c.session_value()),
-            ))
-            .to_http_request();
-        assert!(c.has_session(&ok));
-        let bad = TestRequest::get()
-            .insert_header((header::COOKIE, format!("{SESSION_COOKIE}=00")))
-            .to_http_request();
-        assert!(!c.has_session(&bad));
+        let with = |value: &str| {
+            TestRequest::get()
+                .insert_header((header::COOKIE, format!("{SESSION_COOKIE}={value}")))
+                .to_http_request()
+        };
+        let session = c.new_session();
+        assert!(c.has_session(&with(&session)));
+        assert_ne!(session, c.new_session(), "every login gets its own id");
+        // Another server run (another secret) does not accept it.
+        assert!(!Csrf::new().has_session(&with(&session)));
+        // A made-up id with the signature of another.
+        let (_, mac) = session.split_once('.').unwrap();
+        assert!(!c.has_session(&with(&format!("{}.{mac}", new_nonce()))));
+        for bad in ["00", "", ".", &session[..session.len() - 1]] {
+            assert!(!c.has_session(&with(bad)), "{bad:?}");
+        }
         assert!(!valid_nonce("x;y"));
     }
 }

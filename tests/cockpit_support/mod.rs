@@ -49,6 +49,25 @@ impl Browser {
         }
     }
 
+    /// A session logged in as the operator would, through the address `magpie serve` prints
+    /// (`/?token=TOKEN`).
+    pub async fn login(base: &str, token: &str) -> Browser {
+        let mut b = Browser::new(base);
+        let p = b.get(&format!("/?token={token}")).await;
+        assert_eq!(p.status, 303, "the token address logs in: {}", p.body);
+        assert_eq!(p.headers["location"], "/");
+        b
+    }
+
+    /// The `name=value` pair of a cookie the browser holds.
+    pub fn cookie(&self, name: &str) -> String {
+        self.cookies
+            .iter()
+            .find(|c| c.starts_with(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("no cookie {name} in {:?}", self.cookies))
+            .clone()
+    }
+
     fn keep(&mut self, resp: &reqwest::Response) {
         for v in resp.headers().get_all(header::SET_COOKIE) {
             let pair = v.to_str().unwrap().split(';').next().unwrap().to_string();

@@ -12,9 +12,12 @@ use askama::Template;
 /// Everything a cockpit page can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum PageError {
-    /// The cockpit needs a login session (server not on loopback).
+    /// The cockpit needs a login session.
     #[error("log in with the API token to use the cockpit")]
     LoginRequired,
+    /// An address's `?token=` is not the server's API token.
+    #[error("token: this is not the server's API token (it is printed by `magpie serve` and stored in DATA/api-token)")]
+    WrongToken,
     /// A form failed the anti-forgery check.
     #[error(transparent)]
     Csrf(#[from] CsrfError),
@@ -62,6 +65,7 @@ impl ResponseError for PageError {
     fn status_code(&self) -> StatusCode {
         match self {
             PageError::LoginRequired => StatusCode::SEE_OTHER,
+            PageError::WrongToken => StatusCode::UNAUTHORIZED,
             PageError::Csrf(_) => StatusCode::FORBIDDEN,
             PageError::Field { .. } => StatusCode::BAD_REQUEST,
             PageError::Web(e) => e.status_code(),

@@ -1,11 +1,11 @@
-//! `/login`: when the server listens beyond loopback, the operator enters the API token once and
-//! gets the session cookie that opens the cockpit (see `csrf.rs`). On loopback no login is needed.
+//! `/login`: the operator enters the API token once and gets the session cookie that opens the
+//! cockpit (see `csrf.rs`); the `?token=` address printed at start does the same in one click.
 
 use super::{render, see_other, Chrome, Form, PageError};
 use crate::web::auth::same_secret;
-use crate::web::csrf::{set_cookie, SESSION_COOKIE};
+use crate::web::csrf::{cockpit_cookie, SESSION_COOKIE};
 use crate::web::AppState;
-use actix_web::http::{header, StatusCode};
+use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 
@@ -13,7 +13,6 @@ use askama::Template;
 #[template(path = "login.html")]
 struct LoginPage {
     chrome: Chrome,
-    open: bool,
     error: Option<String>,
 }
 
@@ -21,7 +20,6 @@ struct LoginPage {
 pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, PageError> {
     let page = LoginPage {
         chrome: Chrome::new(&req, &state, "Log in", None, "login"),
-        open: state.config.public_reads,
         error: None,
     };
     render(&page, &page.chrome)
@@ -38,7 +36,6 @@ pub async fn submit(
     if !same_secret(token.as_bytes(), state.config.token.as_bytes()) {
         let page = LoginPage {
             chrome: Chrome::new(&req, &state, "Log in", None, "login"),
-            open: state.config.public_reads,
             error: Some("token: this is not the server's API token".into()),
         };
         let mut resp = render(&page, &page.chrome)?;
@@ -46,10 +43,7 @@ pub async fn submit(
         return Ok(resp);
     }
     let mut resp = see_other("/");
-    resp.headers_mut().insert(
-        header::SET_COOKIE,
-        header::HeaderValue::from_str(&set_cookie(SESSION_COOKIE, &state.csrf.session_value()))
-            .map_err(|e| PageError::Render(e.to_string()))?,
-    );
+    resp.add_cookie(&cockpit_cookie(SESSION_COOKIE, state.csrf.new_session()))
+        .map_err(|e| PageError::Render(e.to_string()))?;
     Ok(resp)
 }

@@ -127,7 +127,7 @@ fn html_response(
     let mut resp = HttpResponse::build(status);
     secure(&mut resp);
     if let Some(n) = set_nonce {
-        resp.insert_header((header::SET_COOKIE, csrf::set_cookie(NONCE_COOKIE, n)));
+        resp.cookie(csrf::cockpit_cookie(NONCE_COOKIE, n.to_string()));
     }
     Ok(resp.content_type("text/html; charset=utf-8").body(html))
 }
