@@ -8,7 +8,8 @@
 
 use crate::crawl::focus::FocusSnapshot;
 use crate::crawl::{
-    self, control::FrontierView, stats::Stats, stats::Summary, Control, CrawlOptions,
+    self, control::FrontierView, stats::Stats, stats::Summary, supervise::catch_panic, Control,
+    CrawlError, CrawlOptions,
 };
 use crate::intake::{IntakeReport, Rejected, ScoredUrl};
 use crate::spec::{Spec, SpecError};
@@ -88,6 +89,31 @@ fn cli_status(stop_reason: Option<&str>) -> Status {
     }
 }
 
+/// The status stored in `path`. A crawl made by `magpie crawl` has none: it is shown as
+/// finished and is never started by the server on its own. A status that cannot be read is not
+/// skipped (the crawl would vanish from the list): the crawl is shown as failed with the
+/// reason, and starting it resumes it from its saved state.
+fn read_status(path: &std::path::Path) -> Status {
+    let damaged = |why: String| {
+        tracing::error!("{}: {why}", path.display());
+        Status {
+            state: CrawlState::Failed,
+            error: Some(format!(
+                "{}: {why}; start the crawl to resume it from its saved state",
+                path.display()
+            )),
+            stop_reason: None,
+        }
+    };
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            serde_json::from_str(&text).unwrap_or_else(|e| damaged(format!("damaged: {e}")))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => cli_status(None),
+        Err(e) => damaged(format!("cannot be read: {e}")),
+    }
+}
+
 /// Records the end of a `magpie crawl` run in `DIR/<name>/status.json`, so that `magpie serve`
 /// on the same data folder lists it as finished with its stop reason.
 pub fn record_cli_run(crawl_dir: &std::path::Path, stop_reason: &str) -> std::io::Result<()> {
@@ -159,32 +185,14 @@ impl Manager {
             let Ok(spec_text) = std::fs::read_to_string(dir.join("spec.json")) else {
                 continue;
             };
-            // A crawl made by `magpie crawl` has no status of the server's: it is shown as
-            // finished and is never started by the server on its own.
-            let status_text = match std::fs::read_to_string(dir.join("status.json")) {
-                Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    serde_json::to_string(&cli_status(None)).unwrap_or_default()
-                }
+            let spec = match Spec::from_json(&spec_text) {
+                Ok(spec) => spec,
                 Err(e) => {
-                    tracing::warn!("skipping {}: status.json: {e}", dir.display());
+                    tracing::error!("skipping {}: spec.json: {e}", dir.display());
                     continue;
                 }
             };
-            let (spec, status) = match (
-                Spec::from_json(&spec_text),
-                serde_json::from_str::<Status>(&status_text),
-            ) {
-                (Ok(spec), Ok(status)) => (spec, status),
-                (Err(e), _) => {
-                    tracing::warn!("skipping {}: spec.json: {e}", dir.display());
-                    continue;
-                }
-                (_, Err(e)) => {
-                    tracing::warn!("skipping {}: status.json: {e}", dir.display());
-                    continue;
-                }
-            };
+            let status = read_status(&dir.join("status.json"));
             let id = spec.name().to_string();
             let slot = Arc::new(Slot {
                 spec: Arc::new(spec),
@@ -268,7 +276,11 @@ impl Manager {
         let (me, id, slot) = (self.clone(), id.to_string(), slot.clone());
         let spec = (*slot.spec).clone();
         tokio::spawn(async move {
-            let result = crawl::run(spec, opts, slot.stats.clone(), rx, paused).await;
+            // A panicking engine fails its crawl, with the reason; the server and the other
+            // crawls go on, and the crawl can be started again (it resumes from disk).
+            let result = catch_panic(crawl::run(spec, opts, slot.stats.clone(), rx, paused))
+                .await
+                .unwrap_or_else(|p| Err(CrawlError::Panicked(p)));
             let closing = me.closing.load(std::sync::atomic::Ordering::SeqCst);
             if closing && result.is_ok() {
                 // Stopped by the server's shutdown: keep the state, so a restart resumes it.
@@ -289,7 +301,9 @@ impl Manager {
                     }
                 }
             }
-            let _ = me.save(&id, &slot);
+            if let Err(e) = me.save(&id, &slot) {
+                tracing::error!("cannot save the state of crawl {id}: {e}");
+            }
             *lock(&slot.control) = None;
         });
     }

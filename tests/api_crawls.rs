@@ -371,6 +371,33 @@ async fn a_restarted_server_keeps_crawl_states_and_intake() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_status_file_shows_the_crawl_as_failed_instead_of_hiding_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    srv.create(&idle_spec("hurt")).await;
+    srv.stop().await;
+    std::fs::write(dir.path().join("hurt/status.json"), b"{\"state\": \"runn").unwrap();
+
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let c = srv.crawl("hurt").await;
+    assert_eq!(c["state"], "failed", "{c}");
+    let error = c["error"].as_str().unwrap();
+    assert!(
+        error.contains("hurt/status.json") && error.contains("damaged"),
+        "{error}"
+    );
+    // Starting it resumes it, and writes a sound status again.
+    assert_eq!(srv.action("hurt", "start").await.0, 200);
+    srv.wait_for("hurt", 15, "the crawl to run to its end", |c| {
+        c["state"] == "finished"
+    })
+    .await;
+    srv.stop().await;
+    let text = std::fs::read_to_string(dir.path().join("hurt/status.json")).unwrap();
+    assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok(), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_lists_the_crawls_magpie_crawl_made() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path();

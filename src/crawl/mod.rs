@@ -18,6 +18,7 @@ pub mod progress;
 pub mod records;
 mod state;
 pub mod stats;
+pub mod supervise;
 
 use crate::archive::{self, ArchiveError, WarcWriter, WriterConfig};
 use crate::fetch::{FetchConfig, FetchError, Fetcher};
@@ -42,6 +43,9 @@ use tokio::sync::mpsc;
 /// Why a crawl could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum CrawlError {
+    /// The engine panicked (a bug); the crawl stops with the panic's message.
+    #[error("the crawl engine panicked: {0}")]
+    Panicked(String),
     /// The data folder cannot be used.
     #[error("data folder {path}: {source}")]
     DataDir {

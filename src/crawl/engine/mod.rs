@@ -22,6 +22,7 @@ use super::online::Archived;
 use super::pipeline::{self, Outlink, PipelineCtx, Processed};
 use super::records::EncodedRecords;
 use super::stats::{Stats, Totals};
+use super::supervise::catch_panic;
 use crate::archive::{self, RecordCommon, WarcWriter};
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
 use crate::frontier::keys::{self, UrlState};
@@ -322,30 +323,35 @@ impl Engine {
         let cpu = self.cpu.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
-            let result = match url::Url::parse(&lease.uri.url) {
-                Err(e) => Err(FetchFailure::Archive(format!(
-                    "bad queued URL {}: {e}",
-                    lease.uri.url
-                ))),
-                Ok(url) => match fetcher.fetch(&url).await {
-                    Err(e) => Err(FetchFailure::Fetch(e)),
-                    Ok(fetched) => {
-                        let uri = lease.uri.clone();
-                        // The semaphore is never closed, so a permit always comes.
-                        let permit = cpu.acquire_owned().await.ok();
-                        tokio::task::spawn_blocking(move || {
-                            let _permit = permit;
-                            pipeline::process_page(&ctx, &uri, &fetched, &warcinfo)
-                        })
-                        .await
-                        .map_err(|e| FetchFailure::Archive(e.to_string()))
-                        .and_then(|r| {
-                            r.map(Box::new)
-                                .map_err(|e| FetchFailure::Archive(e.to_string()))
-                        })
-                    }
-                },
+            let uri = lease.uri.clone();
+            let work = async move {
+                match url::Url::parse(&uri.url) {
+                    Err(e) => Err(FetchFailure::Archive(format!(
+                        "bad queued URL {}: {e}",
+                        uri.url
+                    ))),
+                    Ok(url) => match fetcher.fetch(&url).await {
+                        Err(e) => Err(FetchFailure::Fetch(e)),
+                        Ok(fetched) => {
+                            // The semaphore is never closed, so a permit always comes.
+                            let permit = cpu.acquire_owned().await.ok();
+                            tokio::task::spawn_blocking(move || {
+                                let _permit = permit;
+                                pipeline::process_page(&ctx, &uri, &fetched, &warcinfo)
+                            })
+                            .await
+                            .map_err(|e| FetchFailure::Archive(e.to_string()))
+                            .and_then(|r| {
+                                r.map(Box::new)
+                                    .map_err(|e| FetchFailure::Archive(e.to_string()))
+                            })
+                        }
+                    },
+                }
             };
+            let result = catch_panic(work).await.unwrap_or_else(|p| {
+                Err(FetchFailure::Archive(format!("fetch task panicked: {p}")))
+            });
             let _ = tx.send(Done::Page(lease, result, t0.elapsed()));
         });
     }
@@ -357,49 +363,58 @@ impl Engine {
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.writer.warcinfo_id().to_string();
         let cpu = self.cpu.clone();
+        let at = origin.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
-            let mut chain = Vec::new();
-            let mut next = url::Url::parse(&format!("{origin}/robots.txt"))
-                .map_err(|e| FetchFailure::Archive(format!("bad origin {origin}: {e}")));
-            let mut failure = None;
-            for _ in 0..=5 {
-                let url = match next {
-                    Ok(u) => u,
-                    Err(e) => {
-                        failure = Some(e);
-                        break;
+            let work = async move {
+                let origin = at;
+                let mut chain = Vec::new();
+                let mut next = url::Url::parse(&format!("{origin}/robots.txt"))
+                    .map_err(|e| FetchFailure::Archive(format!("bad origin {origin}: {e}")));
+                let mut failure = None;
+                for _ in 0..=5 {
+                    let url = match next {
+                        Ok(u) => u,
+                        Err(e) => {
+                            failure = Some(e);
+                            break;
+                        }
+                    };
+                    let fetched = match fetcher.fetch(&url).await {
+                        Ok(f) => f,
+                        Err(e) => {
+                            failure = Some(FetchFailure::Fetch(e));
+                            break;
+                        }
+                    };
+                    let location = redirect_target(&fetched.info, &url);
+                    let (c, w) = (ctx.clone(), warcinfo.clone());
+                    let permit = cpu.clone().acquire_owned().await.ok();
+                    match tokio::task::spawn_blocking(move || {
+                        let _permit = permit;
+                        pipeline::process_robots(&c, &fetched, &w)
+                    })
+                    .await
+                    {
+                        Ok(Ok(p)) => chain.push(p),
+                        Ok(Err(e)) => failure = Some(FetchFailure::Archive(e.to_string())),
+                        Err(e) => failure = Some(FetchFailure::Archive(e.to_string())),
                     }
-                };
-                let fetched = match fetcher.fetch(&url).await {
-                    Ok(f) => f,
-                    Err(e) => {
-                        failure = Some(FetchFailure::Fetch(e));
-                        break;
+                    match location {
+                        Some(target) if failure.is_none() => next = Ok(target),
+                        _ => break,
                     }
-                };
-                let location = redirect_target(&fetched.info, &url);
-                let (c, w) = (ctx.clone(), warcinfo.clone());
-                let permit = cpu.clone().acquire_owned().await.ok();
-                match tokio::task::spawn_blocking(move || {
-                    let _permit = permit;
-                    pipeline::process_robots(&c, &fetched, &w)
-                })
-                .await
-                {
-                    Ok(Ok(p)) => chain.push(p),
-                    Ok(Err(e)) => failure = Some(FetchFailure::Archive(e.to_string())),
-                    Err(e) => failure = Some(FetchFailure::Archive(e.to_string())),
                 }
-                match location {
-                    Some(target) if failure.is_none() => next = Ok(target),
-                    _ => break,
+                match failure {
+                    Some(e) if chain.is_empty() => Err(e),
+                    _ => Ok(chain),
                 }
-            }
-            let result = match failure {
-                Some(e) if chain.is_empty() => Err(e),
-                _ => Ok(chain),
             };
+            let result = catch_panic(work).await.unwrap_or_else(|p| {
+                Err(FetchFailure::Archive(format!(
+                    "robots.txt task panicked: {p}"
+                )))
+            });
             let _ = tx.send(Done::Robots(host, origin, result, t0.elapsed()));
         });
     }
