@@ -1,7 +1,7 @@
 //! Bounds on html5ever's work: the tree builder and tokenizer have quadratic corners that a
 //! hostile page can hit, and one stalled parse stalls a crawl worker.
 //!
-//! Three limits, applied in [`parse_document`]:
+//! Four limits, applied in [`parse_document`]:
 //! - input size: the caller passes at most `ParseLimits::max_html_bytes`;
 //! - nesting depth: scope checks walk the stack of open elements, so N nested `<div>`s cost
 //!   O(N²) (20k took over a second, 100k over half a minute). The tree sink watches the depth of
@@ -10,6 +10,10 @@
 //! - attributes per tag: the tokenizer checks each new attribute against all earlier ones of the
 //!   same tag, so one tag with N attributes costs O(N²). A cheap scan first finds the first tag
 //!   with more than [`MAX_ATTRS`] attributes and the document is parsed only up to that tag.
+//! - parse errors: html5ever reports one per stray byte (a page of NULs or of `<` gives one
+//!   per character, and scraper keeps each in a list, 24 bytes and more apiece: 19 MB of NULs
+//!   took over 500 MB). Only the first [`MAX_PARSE_ERRORS`] are kept; magpie reads none of
+//!   them, they are there for debugging.
 //!
 //! Pages cut by a limit keep everything before the cut (links, text).
 
@@ -28,6 +32,9 @@ pub(crate) const MAX_DEPTH: usize = 512;
 /// Most attributes on one start tag; the document is cut before a tag with more.
 pub(crate) const MAX_ATTRS: usize = 512;
 
+/// Parse errors kept per document; the rest are counted by html5ever's tokenizer and dropped.
+pub(crate) const MAX_PARSE_ERRORS: usize = 64;
+
 /// Input is fed to the parser in pieces of this size, so the depth check runs regularly.
 const CHUNK_BYTES: usize = 16 * 1024;
 
@@ -39,6 +46,7 @@ pub(crate) fn parse_document(text: &str) -> Html {
     let sink = DepthGuard {
         inner: HtmlTreeSink::new(Html::new_document()),
         too_deep: Cell::new(false),
+        errors: Cell::new(0),
     };
     let opts = ParseOpts {
         tree_builder: TreeBuilderOpts {
@@ -60,10 +68,12 @@ pub(crate) fn parse_document(text: &str) -> Html {
     parser.finish()
 }
 
-/// A tree sink that builds scraper's tree and flags when nesting passes [`MAX_DEPTH`].
+/// A tree sink that builds scraper's tree, flags when nesting passes [`MAX_DEPTH`] and keeps at
+/// most [`MAX_PARSE_ERRORS`] parse errors.
 struct DepthGuard {
     inner: HtmlTreeSink,
     too_deep: Cell<bool>,
+    errors: Cell<usize>,
 }
 
 impl DepthGuard {
@@ -88,7 +98,11 @@ impl TreeSink for DepthGuard {
         self.inner.finish()
     }
     fn parse_error(&self, msg: Cow<'static, str>) {
-        self.inner.parse_error(msg)
+        let n = self.errors.get();
+        if n < MAX_PARSE_ERRORS {
+            self.errors.set(n + 1);
+            self.inner.parse_error(msg)
+        }
     }
     fn get_document(&self) -> NodeId {
         self.inner.get_document()
@@ -281,6 +295,16 @@ mod tests {
             "{divs} divs"
         );
         assert_eq!(count(&doc, "a"), 0);
+    }
+
+    #[test]
+    fn parse_errors_are_kept_up_to_the_cap() {
+        let s = format!("<p>a{}b</p>{}", "\0".repeat(100_000), "<".repeat(100_000));
+        let doc = parse_document(&s);
+        assert_eq!(doc.errors.len(), MAX_PARSE_ERRORS);
+        assert_eq!(count(&doc, "p"), 1);
+        let doc = parse_document("<p>fine</p>");
+        assert!(doc.errors.len() < MAX_PARSE_ERRORS);
     }
 
     #[test]
