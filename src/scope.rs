@@ -37,6 +37,9 @@ pub enum Reject {
     TooManyRedirects,
     /// More sitemap hops than `scope.max_sitemap_depth`.
     SitemapTooDeep,
+    /// A discovery link of a page head (shortlink, RSD, feed, oEmbed, ...), while
+    /// `scope.discovery_links` is off and the knowledge base has no rule for it.
+    Discovery,
 }
 
 impl Reject {
@@ -52,6 +55,7 @@ impl Reject {
             Reject::AppSkip => "app-skip",
             Reject::TooManyRedirects => "too-many-redirects",
             Reject::SitemapTooDeep => "sitemap-too-deep",
+            Reject::Discovery => "discovery",
         }
     }
 }
@@ -68,6 +72,7 @@ pub struct Scope {
     max_path_repeats: u32,
     max_redirects: usize,
     max_sitemap_depth: usize,
+    discovery_links: bool,
 }
 
 impl Scope {
@@ -89,7 +94,13 @@ impl Scope {
             max_path_repeats: spec.raw.scope.max_path_repeats,
             max_redirects: spec.raw.scope.max_redirects as usize,
             max_sitemap_depth: spec.raw.scope.max_sitemap_depth as usize,
+            discovery_links: spec.raw.scope.discovery_links,
         }
+    }
+
+    /// Whether discovery links of page heads are followed (`scope.discovery_links`).
+    pub fn follows_discovery(&self) -> bool {
+        self.discovery_links
     }
 
     /// Whether a URL is inside the crawl's hosts or patterns (ignoring depth and hop rules).

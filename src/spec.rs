@@ -135,6 +135,10 @@ pub struct RawScope {
     /// Sitemap hops in a hop path: robots.txt → index → sitemap → page is 3 (trap guard: an
     /// endless chain of sitemap indexes).
     pub max_sitemap_depth: u32,
+    /// Follow discovery links of page heads (`<link rel>` shortlink, EditURI/RSD, wlwmanifest,
+    /// pingback, OpenSearch, REST API roots, oEmbed, alternate feeds). Off, they are skipped
+    /// unless the knowledge base has a rule for them; page requisites are fetched either way.
+    pub discovery_links: bool,
 }
 
 impl Default for RawScope {
@@ -148,6 +152,7 @@ impl Default for RawScope {
             max_path_repeats: 3,
             max_redirects: 20,
             max_sitemap_depth: 4,
+            discovery_links: false,
         }
     }
 }

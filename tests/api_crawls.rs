@@ -394,7 +394,10 @@ async fn a_damaged_status_file_shows_the_crawl_as_failed_instead_of_hiding_it() 
     .await;
     srv.stop().await;
     let text = std::fs::read_to_string(dir.path().join("hurt/status.json")).unwrap();
-    assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok(), "{text}");
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+        "{text}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -200,6 +200,85 @@ fn embedding_site(web: &FixtureWeb) -> String {
     web.url(0, "/")
 }
 
+/// A page head as WordPress and MediaWiki write it: requisites, a translation, and discovery
+/// links (shortlink, RSD, wlwmanifest, OpenSearch, REST root, oEmbed, feeds).
+fn head_links_site(web: &FixtureWeb) -> String {
+    let head = r#"<link rel="stylesheet" href="/style.css"><link rel="icon" href="/favicon.ico">
+<link rel="alternate" hreflang="de" href="/de/"><link rel="shortlink" href="/?p=7">
+<link rel="EditURI" type="application/rsd+xml" href="/xmlrpc.php?rsd">
+<link rel="wlwmanifest" href="/wlwmanifest.xml"><link rel="search" type="application/opensearchdescription+xml" href="/opensearch.xml">
+<link rel="https://api.w.org/" href="/wp-json/"><link rel="alternate" type="application/json+oembed" href="/oembed?url=x">
+<link rel="alternate" type="application/rss+xml" href="/feed/"></head>"#;
+    let html = page("Home", "", &[]).replacen("</head>", head, 1);
+    web.route(0, "/", Reply::html(html));
+    web.route(0, "/de/", Reply::html(page("Startseite", "", &[])));
+    web.route(
+        0,
+        "/style.css",
+        Reply::typed("text/css", "p { color: red }"),
+    );
+    web.route(0, "/favicon.ico", Reply::typed("image/x-icon", "ico"));
+    for p in [
+        "/?p=7",
+        "/xmlrpc.php?rsd",
+        "/wlwmanifest.xml",
+        "/opensearch.xml",
+        "/wp-json/",
+        "/oembed?url=x",
+        "/feed/",
+    ] {
+        web.route(0, p, Reply::typed("application/xml", "<x/>"));
+    }
+    web.url(0, "/")
+}
+
+#[test]
+fn discovery_links_in_page_heads_are_skipped_unless_asked_for() {
+    let web = FixtureWeb::start(1);
+    let seed = head_links_site(&web);
+    let data = tempfile::tempdir().unwrap();
+    let no_sitemaps = json!({"scope": {"sitemaps": false}});
+    let summary = harness::run(
+        spec("heads", std::slice::from_ref(&seed), no_sitemaps),
+        data.path(),
+    );
+    let mut fetched = targets(&web, 0);
+    fetched.sort();
+    assert_eq!(
+        fetched,
+        ["/", "/de/", "/favicon.ico", "/robots.txt", "/style.css"]
+    );
+    // The knowledge base's own skip rules (feeds, APIs) may claim some first.
+    let by = &summary.out_of_scope_by_reason;
+    let skipped =
+        by.get("discovery").copied().unwrap_or(0) + by.get("app-skip").copied().unwrap_or(0);
+    assert_eq!(skipped, 7, "{by:?}");
+    assert!(by.get("discovery").copied().unwrap_or(0) >= 3, "{by:?}");
+
+    let web = FixtureWeb::start(1);
+    let seed = head_links_site(&web);
+    let data = tempfile::tempdir().unwrap();
+    let on = json!({"scope": {"sitemaps": false, "discovery_links": true}});
+    harness::run(spec("heads-on", &[seed], on), data.path());
+    // All but the three the knowledge base skips as feeds and APIs.
+    let mut fetched = targets(&web, 0);
+    fetched.sort();
+    assert_eq!(
+        fetched,
+        [
+            "/",
+            "/?p=7",
+            "/de/",
+            "/favicon.ico",
+            "/oembed?url=x",
+            "/opensearch.xml",
+            "/robots.txt",
+            "/style.css",
+            "/wlwmanifest.xml"
+        ]
+    );
+}
+
 #[test]
 fn off_scope_embeds_are_fetched_one_hop_unless_turned_off() {
     let no_sitemaps = json!({"scope": {"sitemaps": false}});

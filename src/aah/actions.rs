@@ -315,7 +315,7 @@ impl Helper {
                         None,
                         format!("{}/{}/other-links", ctx.app.id, lv.id),
                     ),
-                    None => verdict(LinkAction::Follow, None, "default".into()),
+                    None => verdict(LinkAction::Follow, None, super::output::DEFAULT_RULE.into()),
                 }
             })
             .collect()

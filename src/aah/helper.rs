@@ -410,7 +410,7 @@ fn default_verdicts(links: &[Link]) -> Vec<super::output::LinkVerdict> {
             url: l.url.clone(),
             action: super::output::LinkAction::Follow,
             boost: None,
-            rule: "default".into(),
+            rule: super::output::DEFAULT_RULE.into(),
         })
         .collect()
 }

@@ -40,6 +40,6 @@ pub use helper::{Helper, HelperOptions};
 pub use kb::{Category, KnowledgeBase, LevelKind};
 pub use output::{
     ActionReport, ActionStatus, AppInfo, AppMatch, Contract, LevelInfo, LinkAction, LinkVerdict,
-    WebObject, AAH_MEDIA_TYPE,
+    WebObject, AAH_MEDIA_TYPE, DEFAULT_RULE,
 };
 pub use relax::store::Adoption;

@@ -83,6 +83,9 @@ pub enum LinkAction {
     Skip,
 }
 
+/// The `rule` of a verdict no knowledge-base rule gave: the link is simply followed.
+pub const DEFAULT_RULE: &str = "default";
+
 /// The verdict on one navigation link of the page.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinkVerdict {

@@ -8,13 +8,13 @@
 //! WARC writer and the index.
 
 use super::records::{self, EncodedRecords, PageNotes};
-use crate::aah::{AppMatch, Helper, LinkAction};
+use crate::aah::{AppMatch, Helper, LinkAction, DEFAULT_RULE};
 use crate::analysis::{Analyzer, PageAnalysis};
 use crate::archive::ArchiveError;
 use crate::fetch::{self, robots::Robots, Fetched};
 use crate::index::CaptureDoc;
 use crate::model::{CrawlUri, Hop, Link, ParsedPage, ScoreParts};
-use crate::parse::{self, ParseLimits};
+use crate::parse::{self, ParseLimits, DISCOVERY_CONTEXT};
 use crate::scope::{Reject, Scope};
 use crate::uri;
 use std::collections::{HashMap, HashSet};
@@ -232,17 +232,23 @@ pub struct Judged {
     pub boost: f32,
     /// Do not queue (helper skip rule).
     pub skip: bool,
+    /// The helper's verdict came from a knowledge-base rule, not the default (which is what
+    /// lets the knowledge base ask for a discovery link).
+    pub by_rule: bool,
     /// Spam: blacklist.
     pub blacklist: bool,
 }
 
 /// Joins analysis scores (one per link, in page order) and the helper's verdicts (by URL).
 fn judge_links(links: &[Link], a: Option<&PageAnalysis>, m: Option<&AppMatch>) -> Vec<Judged> {
-    let verdicts: HashMap<&str, (LinkAction, f32)> = m
+    let verdicts: HashMap<&str, (LinkAction, f32, bool)> = m
         .map(|m| {
             m.links
                 .iter()
-                .map(|v| (v.url.as_str(), (v.action, v.boost.unwrap_or(0.0))))
+                .map(|v| {
+                    let explicit = v.rule != DEFAULT_RULE;
+                    (v.url.as_str(), (v.action, v.boost.unwrap_or(0.0), explicit))
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -250,10 +256,11 @@ fn judge_links(links: &[Link], a: Option<&PageAnalysis>, m: Option<&AppMatch>) -
         .iter()
         .enumerate()
         .map(|(i, l)| {
-            let (action, boost) = verdicts
-                .get(l.url.as_str())
-                .copied()
-                .unwrap_or((LinkAction::Follow, 0.0));
+            let (action, boost, explicit) =
+                verdicts
+                    .get(l.url.as_str())
+                    .copied()
+                    .unwrap_or((LinkAction::Follow, 0.0, false));
             let boost = if action == LinkAction::Boost {
                 boost
             } else {
@@ -275,6 +282,7 @@ fn judge_links(links: &[Link], a: Option<&PageAnalysis>, m: Option<&AppMatch>) -
                 }),
                 boost,
                 skip: action == LinkAction::Skip,
+                by_rule: explicit,
                 blacklist: ls.is_some_and(|s| s.blacklist),
             }
         })
@@ -464,9 +472,14 @@ fn scope_links(
         let mut hops = parent.hops.clone();
         hops.push(link.hop.code());
         let fp = uri::fingerprint(&uri::canonical(&url));
-        let decision = match j.skip {
-            true => Err(Reject::AppSkip),
-            false => ctx.scope.decide(&url, &hops, parent_in_scope),
+        let unasked_discovery =
+            link.context == DISCOVERY_CONTEXT && !j.by_rule && !ctx.scope.follows_discovery();
+        let decision = if j.skip {
+            Err(Reject::AppSkip)
+        } else if unasked_discovery {
+            Err(Reject::Discovery)
+        } else {
+            ctx.scope.decide(&url, &hops, parent_in_scope)
         };
         if let Err(reason) = decision {
             rejected.push(Rejected {

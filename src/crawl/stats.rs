@@ -146,9 +146,10 @@ impl Stats {
             .or_insert(0) += 1;
     }
 
-    /// Counts one rejected link (`app-skip` links are in scope, so not counted out of scope).
+    /// Counts one rejected link (`app-skip` and `discovery` links are in scope, so not counted
+    /// out of scope).
     pub fn reject(&self, reason: &str) {
-        if reason != "app-skip" {
+        if !matches!(reason, "app-skip" | "discovery") {
             self.out_of_scope.fetch_add(1, Relaxed);
         }
         *self

@@ -84,7 +84,36 @@ pub(crate) enum LinkRel {
     Navigate,
     /// A connection hint (`dns-prefetch`, `preconnect`) naming an origin, not a resource.
     Ignore,
+    /// A machine-readable description of the page or the site, not a page a reader visits and
+    /// not needed to render this one: shortlinks, RSD, wlwmanifest, pingback, OpenSearch, REST
+    /// API roots, oEmbed, and alternate feeds. Blogs and wikis put several in every page's
+    /// head, so following them costs requests per page (a 301 per WordPress post for
+    /// `?p=N` alone). The crawl skips them unless the spec or the knowledge base asks.
+    Discovery,
 }
+
+/// Relations that only describe the page or the site to machines.
+const DISCOVERY_RELS: [&str; 7] = [
+    "shortlink",
+    "edituri",
+    "wlwmanifest",
+    "pingback",
+    "search",
+    "https://api.w.org/",
+    "https://github.com/WP-API/WP-API",
+];
+
+/// Media types of `rel=alternate` links that are feeds or API views of the page, not pages.
+const DISCOVERY_TYPES: [&str; 8] = [
+    "application/rss+xml",
+    "application/atom+xml",
+    "application/rdf+xml",
+    "application/feed+json",
+    "application/json",
+    "application/json+oembed",
+    "text/xml+oembed",
+    "application/xml+oembed",
+];
 
 /// Relations whose target is a page requisite.
 const EMBED_RELS: [&str; 9] = [
@@ -102,18 +131,28 @@ const EMBED_RELS: [&str; 9] = [
 /// Relations that only warm up a connection.
 const HINT_RELS: [&str; 2] = ["dns-prefetch", "preconnect"];
 
-/// Classifies a `rel` value (space-separated, case-insensitive tokens). Any requisite token
-/// makes it an embed (`rel="shortcut icon"`); only hints make it ignorable; anything else,
-/// including a missing `rel`, is treated as navigation, which scope can still refuse.
-pub(crate) fn link_rel(rel: Option<&str>) -> LinkRel {
+/// Classifies a `rel` value (space-separated, case-insensitive tokens) and the link's `type`.
+/// Any requisite token makes it an embed (`rel="shortcut icon"`); a discovery token, or
+/// `alternate` with a feed, JSON or oEmbed type, makes it discovery; only hints make it
+/// ignorable; anything else, including a missing `rel` and `alternate` translations
+/// (`hreflang`), is navigation, which scope can still refuse.
+pub(crate) fn link_rel(rel: Option<&str>, kind: Option<&str>) -> LinkRel {
     let mut only_hints = rel.is_some();
+    let mut discovery = false;
+    let is = |token: &str, list: &[&str]| list.iter().any(|r| token.eq_ignore_ascii_case(r));
     for token in rel.unwrap_or_default().split_ascii_whitespace() {
-        if EMBED_RELS.iter().any(|r| token.eq_ignore_ascii_case(r)) {
+        if is(token, &EMBED_RELS) {
             return LinkRel::Embed;
         }
-        if !HINT_RELS.iter().any(|r| token.eq_ignore_ascii_case(r)) {
+        let machine_view = token.eq_ignore_ascii_case("alternate")
+            && kind.is_some_and(|t| is(t.split(';').next().unwrap_or("").trim(), &DISCOVERY_TYPES));
+        discovery |= is(token, &DISCOVERY_RELS) || machine_view;
+        if !is(token, &HINT_RELS) {
             only_hints = false;
         }
+    }
+    if discovery {
+        return LinkRel::Discovery;
     }
     if only_hints && rel.is_some_and(|r| !r.trim().is_empty()) {
         LinkRel::Ignore
@@ -187,16 +226,49 @@ mod tests {
 
     #[test]
     fn rel_classes() {
-        assert_eq!(link_rel(Some("stylesheet")), LinkRel::Embed);
-        assert_eq!(link_rel(Some("Shortcut ICON")), LinkRel::Embed);
-        assert_eq!(link_rel(Some("preload")), LinkRel::Embed);
-        assert_eq!(link_rel(Some("next")), LinkRel::Navigate);
-        assert_eq!(link_rel(Some("alternate canonical")), LinkRel::Navigate);
-        assert_eq!(link_rel(None), LinkRel::Navigate);
-        assert_eq!(link_rel(Some("")), LinkRel::Navigate);
-        assert_eq!(link_rel(Some("dns-prefetch")), LinkRel::Ignore);
-        assert_eq!(link_rel(Some("preconnect dns-prefetch")), LinkRel::Ignore);
-        assert_eq!(link_rel(Some("preconnect next")), LinkRel::Navigate);
+        let rel = |r: Option<&str>| link_rel(r, None);
+        assert_eq!(rel(Some("stylesheet")), LinkRel::Embed);
+        assert_eq!(rel(Some("Shortcut ICON")), LinkRel::Embed);
+        assert_eq!(rel(Some("preload")), LinkRel::Embed);
+        assert_eq!(rel(Some("manifest")), LinkRel::Embed);
+        assert_eq!(rel(Some("next")), LinkRel::Navigate);
+        assert_eq!(rel(Some("alternate canonical")), LinkRel::Navigate);
+        assert_eq!(rel(None), LinkRel::Navigate);
+        assert_eq!(rel(Some("")), LinkRel::Navigate);
+        assert_eq!(rel(Some("dns-prefetch")), LinkRel::Ignore);
+        assert_eq!(rel(Some("preconnect dns-prefetch")), LinkRel::Ignore);
+        assert_eq!(rel(Some("preconnect next")), LinkRel::Navigate);
+        // What WordPress and MediaWiki put in every page's head.
+        for r in [
+            "shortlink",
+            "EditURI",
+            "wlwmanifest",
+            "pingback",
+            "search",
+            "https://api.w.org/",
+        ] {
+            assert_eq!(rel(Some(r)), LinkRel::Discovery, "{r}");
+        }
+        for t in [
+            "application/rss+xml",
+            "application/atom+xml",
+            "application/json+oembed",
+            "text/xml+oembed; charset=utf-8",
+            "application/json",
+        ] {
+            assert_eq!(
+                link_rel(Some("alternate"), Some(t)),
+                LinkRel::Discovery,
+                "{t}"
+            );
+        }
+        // A translation or a print view is a page; a requisite stays a requisite.
+        assert_eq!(
+            link_rel(Some("alternate"), Some("text/html")),
+            LinkRel::Navigate
+        );
+        assert_eq!(link_rel(Some("alternate"), None), LinkRel::Navigate);
+        assert_eq!(link_rel(Some("preload search"), None), LinkRel::Embed);
     }
 
     #[test]

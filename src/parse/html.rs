@@ -44,6 +44,10 @@ pub fn html(
     page
 }
 
+/// The context of a discovery link (`<link rel=shortlink|EditURI|alternate type=feed...>`; see
+/// [`LinkRel::Discovery`]): the crawl recognises these links by it.
+pub const DISCOVERY_CONTEXT: &str = "link[discovery]/@href";
+
 /// Everything [`html`] learns from a parsed tree, except the charset and the language fallback.
 pub(super) fn extract(doc: &Html, base: &Url, limits: &ParseLimits) -> ParsedPage {
     let mut walker = Walker::new(doc, base, limits);
@@ -225,9 +229,10 @@ impl<'a> Walker<'a> {
                 self.open_anchor(node, a.href, "area/@href");
                 self.alt_text(a.alt);
             }
-            "link" => match link_rel(a.rel) {
+            "link" => match link_rel(a.rel, a.kind) {
                 LinkRel::Embed => self.add_opt(a.href, Hop::Embed, "link/@href"),
                 LinkRel::Navigate => self.add_opt(a.href, Hop::Link, "link/@href"),
+                LinkRel::Discovery => self.add_opt(a.href, Hop::Link, DISCOVERY_CONTEXT),
                 LinkRel::Ignore => {}
             },
             "img" => {

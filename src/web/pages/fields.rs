@@ -79,6 +79,7 @@ pub const GROUPS: &[Group] = &[
         f("scope.embeds", "Fetch embeds", Bool, "page requisites of in-scope pages, one hop off scope"),
         f("scope.sitemaps", "Use sitemaps", Bool, "robots.txt Sitemap: lines and /sitemap.xml"),
         f("scope.max_path_repeats", "Max path repeats", Int, "trap guard: repeated path segments"),
+        f("scope.discovery_links", "Follow discovery links", Bool, "shortlinks, RSD, feeds, oEmbed of page heads"),
     ]},
     Group { legend: "Politeness", fields: &[
         f("politeness.user_agent", "User agent", Text, "sent with every request"),
