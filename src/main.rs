@@ -93,9 +93,8 @@ enum Command {
 enum KbCommand {
     /// Validate a knowledge base; errors name file, line and reason.
     Check {
-        /// The knowledge-base folder.
-        #[arg(default_value = "kb")]
-        dir: PathBuf,
+        /// The knowledge-base folder [default: ./kb if there is one, else the built-in one].
+        dir: Option<PathBuf>,
     },
     /// Detect application and level, extract objects and judge links on a saved page.
     Detect {
@@ -104,9 +103,9 @@ enum KbCommand {
         /// The URL the page was fetched from.
         #[arg(long)]
         url: String,
-        /// The knowledge-base folder.
-        #[arg(long, default_value = "kb")]
-        kb: PathBuf,
+        /// The knowledge-base folder [default: ./kb if there is one, else the built-in one].
+        #[arg(long)]
+        kb: Option<PathBuf>,
         /// Print the JSON contract instead of a report.
         #[arg(long)]
         json: bool,
@@ -195,7 +194,7 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Kb {
             command: KbCommand::Check { dir },
         } => {
-            print!("{}", magpie::aah::cli::check(&dir)?);
+            print!("{}", magpie::aah::cli::check(dir.as_deref())?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Kb {
@@ -207,7 +206,10 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
                     json,
                 },
         } => {
-            print!("{}", magpie::aah::cli::detect(&kb, &file, &url, json)?);
+            print!(
+                "{}",
+                magpie::aah::cli::detect(kb.as_deref(), &file, &url, json)?
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Search(a) => Ok(index::cli::run_search(a, &mut std::io::stdout().lock())?),

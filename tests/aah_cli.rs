@@ -168,3 +168,39 @@ fn kb_detect_names_a_missing_file() {
     assert!(err.contains("no-such-page.html"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+#[test]
+fn outside_the_source_tree_the_tools_use_the_built_in_knowledge_base() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_magpie"))
+            .args(args)
+            .current_dir(elsewhere.path())
+            .output()
+            .expect("run magpie")
+    };
+    let o = run(&["kb", "check"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("built-in knowledge base: 12 applications: ok"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = run(&[
+        "kb",
+        "detect",
+        "--json",
+        "--url",
+        "https://blog.example.org/2024/05/14/hello-world/",
+        &fixture("wordpress/post.html"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["application"]["name"], "wordpress");
+    // A folder named on the command line must exist: no silent fallback.
+    let o = run(&["kb", "check", "no-such-kb"]);
+    let err = text(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("no-such-kb"), "{err}");
+    assert_eq!(err.matches("os error").count(), 1, "the cause once: {err}");
+}

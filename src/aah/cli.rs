@@ -2,7 +2,7 @@
 //! text to print, so `main.rs` stays a thin dispatcher.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use url::Url;
 
@@ -12,10 +12,26 @@ use super::output::{ActionStatus, AppMatch, LinkAction};
 use super::Helper;
 use crate::parse::ParseLimits;
 
-/// Validates a knowledge-base folder; returns a summary (one line per application, then notes
-/// on expressions the pre-filter cannot skip). Errors name file, line and reason.
-pub fn check(dir: &Path) -> Result<String, AahError> {
-    let kb = KnowledgeBase::load(dir)?;
+/// The folder `kb` tools read when `--kb` is not given, if it exists.
+pub const DEFAULT_KB_DIR: &str = "kb";
+
+/// The knowledge base a `kb` tool works on: the folder given, else `./kb` when there is one (a
+/// source checkout), else the knowledge base built into the program (as a crawl uses), so the
+/// tools work from any folder. Returns the knowledge base and how to name it.
+pub fn resolve_kb(dir: Option<&Path>) -> Result<(KnowledgeBase, String), AahError> {
+    let local = PathBuf::from(DEFAULT_KB_DIR);
+    match dir {
+        Some(d) => Ok((KnowledgeBase::load(d)?, d.display().to_string())),
+        None if local.is_dir() => Ok((KnowledgeBase::load(&local)?, DEFAULT_KB_DIR.into())),
+        None => Ok((super::builtin()?, "built-in knowledge base".into())),
+    }
+}
+
+/// Validates a knowledge base (see [`resolve_kb`]); returns a summary (one line per
+/// application, then notes on expressions the pre-filter cannot skip). Errors name file, line
+/// and reason.
+pub fn check(dir: Option<&Path>) -> Result<String, AahError> {
+    let (kb, name) = resolve_kb(dir)?;
     let mut out = String::new();
     let mut notes = Vec::new();
     for app in &kb.apps {
@@ -76,17 +92,17 @@ pub fn check(dir: &Path) -> Result<String, AahError> {
             }
         }
     }
-    let _ = writeln!(out, "{}: {} applications: ok", dir.display(), kb.apps.len());
+    let _ = writeln!(out, "{name}: {} applications: ok", kb.apps.len());
     for n in notes {
         let _ = writeln!(out, "{n}");
     }
     Ok(out)
 }
 
-/// Runs detection and extraction on a saved page, as if fetched from `url`; returns the report
-/// (text, or the JSON contract with `json`).
-pub fn detect(kb_dir: &Path, file: &Path, url: &str, json: bool) -> Result<String, AahError> {
-    let helper = Helper::load(kb_dir)?;
+/// Runs detection and extraction on a saved page, as if fetched from `url`, with the knowledge
+/// base of [`resolve_kb`]; returns the report (text, or the JSON contract with `json`).
+pub fn detect(kb: Option<&Path>, file: &Path, url: &str, json: bool) -> Result<String, AahError> {
+    let helper = Helper::from_kb(resolve_kb(kb)?.0);
     let body = std::fs::read(file).map_err(|e| AahError::Input {
         what: file.display().to_string(),
         reason: e.to_string(),
