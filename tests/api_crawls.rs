@@ -5,15 +5,7 @@
 mod web_support;
 
 use serde_json::{json, Value};
-use web_support::{idle_spec, open_warcs, status_json, TestServer, TOKEN};
-
-/// A loopback listener that accepts connections (kernel backlog) but never answers: fetches
-/// from it hang until the crawl's timeout.
-fn black_hole() -> (std::net::TcpListener, String) {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/", l.local_addr().unwrap());
-    (l, url)
-}
+use web_support::{black_hole, idle_spec, open_warcs, status_json, TestServer, TOKEN};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crawls_move_through_their_lifecycle() {

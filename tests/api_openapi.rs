@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 use support::{basic_site, FixtureWeb};
-use web_support::{idle_spec, TestServer, TOKEN};
+use web_support::{black_hole, idle_spec, TestServer, TOKEN};
 
 /// Whether the Python tools are there; panics when they are required and missing.
 fn validator_available() -> bool {
@@ -188,8 +188,13 @@ async fn every_route_answers_as_the_document_declares() {
     let got = r.call("post", crawls, crawls, None, true).await;
     r.want(401, crawls, got);
 
-    // The lifecycle, on an idle crawl (its frontier is open throughout).
-    r.post(201, crawls, crawls, &idle_spec("idle")).await;
+    // The lifecycle, on an idle crawl (its frontier is open throughout): its seed never
+    // answers for 3 s, so it cannot finish between `start` and `pause` on a slow machine.
+    let (_hole, seed) = black_hole();
+    let mut idle = idle_spec("idle");
+    idle["seeds"] = serde_json::json!([seed]);
+    idle["limits"]["timeout_ms"] = serde_json::json!(3_000);
+    r.post(201, crawls, crawls, &idle).await;
     let front = "/api/v1/crawls/{id}/frontier";
     r.get(200, front, "/api/v1/crawls/idle/frontier").await;
     r.get(400, front, "/api/v1/crawls/idle/frontier?limit=abc")

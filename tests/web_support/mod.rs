@@ -158,6 +158,14 @@ pub fn idle_spec(name: &str) -> Value {
     })
 }
 
+/// A loopback listener that accepts connections (kernel backlog) but never answers: fetches
+/// from it hang until the crawl's timeout.
+pub fn black_hole() -> (std::net::TcpListener, String) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/", l.local_addr().expect("addr"));
+    (l, url)
+}
+
 /// A loopback port nothing listens on (bound, then released).
 pub fn closed_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
