@@ -112,13 +112,31 @@ pub fn detect(kb: Option<&Path>, file: &Path, url: &str, json: bool) -> Result<S
         reason: e.to_string(),
     })?;
     let parsed = crate::parse::html(&body, None, None, &url, &ParseLimits::default());
-    let m = helper.analyze(&url, &[], &body, &parsed.links);
+    let mut m = helper.analyze(&url, &[], &body, &parsed.links);
+    mark_discovery_links(&mut m, &parsed.links);
     if json {
         let mut s = serde_json::to_string_pretty(&m.contract()).unwrap_or_default();
         s.push('\n');
         return Ok(s);
     }
     Ok(text_report(&m))
+}
+
+/// Shows discovery links of the page head (shortlink, RSD, feeds, ...) as a crawl with the
+/// default spec treats them: skipped (`scope.discovery_links`), unless a rule asked for them.
+fn mark_discovery_links(m: &mut AppMatch, links: &[crate::model::Link]) {
+    let discovery: std::collections::HashSet<&str> = links
+        .iter()
+        .filter(|l| l.context == crate::parse::DISCOVERY_CONTEXT)
+        .map(|l| l.url.as_str())
+        .collect();
+    for v in &mut m.links {
+        if v.rule == super::output::DEFAULT_RULE && discovery.contains(v.url.as_str()) {
+            v.action = LinkAction::Skip;
+            v.boost = None;
+            v.rule = "discovery".into();
+        }
+    }
 }
 
 fn short(s: &str, max: usize) -> String {

@@ -212,6 +212,7 @@ impl Helper {
                 || st.attempts.get(DETECT_KEY).copied().unwrap_or(0) < self.options.max_attempts);
         let mut out = AppMatch::nothing(url.as_str());
         if maybe.is_empty() && cached.is_empty() && !may_relax {
+            self.read_unknown(&host, &mut st, url, text, &mut out);
             out.links = default_verdicts(links);
             self.save(&host, st);
             return out;
@@ -246,6 +247,15 @@ impl Helper {
                 .map(|(a, l)| (a, Some((l, true)), true));
         }
         let Some((ai, preset, app_relaxed)) = found else {
+            // A relaxed detection being validated on this page will name an application of the
+            // knowledge base once adopted; until then the page is not claimed as unknown.
+            let pending = out
+                .actions
+                .iter()
+                .any(|a| a.status == ActionStatus::Pending && a.action.ends_with("detect"));
+            if !pending {
+                self.read_unknown(&host, &mut st, url, text, &mut out);
+            }
             out.links = default_verdicts(links);
             self.save(&host, st);
             return out;

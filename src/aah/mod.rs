@@ -17,6 +17,9 @@
 //!   detection, and per-host memory;
 //! - `relax`: relaxation, validation and adoption of patterns, relearning on recrawls, and the
 //!   typed store wrapper;
+//! - `generic`: pages of applications the knowledge base does not know: category from general
+//!   evidence (schema.org, generator, URL, class and link words), list or single item from the
+//!   layout, title and body; `unknown`: how the helper uses it and adopts a host's category;
 //! - `output`: the result types; `cli`: `magpie kb check` and `magpie kb detect`.
 
 mod actions;
@@ -26,12 +29,14 @@ mod detection;
 pub(crate) mod dom;
 pub(crate) mod engine;
 mod error;
+pub mod generic;
 mod helper;
 pub mod kb;
 mod native;
 mod output;
 pub(crate) mod relax;
 pub mod tester;
+mod unknown;
 pub(crate) mod xpath;
 
 pub use builtin::builtin;

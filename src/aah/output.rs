@@ -149,7 +149,7 @@ pub struct AppMatch {
 
 impl AppMatch {
     /// A page nothing was detected on: every navigation link is followed.
-    pub(crate) fn nothing(url: &str) -> AppMatch {
+    pub fn nothing(url: &str) -> AppMatch {
         AppMatch {
             url: url.to_owned(),
             application: None,

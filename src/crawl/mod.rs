@@ -304,6 +304,7 @@ fn pipeline_ctx(
         analyzer: analyzer.map(|a| std::sync::RwLock::new(Arc::new(a))),
         helper,
         index: spec.raw.index.enabled,
+        obey_meta_robots: spec.raw.politeness.respect_robots,
     }
 }
 

@@ -40,6 +40,9 @@ pub struct PipelineCtx {
     pub helper: Option<Arc<Helper>>,
     /// Build index documents (the crawl has an index).
     pub index: bool,
+    /// Obey `<meta name="robots" content="nofollow">` (with `politeness.respect_robots`, as
+    /// Heritrix's robots policy covers both).
+    pub obey_meta_robots: bool,
 }
 
 impl PipelineCtx {
@@ -142,6 +145,7 @@ pub fn process_page(
         let capture = ctx
             .index
             .then(|| CaptureDoc::from_exchange(&fetched.info, None, &records.record_id, &uri.hops));
+        let nofollow = nofollow && ctx.obey_meta_robots;
         let (outlinks, rejected) = scope_links(ctx, uri, links, nofollow, &fetched.info.url, &[]);
         return Ok(Processed {
             records,
@@ -203,7 +207,8 @@ pub fn process_page(
     } else {
         std::mem::take(&mut page.links)
     };
-    let (outlinks, rejected) = scope_links(ctx, uri, links, page.nofollow, page_url, &judged);
+    let nofollow = page.nofollow && ctx.obey_meta_robots;
+    let (outlinks, rejected) = scope_links(ctx, uri, links, nofollow, page_url, &judged);
     let mut analysis = analysis;
     if let Some(a) = &mut analysis {
         a.links = Vec::new();

@@ -1,0 +1,135 @@
+//! Pages no knowledge-base application matches: the helper reads them with `generic` (category
+//! from general evidence, list or single item from the layout, title and body), and learns the
+//! host's category: evidence is summed over the host's pages, and once enough pages agree on
+//! their own, the category is adopted for the host, stored with the pages that showed it and
+//! listed with the other relaxations (API and cockpit).
+
+use url::Url;
+
+use super::generic::{self, best_category};
+use super::helper::Helper;
+use super::kb::{Category, LevelKind};
+use super::output::{ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo, WebObject};
+use super::relax::adapt::HostState;
+use super::relax::store::Adoption;
+
+/// Application name reported for a page no knowledge-base application matched.
+pub const UNKNOWN_APP: &str = "unknown";
+/// Action id of a host's adopted category.
+const CATEGORY_ACTION: &str = "*/category";
+/// Votes kept per host.
+const MAX_VOTES: usize = 16;
+
+impl Helper {
+    /// Reads a page of an unknown application into `out` (application `unknown` with the
+    /// category, level `item` or `list`, one `item` object with title and body).
+    pub(crate) fn read_unknown(
+        &self,
+        host: &str,
+        st: &mut HostState,
+        url: &Url,
+        text: &str,
+        out: &mut AppMatch,
+    ) {
+        let reading = generic::read_html(text, url);
+        for (sum, e) in st.generic_evidence.iter_mut().zip(reading.evidence) {
+            *sum = sum.saturating_add(e);
+        }
+        let own = reading.category();
+        if let Some(c) = own {
+            if st.generic_votes.len() < MAX_VOTES {
+                st.generic_votes.push((c, url.to_string()));
+            }
+        }
+        let adopted = adopted_category(st);
+        let category = own
+            .or(adopted)
+            .or_else(|| best_category(&st.generic_evidence));
+        if adopted.is_none() {
+            self.adopt_category(host, st);
+        }
+        let Some(category) = category else {
+            return;
+        };
+        out.application = Some(AppInfo {
+            name: UNKNOWN_APP.into(),
+            category,
+            relaxed: true,
+        });
+        out.actions.push(ActionReport {
+            action: CATEGORY_ACTION.into(),
+            status: ActionStatus::Relaxed,
+            expr: if reading.signals.is_empty() {
+                format!("category of the host: {}", category.as_str())
+            } else {
+                reading.signals.join("; ")
+            },
+            original: None,
+        });
+        let Some(kind) = reading.kind else {
+            return;
+        };
+        out.level = Some(LevelInfo {
+            name: match kind {
+                LevelKind::Terminal => "item",
+                LevelKind::Intermediate => "list",
+            }
+            .into(),
+            kind,
+            relaxed: true,
+        });
+        if kind == LevelKind::Terminal {
+            let fields: Vec<(String, String)> = [("title", reading.title), ("body", reading.body)]
+                .into_iter()
+                .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
+                .collect();
+            if !fields.is_empty() {
+                out.objects.push(WebObject {
+                    kind: "item".into(),
+                    fields,
+                });
+            }
+        }
+    }
+
+    /// Adopts the host's category once `validate_pages + 1` pages read as it on their own
+    /// evidence, and no page read as another.
+    fn adopt_category(&self, host: &str, st: &mut HostState) {
+        let need = self.limits().validate_pages + 1;
+        let Some((first, _)) = st.generic_votes.first().cloned() else {
+            return;
+        };
+        if st.generic_votes.iter().any(|(c, _)| *c != first) || st.generic_votes.len() < need {
+            return;
+        }
+        let a = Adoption {
+            host: host.to_owned(),
+            application: UNKNOWN_APP.into(),
+            level: "*".into(),
+            action: CATEGORY_ACTION.into(),
+            original: "no knowledge-base application matched".into(),
+            relaxed: format!("category={}", first.as_str()),
+            source: "structure".into(),
+            validated_on: st
+                .generic_votes
+                .iter()
+                .take(need)
+                .map(|(_, u)| u.clone())
+                .collect(),
+            adopted_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        };
+        st.adoptions.push(a.clone());
+        st.new_adoptions.push(a);
+    }
+}
+
+/// The category adopted for the host, if any.
+fn adopted_category(st: &HostState) -> Option<Category> {
+    st.adoptions
+        .iter()
+        .filter(|a| a.application == UNKNOWN_APP && a.action == CATEGORY_ACTION)
+        .find_map(|a| {
+            let name = a.relaxed.strip_prefix("category=")?;
+            Category::ALL.into_iter().find(|c| c.as_str() == name)
+        })
+}
