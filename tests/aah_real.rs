@@ -127,6 +127,20 @@ fn score(site: &str, via: Via) -> (bool, Score) {
             }
         }
     }
+    if via == Via::Helper && !known {
+        // The host's category is adopted once three pages agree, with those pages as evidence.
+        let host = url::Url::parse(truth["pages"][0]["url"].as_str().unwrap()).unwrap();
+        let adopted = helper
+            .relaxations(Some(&magpie::uri::host_key(&host)))
+            .unwrap();
+        let category = adopted
+            .iter()
+            .find(|a| a.application == "unknown" && a.action == "*/category")
+            .unwrap_or_else(|| panic!("{site}: no category adopted: {adopted:?}"));
+        assert_eq!(category.relaxed, format!("category={want_cat}"));
+        assert_eq!(category.source, "structure");
+        assert_eq!(category.validated_on.len(), 3, "{category:?}");
+    }
     (known, s)
 }
 
