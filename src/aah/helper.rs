@@ -332,7 +332,7 @@ impl Helper {
         v.into_iter().map(|(_, c)| c).collect()
     }
 
-    fn host_state(&self, host: &str) -> HostState {
+    pub(crate) fn host_state(&self, host: &str) -> HostState {
         let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(s) = hosts.get(host) {
             return s.clone();

@@ -19,6 +19,10 @@ pub const UNKNOWN_APP: &str = "unknown";
 const CATEGORY_ACTION: &str = "*/category";
 /// Votes kept per host.
 const MAX_VOTES: usize = 16;
+/// Pages of a host read before giving up on a host that shows no category at all: reading
+/// costs a parse of the page, which a site that is no blog, forum, wiki or news site should
+/// not pay on every page.
+const MAX_READS_WITHOUT_CATEGORY: u32 = 5;
 
 impl Helper {
     /// Reads a page of an unknown application into `out` (application `unknown` with the
@@ -31,6 +35,14 @@ impl Helper {
         text: &str,
         out: &mut AppMatch,
     ) {
+        let adopted = adopted_category(st);
+        let hopeless = adopted.is_none()
+            && st.generic_reads >= MAX_READS_WITHOUT_CATEGORY
+            && best_category(&st.generic_evidence).is_none();
+        if hopeless {
+            return;
+        }
+        st.generic_reads = st.generic_reads.saturating_add(1);
         let reading = generic::read_html(text, url);
         for (sum, e) in st.generic_evidence.iter_mut().zip(reading.evidence) {
             *sum = sum.saturating_add(e);
@@ -41,7 +53,6 @@ impl Helper {
                 st.generic_votes.push((c, url.to_string()));
             }
         }
-        let adopted = adopted_category(st);
         let category = own
             .or(adopted)
             .or_else(|| best_category(&st.generic_evidence));
@@ -132,4 +143,26 @@ fn adopted_category(st: &HostState) -> Option<Category> {
             let name = a.relaxed.strip_prefix("category=")?;
             Category::ALL.into_iter().find(|c| c.as_str() == name)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_without_any_category_is_read_five_times_only() {
+        let helper = Helper::from_kb(crate::aah::builtin().unwrap());
+        let page = "<html><head><title>Opening hours</title></head><body><h1>Opening hours</h1>\
+                    <p>We are open from nine to five on weekdays, and closed on public holidays \
+                    all through the year, as the sign on the door says.</p></body></html>";
+        for i in 0..8 {
+            let url = Url::parse(&format!("http://shop.example/p{i}")).unwrap();
+            let m = helper.analyze(&url, &[], page.as_bytes(), &[]);
+            assert!(m.application.is_none(), "{m:?}");
+        }
+        assert_eq!(
+            helper.host_state("shop.example").generic_reads,
+            MAX_READS_WITHOUT_CATEGORY
+        );
+    }
 }
