@@ -136,14 +136,15 @@ pub fn kb(data: &[u8]) {
     let _ = serde_json::to_string(&found);
 }
 
-/// The built-in knowledge base, loaded once.
-fn builtin_kb() -> &'static KnowledgeBase {
-    static KB: OnceLock<KnowledgeBase> = OnceLock::new();
-    KB.get_or_init(|| crate::aah::builtin().expect("built-in knowledge base"))
+/// A helper on the built-in knowledge base, built once (building one per input would cost more
+/// than the page). Its memory of the one host the target uses is bounded, as in a crawl.
+fn builtin_helper() -> &'static Helper {
+    static HELPER: OnceLock<Helper> = OnceLock::new();
+    HELPER.get_or_init(|| Helper::from_kb(crate::aah::builtin().expect("built-in knowledge base")))
 }
 
 /// HTML to the XPath tree: the page parsed as the crawler parses it (links), converted into the
-/// XPath document, and analysed by a fresh helper on the built-in knowledge base.
+/// XPath document, and analysed by the helper on the built-in knowledge base.
 pub fn html_xpath(data: &[u8]) {
     let url = Url::parse("http://example.com/dir/page.html").expect("fixed url");
     let headers = vec![(
@@ -161,8 +162,7 @@ pub fn html_xpath(data: &[u8]) {
     let package = crate::aah::dom::html_package(&text);
     let doc = package.as_document();
     let _ = crate::aah::dom::node_text(doc.root().into());
-    let helper = Helper::from_kb(builtin_kb().clone());
-    let found = helper.analyze(&url, &headers, data, &page.links);
+    let found = builtin_helper().analyze(&url, &headers, data, &page.links);
     let _ = serde_json::to_string(&found);
 }
 
