@@ -23,6 +23,8 @@
 //! - [`index`]: the capture index (tantivy): search, facets, capture lookup and replay.
 //! - [`export`]: selected captures as a new WARC file with its CDXJ index; CDXJ of any WARC.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
+//! - `fuzzing` (hidden): the bodies of the cargo-fuzz targets in `fuzz/`, one function per
+//!   target, shared with the regression test `tests/fuzz_regressions.rs` (see `docs/fuzzing.md`).
 
 pub mod aah;
 pub mod analysis;
@@ -31,6 +33,8 @@ pub mod crawl;
 pub mod export;
 pub mod fetch;
 pub mod frontier;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod index;
 pub mod intake;
 pub mod manager;

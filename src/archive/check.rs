@@ -8,7 +8,7 @@ use super::http::PayloadDigest;
 use super::stream::{field, read_full, read_head, skip, Counting, HeadError, RawHead, Source};
 use super::ArchiveError;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// One problem found in a WARC file.
@@ -20,7 +20,7 @@ pub struct Defect {
     pub message: String,
 }
 
-type Src = Source<BufReader<File>>;
+type Src<F> = Source<BufReader<F>>;
 
 /// How checking a record ended.
 enum After {
@@ -45,11 +45,17 @@ struct Checker {
 /// de-chunked body (as WARC 1.1 specifies) or the raw body (as warcio computes it).
 pub fn check_file(path: &Path) -> Result<Vec<Defect>, ArchiveError> {
     let file = File::open(path).map_err(|e| ArchiveError::file(path, e))?;
+    check_reader(file).map_err(|e| ArchiveError::file(path, e))
+}
+
+/// The core of [`check_file`] over any seekable input (a file, or bytes in a `Cursor`); an error
+/// only when the input cannot be read at all. Seeking is needed to resynchronise after damage.
+pub fn check_reader<F: Read + Seek>(input: F) -> io::Result<Vec<Defect>> {
     let counting = Counting {
-        inner: BufReader::with_capacity(256 * 1024, file),
+        inner: BufReader::with_capacity(256 * 1024, input),
         pos: 0,
     };
-    let mut src = Source::new(counting).map_err(|e| ArchiveError::file(path, e))?;
+    let mut src = Source::new(counting)?;
     let mut ck = Checker {
         defects: Vec::new(),
         rules: FieldRules::default(),
@@ -57,8 +63,7 @@ pub fn check_file(path: &Path) -> Result<Vec<Defect>, ArchiveError> {
     if let Source::Plain(_) = src {
         ck.check_plain(&mut src);
     } else {
-        ck.check_gzip(src)
-            .map_err(|e| ArchiveError::file(path, e))?;
+        ck.check_gzip(src)?;
     }
     if ck.rules_empty() && ck.defects.is_empty() {
         ck.defect(0, "file holds no records".into());
@@ -75,7 +80,7 @@ impl Checker {
         self.rules.is_empty()
     }
 
-    fn check_plain(&mut self, src: &mut Src) {
+    fn check_plain<F: Read + Seek>(&mut self, src: &mut Src<F>) {
         loop {
             let offset = src.record_base().unwrap_or(0);
             let head = match read_head(src) {
@@ -100,7 +105,7 @@ impl Checker {
         }
     }
 
-    fn check_gzip(&mut self, mut src: Src) -> io::Result<()> {
+    fn check_gzip<F: Read + Seek>(&mut self, mut src: Src<F>) -> io::Result<()> {
         loop {
             let start = src.outer_pos().unwrap_or(0);
             match src.begin_member() {
@@ -127,7 +132,7 @@ impl Checker {
     }
 
     /// Checks the records of one member; `Err` means the gzip data itself is damaged.
-    fn check_member(&mut self, src: &mut Src, start: u64) -> io::Result<()> {
+    fn check_member<F: Read + Seek>(&mut self, src: &mut Src<F>, start: u64) -> io::Result<()> {
         let mut records = 0u32;
         loop {
             let head = match read_head(src) {
@@ -160,9 +165,9 @@ impl Checker {
     }
 
     /// Checks one record's fields, framing and digests; the block is streamed once.
-    fn check_record(
+    fn check_record<F: Read + Seek>(
         &mut self,
-        src: &mut Src,
+        src: &mut Src<F>,
         offset: u64,
         head: &RawHead,
         gzip: bool,
@@ -331,7 +336,7 @@ impl Checker {
 
     /// After damage at `start`, finds the next offset where an intact member holding a WARC
     /// record begins, and notes the skipped range in the last defect.
-    fn resync(&mut self, src: Src, start: u64) -> io::Result<Src> {
+    fn resync<F: Read + Seek>(&mut self, src: Src<F>, start: u64) -> io::Result<Src<F>> {
         let Some(counting) = src.into_counting() else {
             return Err(io::Error::other("reader lost after damage"));
         };
@@ -378,7 +383,7 @@ fn wanted_digest(
 
 /// Reads a member to its end; returns the number of bytes after the block (including `first`)
 /// and the last four of them.
-fn drain_with_tail(src: &mut Src, first: &[u8]) -> io::Result<(u64, [u8; 4])> {
+fn drain_with_tail<F: Read + Seek>(src: &mut Src<F>, first: &[u8]) -> io::Result<(u64, [u8; 4])> {
     let mut tail: Vec<u8> = first.to_vec();
     let mut total = first.len() as u64;
     loop {
@@ -403,7 +408,7 @@ fn drain_with_tail(src: &mut Src, first: &[u8]) -> io::Result<(u64, [u8; 4])> {
 }
 
 /// Scans from `from` for a gzip header whose content starts with `WARC/`.
-fn find_next_member(file: &mut File, from: u64) -> io::Result<Option<u64>> {
+fn find_next_member(file: &mut (impl Read + Seek), from: u64) -> io::Result<Option<u64>> {
     let mut pos = from;
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -427,7 +432,7 @@ fn find_next_member(file: &mut File, from: u64) -> io::Result<Option<u64>> {
 }
 
 /// Whether a gzip member at `at` decodes to something starting with `WARC/`.
-fn starts_warc_member(file: &mut File, at: u64) -> io::Result<bool> {
+fn starts_warc_member(file: &mut (impl Read + Seek), at: u64) -> io::Result<bool> {
     file.seek(SeekFrom::Start(at))?;
     let mut dec = flate2::read::GzDecoder::new(BufReader::with_capacity(8 * 1024, &mut *file));
     let mut five = [0u8; 5];

@@ -76,7 +76,7 @@ mod tests_support;
 #[cfg(test)]
 mod tests_writer;
 
-pub use check::{check_file, Defect};
+pub use check::{check_file, check_reader, Defect};
 pub use digest::{sha1_digest, Sha1Digester};
 pub use reader::{read_record_at, read_record_prefix, BlockReader, RecordHead, WarcReader};
 pub use record::{

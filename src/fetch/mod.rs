@@ -60,10 +60,10 @@
 //! [`Truncation::Disconnect`]: crate::model::Truncation::Disconnect
 
 mod body;
-mod chunked;
+pub(crate) mod chunked;
 mod client;
 mod dns;
-mod exchange;
+pub(crate) mod exchange;
 pub mod robots;
 mod spool;
 
