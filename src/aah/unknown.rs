@@ -1,6 +1,6 @@
 //! Pages no knowledge-base application matches: the helper reads them with `generic` (category
 //! from general evidence, list or single item from the layout, title and body), and learns the
-//! host's category: evidence is summed over the host's pages, and once enough pages agree on
+//! host's category: evidence is averaged over the host's pages, and once enough pages agree on
 //! their own, the category is adopted for the host, stored with the pages that showed it and
 //! listed with the other relaxations (API and cockpit).
 
@@ -38,7 +38,7 @@ impl Helper {
         let adopted = adopted_category(st);
         let hopeless = adopted.is_none()
             && st.generic_reads >= MAX_READS_WITHOUT_CATEGORY
-            && best_category(&st.generic_evidence).is_none();
+            && host_category(st).is_none();
         if hopeless {
             return;
         }
@@ -53,9 +53,7 @@ impl Helper {
                 st.generic_votes.push((c, url.to_string()));
             }
         }
-        let category = own
-            .or(adopted)
-            .or_else(|| best_category(&st.generic_evidence));
+        let category = own.or(adopted).or_else(|| host_category(st));
         if adopted.is_none() {
             self.adopt_category(host, st);
         }
@@ -132,6 +130,13 @@ impl Helper {
         st.adoptions.push(a.clone());
         st.new_adoptions.push(a);
     }
+}
+
+/// The category of the host's pages on average: the same weak signal on every page (one class
+/// name) does not add up to a category.
+fn host_category(st: &HostState) -> Option<Category> {
+    let reads = st.generic_reads.max(1);
+    best_category(&st.generic_evidence.map(|e| e / reads))
 }
 
 /// The category adopted for the host, if any.

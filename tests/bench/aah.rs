@@ -97,6 +97,14 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(helper.analyze(url, &[], black_box(body.as_bytes()), links)))
         });
     }
+    // What reading a page of an unknown application costs (a host's first pages, or every page
+    // of a host that shows a category): `analyze` on the same host repeatedly skips it once
+    // five pages showed no category, so it is measured on its own.
+    for (name, (url, body, _)) in [("no_application", &plain), ("wordpress_post", &wp)] {
+        c.bench_function(&format!("aah/generic_read_100k/{name}"), |b| {
+            b.iter(|| black_box(magpie::aah::generic::read_html(black_box(body), url)))
+        });
+    }
     // For scale: what the parse stage itself costs on the same page.
     let (url, body, _) = &wp;
     c.bench_function("aah/parse_stage_100k/wordpress_post", |b| {

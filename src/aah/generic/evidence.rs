@@ -199,7 +199,8 @@ pub(super) fn category(doc: &Html, url: &Url, r: &mut Reading) {
         add(r, Category::Blog, 1, "url dated path".into());
     }
     // Class and id names, each distinct word once, at most 3 per category.
-    let mut seen: Vec<String> = Vec::new();
+    // Sorted, so the evidence text is the same whatever the page order.
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for e in doc
         .tree
         .root()
@@ -209,8 +210,8 @@ pub(super) fn category(doc: &Html, url: &Url, r: &mut Reading) {
         for v in [e.attr("class"), e.attr("id")].into_iter().flatten() {
             for t in v.split(|c: char| !c.is_ascii_alphanumeric()) {
                 let t = t.to_ascii_lowercase();
-                if !t.is_empty() && !seen.contains(&t) && seen.len() < 4096 {
-                    seen.push(t);
+                if !t.is_empty() && seen.len() < 4096 {
+                    seen.insert(t);
                 }
             }
         }
