@@ -212,12 +212,14 @@ impl Helper {
                 || st.attempts.get(DETECT_KEY).copied().unwrap_or(0) < self.options.max_attempts);
         let mut out = AppMatch::nothing(url.as_str());
         if maybe.is_empty() && cached.is_empty() && !may_relax {
-            self.read_unknown(&host, &mut st, url, text, &mut out);
+            self.read_unknown(&host, &mut st, url, text, None, &mut out);
             out.links = default_verdicts(links);
             self.save(&host, st);
             return out;
         }
-        let package = dom::html_package(text);
+        // One parse serves the XPath tree and, if nothing matches, the unknown-page reader.
+        let html = crate::parse::parse_document(text);
+        let package = dom::convert(&html);
         let page = Page::new(Dom::new(&package));
         let mut found = st.app.and_then(|a| {
             let levels = &self.kb.apps[a].levels;
@@ -254,7 +256,7 @@ impl Helper {
                 .iter()
                 .any(|a| a.status == ActionStatus::Pending && a.action.ends_with("detect"));
             if !pending {
-                self.read_unknown(&host, &mut st, url, text, &mut out);
+                self.read_unknown(&host, &mut st, url, text, Some(&html), &mut out);
             }
             out.links = default_verdicts(links);
             self.save(&host, st);

@@ -26,13 +26,15 @@ const MAX_READS_WITHOUT_CATEGORY: u32 = 5;
 
 impl Helper {
     /// Reads a page of an unknown application into `out` (application `unknown` with the
-    /// category, level `item` or `list`, one `item` object with title and body).
+    /// category, level `item` or `list`, one `item` object with title and body). `parsed` is the
+    /// page's tree when the helper has already built it.
     pub(crate) fn read_unknown(
         &self,
         host: &str,
         st: &mut HostState,
         url: &Url,
         text: &str,
+        parsed: Option<&scraper::Html>,
         out: &mut AppMatch,
     ) {
         let adopted = adopted_category(st);
@@ -43,7 +45,11 @@ impl Helper {
             return;
         }
         st.generic_reads = st.generic_reads.saturating_add(1);
-        let reading = generic::read_html(text, url);
+        // The tree the helper already parsed, or a parse of its own (only past the check above).
+        let reading = match parsed {
+            Some(html) => generic::read(html, url),
+            None => generic::read_html(text, url),
+        };
         for (sum, e) in st.generic_evidence.iter_mut().zip(reading.evidence) {
             *sum = sum.saturating_add(e);
         }
