@@ -8,7 +8,8 @@
 //! - [`uri`]: URL resolution, canonical form, fingerprints, registered domains, SURT.
 //! - [`scope`]: decide rules: is a discovered URL part of the crawl?
 //! - [`store`]: the only sled user: atomic, durable commits of the crawl state.
-//! - [`frontier`]: per-host priority queues on the store, the seen-test, politeness.
+//! - [`frontier`]: per-host priority queues in compact memory over a durable log, the seen-test,
+//!   politeness; [`frontier::contract`] is its contract.
 //! - [`fetch`]: the recording HTTP client (exact wire bytes), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
 //! - [`analysis`]: online analysis: page relevance and outlink scores against the topic.

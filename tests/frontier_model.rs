@@ -8,6 +8,7 @@
 //! everything staged and every lease. Politeness is off, so `next` must hand out a URL whenever
 //! some idle host has one.
 
+use magpie::frontier::contract::UrlFrontier;
 use magpie::frontier::keys::UrlState;
 use magpie::frontier::politeness::{FetchTiming, PolitenessConfig};
 use magpie::frontier::update::{Scored, UpdateFn};
@@ -37,13 +38,29 @@ fn url(fp: u64) -> String {
 
 #[derive(Debug, Clone)]
 enum Op {
-    Offer { fp: u64, prio: f32 },
-    Score { fp: u64, score: f32, f: UpdateFn },
-    Blacklist { fp: u64 },
+    Offer {
+        fp: u64,
+        prio: f32,
+    },
+    Score {
+        fp: u64,
+        score: f32,
+        f: UpdateFn,
+    },
+    Blacklist {
+        fp: u64,
+    },
     Pop,
-    Complete { pick: usize, how: Completion },
+    Complete {
+        pick: usize,
+        how: Completion,
+    },
     Commit,
     Crash,
+    /// A crash in the middle of a commit: part of it reached the disk.
+    TornCrash {
+        cut: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -81,6 +98,7 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (any::<usize>(), how).prop_map(|(pick, how)| Op::Complete { pick, how }),
         2 => Just(Op::Commit),
         1 => Just(Op::Crash),
+        1 => (0..1000usize).prop_map(|cut| Op::TornCrash { cut }),
     ]
 }
 
@@ -237,7 +255,11 @@ const FAST: Option<FetchTiming> = Some(FetchTiming {
     backoff: None,
 });
 
-fn pop(f: &mut Frontier, m: &mut Model, leases: &mut Vec<UrlLease>) -> Result<(), TestCaseError> {
+fn pop<F: UrlFrontier>(
+    f: &mut F,
+    m: &mut Model,
+    leases: &mut Vec<UrlLease>,
+) -> Result<(), TestCaseError> {
     let heads: BTreeMap<u64, u64> = (0..HOSTS)
         .filter(|&h| !m.busy(h))
         .filter_map(|h| m.poppable(h).first().map(|&fp| (h, fp)))
@@ -279,7 +301,7 @@ fn pop(f: &mut Frontier, m: &mut Model, leases: &mut Vec<UrlLease>) -> Result<()
     Ok(())
 }
 
-fn complete(f: &mut Frontier, m: &mut Model, l: &UrlLease, how: Completion) {
+fn complete<F: UrlFrontier>(f: &mut F, m: &mut Model, l: &UrlLease, how: Completion) {
     let timing = (how != Completion::RobotsBlocked).then_some(FAST).flatten();
     f.complete(l, how, timing, Instant::now());
     m.leased.remove(&l.fp);
@@ -292,8 +314,8 @@ fn complete(f: &mut Frontier, m: &mut Model, l: &UrlLease, how: Completion) {
     }
 }
 
-fn score(
-    f: &mut Frontier,
+fn score<F: UrlFrontier>(
+    f: &mut F,
     m: &mut Model,
     fp: u64,
     s: f32,
@@ -321,7 +343,7 @@ fn score(
     Ok(())
 }
 
-fn blacklist(f: &mut Frontier, m: &mut Model, fp: u64) -> Result<(), TestCaseError> {
+fn blacklist<F: UrlFrontier>(f: &mut F, m: &mut Model, fp: u64) -> Result<(), TestCaseError> {
     let got = f
         .blacklist(fp, &host(fp))
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -344,7 +366,7 @@ fn blacklist(f: &mut Frontier, m: &mut Model, fp: u64) -> Result<(), TestCaseErr
 }
 
 /// What the frontier reports must agree with the model after every step.
-fn check(f: &Frontier, m: &Model) -> Result<(), TestCaseError> {
+fn check<F: UrlFrontier>(f: &F, m: &Model) -> Result<(), TestCaseError> {
     prop_assert_eq!(f.queued(), m.queued());
     for fp in 0..URLS {
         prop_assert_eq!(f.state(fp), m.state(fp), "state of {}", fp);
@@ -361,8 +383,56 @@ fn check(f: &Frontier, m: &Model) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// An implementation under test: how to open it on a folder, and how to leave the bytes of a
+/// commit cut short in it (as `kill -9` in the middle of a write would).
+struct Subject<F> {
+    open: fn(&Path) -> F,
+    tear: fn(&Path, usize),
+}
+
+/// The embedded frontier's torn commit: a commit's bytes written up to `cut`, never finished.
+fn tear_log(dir: &Path, cut: usize) {
+    use std::io::Write;
+    let mut f = open(dir);
+    for fp in 100..140u64 {
+        f.offer(fp, &host(fp), &origin(fp), crawl_uri(fp, 0.5));
+    }
+    f.commit().expect("commit");
+    drop(f);
+    // That commit never reached the rest of the crawl state: put the commit number back...
+    let store = Store::open(dir).expect("reopen the store");
+    let mut ws = magpie::store::WriteSet::default();
+    let key = magpie::frontier::keys::meta_key("frontier");
+    let n: u64 = String::from_utf8(store.get(&key).unwrap().unwrap())
+        .unwrap()
+        .parse()
+        .unwrap();
+    ws.put(key, (n - 1).to_string().into_bytes());
+    store.commit(ws).expect("commit");
+    drop(store);
+    // ...and cut its batch short, as a crash during the write leaves it.
+    let log = dir.join("frontier/ops.log");
+    let len = std::fs::metadata(&log).unwrap().len();
+    let keep = len.saturating_sub(cut as u64 % 200 + 1);
+    let f = std::fs::OpenOptions::new().write(true).open(&log).unwrap();
+    f.set_len(keep).unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    f.write_all(&[0xA5; 7][..cut % 8]).unwrap();
+}
+
 fn run(ops: &[Op]) -> Result<(), TestCaseError> {
+    run_on(
+        &Subject {
+            open,
+            tear: tear_log,
+        },
+        ops,
+    )
+}
+
+fn run_on<F: UrlFrontier>(subject: &Subject<F>, ops: &[Op]) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let open = subject.open;
     let mut f = open(dir.path());
     let mut m = Model::default();
     let mut leases: Vec<UrlLease> = Vec::new();
@@ -399,6 +469,13 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
             Op::Crash => {
                 drop(f);
                 leases.clear();
+                f = open(dir.path());
+                m.crash();
+            }
+            Op::TornCrash { cut } => {
+                drop(f);
+                leases.clear();
+                (subject.tear)(dir.path(), cut);
                 f = open(dir.path());
                 m.crash();
             }

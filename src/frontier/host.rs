@@ -3,8 +3,10 @@
 use super::best_n::BestN;
 use super::politeness::{SlotId, WaitReason};
 use super::schedule::Place;
+use super::table::UrlTable;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashSet};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
@@ -31,17 +33,23 @@ pub struct HostRecord {
 /// A host's queue state.
 #[derive(Debug)]
 pub struct Host {
+    /// Host id.
+    pub id: u32,
+    /// Host key.
+    pub name: String,
     /// `scheme://host[:port]`, to build robots.txt URLs.
     pub origin: String,
     /// Queued URLs, including leased and not-yet-committed ones.
     pub queued: u64,
     /// Fetches in flight (robots.txt included).
     pub inflight: u32,
-    /// Queue keys handed out and not completed yet.
-    pub leased: HashSet<Vec<u8>>,
-    /// The queued URLs that may be handed out, as (inverted priority, sequence): the order of
-    /// the host's queue, kept in memory so the best URL is known without reading the store.
-    pub index: BTreeSet<(u32, u64)>,
+    /// The queue order: a min-heap of entries `inverted priority << 32 | record id`, so the
+    /// best URL, then the first discovered, comes first. A rescore pushes a new entry and leaves
+    /// the old one behind; entries that no longer stand for an available URL at that priority
+    /// (see [`UrlTable::live`]) are skipped and, when they outnumber the live ones, swept.
+    queue: BinaryHeap<Reverse<u64>>,
+    /// Queued URLs that may be handed out (live entries).
+    available: u64,
     /// No fetch before this.
     pub next_allowed: Option<Instant>,
     /// Why it waits.
@@ -70,13 +78,15 @@ pub struct Host {
 
 impl Host {
     /// A host with nothing queued yet.
-    pub fn new(origin: String) -> Host {
+    pub fn new(id: u32, name: String, origin: String) -> Host {
         Host {
+            id,
+            name,
             origin,
             queued: 0,
             inflight: 0,
-            leased: HashSet::new(),
-            index: BTreeSet::new(),
+            queue: BinaryHeap::new(),
+            available: 0,
             next_allowed: None,
             turn_left: 0,
             wait: WaitReason::Ready,
@@ -93,48 +103,132 @@ impl Host {
 
     /// Queued URLs not in flight.
     pub fn available(&self) -> u64 {
-        self.index.len() as u64
+        self.available
     }
 
     /// Adds a URL to the queue order (and to the best-N counts while the host can fetch).
-    pub fn enqueue(&mut self, pos: (u32, u64), best: &mut BestN) {
-        if self.index.insert(pos) && self.counted {
-            best.add(pos.0);
-        }
-    }
-
-    /// Removes a URL from the queue order; false if it was not there.
-    pub fn dequeue(&mut self, pos: (u32, u64), best: &mut BestN) -> bool {
-        let had = self.index.remove(&pos);
-        if had && self.counted {
-            best.remove(pos.0);
-        }
-        had
-    }
-
-    /// Takes the best URL off the queue order.
-    pub fn dequeue_first(&mut self, best: &mut BestN) -> Option<(u32, u64)> {
-        let pos = self.index.pop_first()?;
+    pub fn enqueue(&mut self, inv: u32, rid: u32, best: &mut BestN) {
+        self.queue.push(Reverse(entry(inv, rid)));
+        self.available += 1;
         if self.counted {
-            best.remove(pos.0);
+            best.add(inv);
         }
-        Some(pos)
+    }
+
+    /// Moves an available URL from `old` to `new` (the table already holds the new priority).
+    pub fn moved(&mut self, old: u32, new: u32, rid: u32, t: &UrlTable, best: &mut BestN) {
+        if old != new {
+            self.queue.push(Reverse(entry(new, rid)));
+            if self.counted {
+                best.remove(old);
+                best.add(new);
+            }
+            self.sweep(t);
+        }
+    }
+
+    /// An available URL at `inv` left the queue (blacklisted); its entry goes stale.
+    pub fn removed(&mut self, inv: u32, best: &mut BestN) {
+        self.available = self.available.saturating_sub(1);
+        if self.counted {
+            best.remove(inv);
+        }
+    }
+
+    /// Takes the best available URL off the queue order: (inverted priority, record id). The
+    /// caller changes its state in the table.
+    pub fn pop_best(&mut self, t: &UrlTable, best: &mut BestN) -> Option<(u32, u32)> {
+        while let Some(Reverse(e)) = self.queue.pop() {
+            let (inv, rid) = split(e);
+            if t.live(inv, rid) {
+                self.removed(inv, best);
+                return Some((inv, rid));
+            }
+        }
+        None
+    }
+
+    /// Drops stale entries from the top, so [`Host::best`] is right, and sweeps the queue when
+    /// stale entries outnumber live ones.
+    pub fn settle(&mut self, t: &UrlTable) {
+        while let Some(&Reverse(e)) = self.queue.peek() {
+            let (inv, rid) = split(e);
+            if t.live(inv, rid) {
+                break;
+            }
+            self.queue.pop();
+        }
+        self.sweep(t);
+    }
+
+    /// Rebuilds the queue from its live entries once stale ones outnumber them (amortised
+    /// O(1) per rescore).
+    fn sweep(&mut self, t: &UrlTable) {
+        if self.queue.len() as u64 > 2 * self.available + 32 {
+            let live: Vec<Reverse<u64>> = self
+                .live(t)
+                .into_iter()
+                .map(|(inv, rid)| Reverse(entry(inv, rid)))
+                .collect();
+            self.queue = BinaryHeap::from(live);
+        }
+    }
+
+    /// Every available URL, best first, once each.
+    pub fn live(&self, t: &UrlTable) -> Vec<(u32, u32)> {
+        let mut v: Vec<u64> = self
+            .queue
+            .iter()
+            .map(|r| r.0)
+            .filter(|&e| {
+                let (inv, rid) = split(e);
+                t.live(inv, rid)
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v.into_iter().map(split).collect()
+    }
+
+    /// The `k` best available URLs, best first, walking the heap from its root (O(k log k)).
+    pub fn top(&self, t: &UrlTable, k: usize) -> Vec<(u32, u32)> {
+        let heap = self.queue.as_slice();
+        let mut out: Vec<(u32, u32)> = Vec::with_capacity(k.min(heap.len()));
+        let mut frontier = BinaryHeap::new();
+        if let Some(root) = heap.first() {
+            frontier.push(Reverse((root.0, 0usize)));
+        }
+        while let Some(Reverse((e, i))) = frontier.pop() {
+            if out.len() >= k {
+                break;
+            }
+            let (inv, rid) = split(e);
+            if t.live(inv, rid) && out.last() != Some(&(inv, rid)) {
+                out.push((inv, rid));
+            }
+            for c in [2 * i + 1, 2 * i + 2] {
+                if let Some(child) = heap.get(c) {
+                    frontier.push(Reverse((child.0, c)));
+                }
+            }
+        }
+        out
     }
 
     /// Marks the host's budget as spent: its queued URLs stop counting for best-N for good.
-    pub fn exhaust(&mut self, best: &mut BestN) {
+    pub fn exhaust(&mut self, t: &UrlTable, best: &mut BestN) {
         self.exhausted = true;
-        self.count(false, best);
+        self.count(false, t, best);
     }
 
     /// Counts the host's queued URLs for best-N, or stops counting them (an exhausted host is
     /// never counted again).
-    pub fn count(&mut self, on: bool, best: &mut BestN) {
+    pub fn count(&mut self, on: bool, t: &UrlTable, best: &mut BestN) {
         let on = on && !self.exhausted;
         if on == std::mem::replace(&mut self.counted, on) {
             return;
         }
-        for &(inv, _) in &self.index {
+        for (inv, _) in self.live(t) {
             if on {
                 best.add(inv);
             } else {
@@ -143,24 +237,28 @@ impl Host {
         }
     }
 
-    /// The inverted priority of the best URL that may be handed out (`u32::MAX` if none).
+    /// The inverted priority of the best URL that may be handed out (`u32::MAX` if none); right
+    /// after [`Host::settle`].
     pub fn best(&self) -> u32 {
-        self.index.first().map_or(u32::MAX, |&(inv, _)| inv)
+        match self.queue.peek() {
+            Some(&Reverse(e)) if self.available > 0 => split(e).0,
+            _ => u32::MAX,
+        }
     }
 
     /// The politeness slot this host uses.
-    pub fn slot_id(&self, name: &str) -> SlotId {
+    pub fn slot_id(&self) -> SlotId {
         match self.ip {
             Some(ip) => SlotId::Ip(ip),
-            None => SlotId::Host(name.to_string()),
+            None => SlotId::Host(self.id),
         }
     }
 
     /// A snapshot for statistics and the API.
-    pub fn view(&self, name: &str) -> HostView {
+    pub fn view(&self) -> HostView {
         let now = Instant::now();
         HostView {
-            host: name.to_string(),
+            host: self.name.clone(),
             queued: self.queued,
             inflight: self.inflight,
             fetched: self.record.fetched,
@@ -173,6 +271,14 @@ impl Host {
             ip: self.ip,
         }
     }
+}
+
+fn entry(inv: u32, rid: u32) -> u64 {
+    (u64::from(inv) << 32) | u64::from(rid)
+}
+
+fn split(e: u64) -> (u32, u32) {
+    ((e >> 32) as u32, e as u32)
 }
 
 /// What the API shows of a host queue.

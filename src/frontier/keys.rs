@@ -1,23 +1,19 @@
-//! The frontier's key scheme in the store (after Adaptive Heritrix, ARCOMEM section 4.4).
+//! Names of the crawl-state keys in the store, the stored form of priorities and URL states,
+//! and the compact encoding of a queued URL (the body of its record in the frontier's
+//! `urls.dat`).
 //!
-//! - `q` host `\0` inverted-priority(u32 BE) seq(u64 BE) → fingerprint(u64 BE), then the queued
-//!   [`CrawlUri`] (compact binary, see [`encode_uri_into`]; JSON in older state). Keys sort by
-//!   host, then highest priority, then discovery order, so a prefix scan yields the next URL of a
-//!   host, and changing a priority is "delete the old key, insert the new one".
-//! - `s` fingerprint(u64 BE) → state byte, then the `q` key while queued (the map from a URL to
-//!   its queue entry that makes priorities updatable in place).
-//! - `h` host → per-host counters (JSON).
-//! - `m` name → crawl-level metadata (JSON): sequence counter, WARC checkpoint, statistics,
-//!   and `created`, written by a new crawl's first commit (an empty store without it where a
-//!   crawl ran before lost its contents; see `crawl::state`).
-//! - `d` payload digest → the first capture of that payload (JSON), for revisit records.
+//! Store keys carry a one-byte prefix: `m` name → crawl-level metadata (JSON): the frontier's
+//! commit number, WARC checkpoint, statistics, and `created`, written by a new crawl's first
+//! commit (an empty store without it where a crawl ran before lost its contents; see
+//! `crawl::state`); `d` payload digest → the first capture of that payload (JSON), for revisit
+//! records.
 
 use crate::model::CrawlUri;
 
 /// Priorities are stored with this many steps in [0, 1].
 const PRIORITY_SCALE: f32 = 1_000_000_000.0;
 
-/// Where a URL is in its life; stored as one byte under `s`.
+/// Where a URL is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum UrlState {
@@ -33,91 +29,10 @@ pub enum UrlState {
     Blacklisted = 5,
 }
 
-impl UrlState {
-    /// Decodes the stored byte.
-    pub fn from_byte(b: u8) -> Option<UrlState> {
-        Some(match b {
-            1 => UrlState::Queued,
-            2 => UrlState::Done,
-            3 => UrlState::Failed,
-            4 => UrlState::RobotsBlocked,
-            5 => UrlState::Blacklisted,
-            _ => return None,
-        })
-    }
-}
-
 /// A priority as stored: inverted, so that the best sorts first.
 pub fn inverted(priority: f32) -> u32 {
     let p = (priority.clamp(0.0, 1.0) * PRIORITY_SCALE) as u32;
     PRIORITY_SCALE as u32 - p
-}
-
-/// The priority an inverted value stands for (at the store's resolution).
-pub fn priority_of(inv: u32) -> f32 {
-    (PRIORITY_SCALE as u32).saturating_sub(inv) as f32 / PRIORITY_SCALE
-}
-
-/// The `q` key of a queued URL.
-pub fn queue_key(host: &str, priority: f32, seq: u64) -> Vec<u8> {
-    queue_key_at(host, inverted(priority), seq)
-}
-
-/// The `q` key of a queued URL at an inverted priority.
-pub fn queue_key_at(host: &str, inv: u32, seq: u64) -> Vec<u8> {
-    let mut k = Vec::with_capacity(host.len() + 14);
-    k.push(b'q');
-    k.extend_from_slice(host.as_bytes());
-    k.push(0);
-    k.extend_from_slice(&inv.to_be_bytes());
-    k.extend_from_slice(&seq.to_be_bytes());
-    k
-}
-
-/// The scan prefix of one host's queue.
-pub fn host_prefix(host: &str) -> Vec<u8> {
-    let mut k = Vec::with_capacity(host.len() + 2);
-    k.push(b'q');
-    k.extend_from_slice(host.as_bytes());
-    k.push(0);
-    k
-}
-
-/// The host part of a `q` key.
-pub fn host_of_queue_key(key: &[u8]) -> Option<&str> {
-    let rest = key.strip_prefix(b"q")?;
-    let end = rest.iter().position(|&b| b == 0)?;
-    std::str::from_utf8(&rest[..end]).ok()
-}
-
-/// The (inverted priority, sequence) of a `q` key: its place in the host's queue.
-pub fn queue_position(key: &[u8]) -> Option<(u32, u64)> {
-    let tail = key.len().checked_sub(12)?;
-    let inv = u32::from_be_bytes(key[tail..tail + 4].try_into().ok()?);
-    let seq = u64::from_be_bytes(key[tail + 4..].try_into().ok()?);
-    Some((inv, seq))
-}
-
-/// The `s` key of a fingerprint.
-pub fn seen_key(fp: u64) -> Vec<u8> {
-    let mut k = Vec::with_capacity(9);
-    k.push(b's');
-    k.extend_from_slice(&fp.to_be_bytes());
-    k
-}
-
-/// The `s` value: state, then the queue key while queued.
-pub fn seen_value(state: UrlState, queue_key: Option<&[u8]>) -> Vec<u8> {
-    let mut v = vec![state as u8];
-    if let Some(q) = queue_key {
-        v.extend_from_slice(q);
-    }
-    v
-}
-
-/// The `h` key of a host.
-pub fn host_key(host: &str) -> Vec<u8> {
-    [b"h", host.as_bytes()].concat()
 }
 
 /// The `m` key of a metadata entry.
@@ -133,13 +48,6 @@ pub fn digest_key(digest: &str) -> Vec<u8> {
 /// First byte of the binary encoding of a queued URL. Older crawl state holds JSON, which
 /// starts with `{`, so both can be told apart and old queues still load.
 const URI_BINARY: u8 = 1;
-
-/// Encodes a queued URL.
-pub fn encode_uri(uri: &CrawlUri) -> Vec<u8> {
-    let mut v = Vec::new();
-    encode_uri_into(&mut v, uri);
-    v
-}
 
 /// Appends the compact binary form of a queued URL: a tag byte, then `url`, `hops`, `via`
 /// (presence byte), `priority` (f32 LE), `source`, `discovered`, `retries`, `scores` and
@@ -219,7 +127,7 @@ pub fn decode_uri(bytes: &[u8]) -> Option<CrawlUri> {
     }
 }
 
-fn put_varint(v: &mut Vec<u8>, mut n: u64) {
+pub(super) fn put_varint(v: &mut Vec<u8>, mut n: u64) {
     while n >= 0x80 {
         v.push(n as u8 | 0x80);
         n >>= 7;
@@ -227,16 +135,16 @@ fn put_varint(v: &mut Vec<u8>, mut n: u64) {
     v.push(n as u8);
 }
 
-fn put_str(v: &mut Vec<u8>, s: &str) {
+pub(super) fn put_str(v: &mut Vec<u8>, s: &str) {
     put_varint(v, s.len() as u64);
     v.extend_from_slice(s.as_bytes());
 }
 
 /// A cursor over an encoded value; every read fails cleanly past the end.
-struct Reader<'a>(&'a [u8]);
+pub(super) struct Reader<'a>(pub(super) &'a [u8]);
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
+    pub(super) fn take(&mut self, n: usize) -> Option<&[u8]> {
         if n > self.0.len() {
             return None;
         }
@@ -245,11 +153,11 @@ impl Reader<'_> {
         Some(head)
     }
 
-    fn byte(&mut self) -> Option<u8> {
+    pub(super) fn byte(&mut self) -> Option<u8> {
         self.take(1).map(|b| b[0])
     }
 
-    fn varint(&mut self) -> Option<u64> {
+    pub(super) fn varint(&mut self) -> Option<u64> {
         let mut n = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
@@ -261,11 +169,11 @@ impl Reader<'_> {
         None
     }
 
-    fn f32(&mut self) -> Option<f32> {
+    pub(super) fn f32(&mut self) -> Option<f32> {
         Some(f32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
 
-    fn string(&mut self) -> Option<String> {
+    pub(super) fn string(&mut self) -> Option<String> {
         let n = usize::try_from(self.varint()?).ok()?;
         String::from_utf8(self.take(n)?.to_vec()).ok()
     }
@@ -287,13 +195,15 @@ mod tests {
         u.scores = 70_000;
         u.score_sum = 12.5;
         for uri in [plain, u.clone()] {
-            let bytes = encode_uri(&uri);
+            let mut bytes = Vec::new();
+            encode_uri_into(&mut bytes, &uri);
             assert_eq!(decode_uri(&bytes), Some(uri.clone()));
             assert!(bytes.len() < serde_json::to_vec(&uri).unwrap().len() / 2 + 16);
         }
         let json = serde_json::to_vec(&u).unwrap();
         assert_eq!(decode_uri(&json), Some(u.clone()));
-        let bytes = encode_uri(&u);
+        let mut bytes = Vec::new();
+        encode_uri_into(&mut bytes, &u);
         for cut in 0..bytes.len() {
             assert_eq!(decode_uri(&bytes[..cut]), None, "truncated at {cut}");
         }
@@ -301,31 +211,5 @@ mod tests {
         long.push(0);
         assert_eq!(decode_uri(&long), None, "trailing bytes are damage");
         assert_eq!(decode_uri(&[9, 1, 2]), None, "unknown tag");
-    }
-
-    #[test]
-    fn queue_keys_sort_by_host_then_priority_then_sequence() {
-        let mut keys = [
-            queue_key("b.org", 0.9, 1),
-            queue_key("a.org", 0.2, 2),
-            queue_key("a.org", 0.8, 9),
-            queue_key("a.org", 0.8, 3),
-            queue_key("a.org", 1.0, 7),
-        ];
-        keys.sort();
-        let order: Vec<u64> = keys
-            .iter()
-            .map(|k| u64::from_be_bytes(k[k.len() - 8..].try_into().unwrap()))
-            .collect();
-        assert_eq!(order, vec![7, 3, 9, 2, 1]);
-        assert_eq!(host_of_queue_key(&keys[4]), Some("b.org"));
-        assert_eq!(queue_position(&keys[0]), Some((0, 7)));
-        assert_eq!(
-            queue_position(&queue_key("a", 0.25, 9)),
-            Some((750_000_000, 9))
-        );
-        assert_eq!(priority_of(inverted(0.25)), 0.25);
-        assert!(keys[0].starts_with(&host_prefix("a.org")));
-        assert!(!keys[0].starts_with(&host_prefix("a.or")));
     }
 }

@@ -116,7 +116,7 @@ pub fn after(now: Instant, wait: Duration) -> Instant {
 #[derive(Debug, Default)]
 pub struct Slots {
     by_ip: HashMap<IpAddr, Slot>,
-    by_host: HashMap<String, Slot>,
+    by_host: HashMap<u32, Slot>,
 }
 
 /// Which slot a host uses.
@@ -124,8 +124,8 @@ pub struct Slots {
 pub enum SlotId {
     /// Shared by every host on this address.
     Ip(IpAddr),
-    /// The host alone (IP not known yet).
-    Host(String),
+    /// The host alone, by host id (IP not known yet).
+    Host(u32),
 }
 
 impl Slots {
@@ -133,7 +133,7 @@ impl Slots {
     pub fn get_mut(&mut self, id: &SlotId) -> &mut Slot {
         match id {
             SlotId::Ip(ip) => self.by_ip.entry(*ip).or_default(),
-            SlotId::Host(h) => self.by_host.entry(h.clone()).or_default(),
+            SlotId::Host(h) => self.by_host.entry(*h).or_default(),
         }
     }
 

@@ -22,8 +22,8 @@ pub struct Rank {
     pub since: Instant,
     /// Arrival order, for hosts ready at the same instant.
     pub tick: u64,
-    /// The host key.
-    pub host: String,
+    /// The host id.
+    pub host: u32,
 }
 
 /// Where a host is in the schedule. Invariant: `Waiting` hosts have exactly one entry on the
@@ -42,7 +42,7 @@ pub enum Place {
 /// The waiting heap and the ready set.
 #[derive(Debug, Default)]
 pub struct Schedule {
-    waiting: BinaryHeap<Reverse<(Instant, u64, String)>>,
+    waiting: BinaryHeap<Reverse<(Instant, u64, u32)>>,
     ready: BTreeSet<Rank>,
     tick: u64,
     /// The time of the last promotion: every ready host was ready by then.
@@ -51,13 +51,13 @@ pub struct Schedule {
 
 impl Schedule {
     /// Puts a host on the waiting heap, to become ready at `t`.
-    pub fn wait(&mut self, host: &str, t: Instant) {
+    pub fn wait(&mut self, host: u32, t: Instant) {
         self.tick += 1;
-        self.waiting.push(Reverse((t, self.tick, host.to_string())));
+        self.waiting.push(Reverse((t, self.tick, host)));
     }
 
     /// Takes the next host whose time has come (at `now`), with that time.
-    pub fn due(&mut self, now: Instant) -> Option<(Instant, String)> {
+    pub fn due(&mut self, now: Instant) -> Option<(Instant, u32)> {
         match self.waiting.peek() {
             Some(Reverse((t, _, _))) if *t <= now => {
                 self.promoted_at = Some(now);
@@ -68,14 +68,14 @@ impl Schedule {
     }
 
     /// Ranks a host that has become ready; returns its rank for the host to keep.
-    pub fn ready(&mut self, host: &str, turn: bool, inv: u32, since: Instant) -> Rank {
+    pub fn ready(&mut self, host: u32, turn: bool, inv: u32, since: Instant) -> Rank {
         self.tick += 1;
         let rank = Rank {
             turn: u8::from(!turn),
             inv,
             since,
             tick: self.tick,
-            host: host.to_string(),
+            host,
         };
         self.ready.insert(rank.clone());
         rank
@@ -108,13 +108,6 @@ impl Schedule {
         self.ready.iter()
     }
 
-    /// The hosts still waiting, with the time each may fetch again.
-    pub fn waiting(&self) -> impl Iterator<Item = (Instant, &str)> {
-        self.waiting
-            .iter()
-            .map(|Reverse((t, _, h))| (*t, h.as_str()))
-    }
-
     /// The time of the last promotion: every ready host was ready by then.
     pub fn promoted_at(&self) -> Option<Instant> {
         self.promoted_at
@@ -136,26 +129,30 @@ mod tests {
         let mut s = Schedule::default();
         let t0 = Instant::now();
         let t1 = t0 + Duration::from_millis(5);
-        s.ready("late-best", false, 10, t1);
-        s.ready("early-worse", false, 20, t0);
-        s.ready("early-best", false, 10, t0);
-        s.ready("in-turn", true, 900, t1);
-        let order: Vec<String> = std::iter::from_fn(|| s.best().map(|r| r.host)).collect();
-        assert_eq!(order, ["in-turn", "early-best", "late-best", "early-worse"]);
+        s.ready(3, false, 10, t1);
+        s.ready(4, false, 20, t0);
+        s.ready(2, false, 10, t0);
+        s.ready(1, true, 900, t1);
+        let order: Vec<u32> = std::iter::from_fn(|| s.best().map(|r| r.host)).collect();
+        assert_eq!(
+            order,
+            [1, 2, 3, 4],
+            "in turn, early best, late best, early worse"
+        );
     }
 
     #[test]
     fn waiting_hosts_come_due_in_time_order() {
         let mut s = Schedule::default();
         let t0 = Instant::now();
-        s.wait("b", t0 + Duration::from_millis(20));
-        s.wait("a", t0 + Duration::from_millis(10));
+        s.wait(2, t0 + Duration::from_millis(20));
+        s.wait(1, t0 + Duration::from_millis(10));
         assert_eq!(s.first_waiting(), Some(t0 + Duration::from_millis(10)));
         assert!(s.due(t0).is_none());
         let due = s.due(t0 + Duration::from_millis(15)).map(|(_, h)| h);
-        assert_eq!(due.as_deref(), Some("a"));
+        assert_eq!(due, Some(1));
         assert!(s.due(t0 + Duration::from_millis(15)).is_none());
-        let r = s.ready("a", false, 5, t0);
+        let r = s.ready(1, false, 5, t0);
         assert_eq!(s.promoted_at(), Some(t0 + Duration::from_millis(15)));
         let r2 = s.rerank(&r, false, 1);
         assert_eq!(s.ranked().next(), Some(&r2));

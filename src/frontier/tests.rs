@@ -1,6 +1,7 @@
 //! Frontier behaviour: ordering, leases, politeness and durability across reopen.
 
 use super::*;
+use politeness::WaitReason;
 
 pub(super) fn cfg(delay_ms: u64, robots: bool) -> FrontierConfig {
     FrontierConfig {
@@ -150,7 +151,7 @@ fn retry_keeps_the_url_queued_and_counts_attempts() {
     f.complete(&l, Completion::Retry, FAST, Instant::now());
     let again = url_lease(f.next(Instant::now()));
     assert_eq!(again.uri.retries, 1);
-    assert_eq!(again.key, l.key);
+    assert_eq!(again.rid, l.rid);
 }
 
 #[test]

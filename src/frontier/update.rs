@@ -5,7 +5,11 @@
 //! update function. The first real score always replaces the depth-based default priority.
 
 use super::keys::{self, UrlState};
-use super::{decode_entry, encode_entry, Frontier, FrontierError};
+use super::ops::Op;
+use super::records::{self, Record};
+use super::schedule::Place;
+use super::table::{self, Slot};
+use super::{Frontier, FrontierError, NO_HOST};
 use crate::model::CrawlUri;
 use serde::{Deserialize, Serialize};
 
@@ -31,14 +35,22 @@ pub enum UpdateFn {
 impl UpdateFn {
     /// The new priority of `uri` after receiving `score`; updates its running totals.
     pub fn apply(self, uri: &mut CrawlUri, score: f32) -> f32 {
+        let (p, n, sum) = self.combine(uri.priority, uri.scores, uri.score_sum, score);
+        (uri.priority, uri.scores, uri.score_sum) = (p, n, sum);
+        p
+    }
+
+    /// The new (priority, score count, score sum) of a URL at `priority` with `scores` scores
+    /// summing to `sum`, after receiving `score`.
+    pub fn combine(self, priority: f32, scores: u32, sum: f32, score: f32) -> (f32, u32, f32) {
         let score = if score.is_finite() {
             score.clamp(0.0, 1.0)
         } else {
             0.0
         };
-        let first = uri.scores == 0;
-        uri.scores = uri.scores.saturating_add(1);
-        uri.score_sum += score;
+        let first = scores == 0;
+        let n = scores.saturating_add(1);
+        let sum = sum + score;
         let p = if first {
             match self {
                 UpdateFn::Sum => sum_priority(score),
@@ -46,15 +58,14 @@ impl UpdateFn {
             }
         } else {
             match self {
-                UpdateFn::First => uri.priority,
+                UpdateFn::First => priority,
                 UpdateFn::Last => score,
-                UpdateFn::Max => uri.priority.max(score),
-                UpdateFn::Avg => uri.score_sum / uri.scores as f32,
-                UpdateFn::Sum => sum_priority(uri.score_sum),
+                UpdateFn::Max => priority.max(score),
+                UpdateFn::Avg => sum / n as f32,
+                UpdateFn::Sum => sum_priority(sum),
             }
         };
-        uri.priority = p.clamp(0.0, 1.0);
-        uri.priority
+        (p.clamp(0.0, 1.0), n, sum)
     }
 }
 
@@ -92,117 +103,125 @@ impl Frontier {
         score: f32,
         f: UpdateFn,
     ) -> Result<Scored, FrontierError> {
-        match self.state(fp) {
-            None => {
-                uri.scores = 0;
-                uri.score_sum = 0.0;
-                let p = f.apply(&mut uri, score);
-                self.offer(fp, host, origin, uri);
-                Ok(Scored::Inserted(p))
-            }
-            Some(UrlState::Queued) => self.rescore(fp, host, uri, score, f),
-            Some(st) => Ok(Scored::Ignored(st)),
+        let Some(rid) = self.table.find(fp) else {
+            uri.scores = 0;
+            uri.score_sum = 0.0;
+            let p = f.apply(&mut uri, score);
+            self.offer(fp, host, origin, uri);
+            return Ok(Scored::Inserted(p));
+        };
+        match self.table.slot(rid) {
+            Slot::Available => self.rescore(rid, uri, score, f),
+            Slot::Leased => Ok(Scored::InFlight),
+            st => Ok(Scored::Ignored(st.state())),
         }
     }
 
     fn rescore(
         &mut self,
-        fp: u64,
-        host: &str,
+        rid: u32,
         from: CrawlUri,
         score: f32,
         f: UpdateFn,
     ) -> Result<Scored, FrontierError> {
-        let Some((key, mut uri)) = self.queued_entry(fp)? else {
-            return Ok(Scored::Ignored(UrlState::Queued));
+        let old = self.table.prio(rid);
+        let (scores, sum) = self.table.scores(rid);
+        let (new, scores, sum) = f.combine(old, scores, sum, score);
+        // The fields the scorer brings go into the URL's patch record (the latest breakdown,
+        // the best inheritance, a via if it had none).
+        let base = self.table.offset(rid);
+        let previous = if self.table.patched(rid) {
+            match records::decode(&self.journal.read(base)?) {
+                Some(Record::Patch(p)) if p.rid == rid => Some(p),
+                _ => None,
+            }
+        } else {
+            None
         };
-        let h = self.hosts.get_mut(host);
-        if h.as_ref().is_some_and(|h| h.leased.contains(&key)) {
-            return Ok(Scored::InFlight);
-        }
-        let old = uri.priority;
-        let new = f.apply(&mut uri, score);
-        uri.discovered = uri.discovered.saturating_add(1);
-        uri.source = from.source;
-        if uri.via.is_none() {
-            uri.via = from.via;
-        }
-        // The breakdown shown for a URL is that of its latest score; inheritance keeps the best
-        // parent (SharkSearch).
-        if from.parts.is_some() {
-            uri.parts = from.parts;
-        }
-        uri.inherited = uri.inherited.max(from.inherited);
-        let Some((old_inv, seq)) = keys::queue_position(&key) else {
-            return Ok(Scored::Ignored(UrlState::Queued));
+        let offset = match previous {
+            Some(mut p) => {
+                p.absorb(&from);
+                self.journal.append_with(|v| records::patch(v, &p))?
+            }
+            None => self
+                .journal
+                .append_with(|v| records::first_patch(v, rid, base, &from))?,
         };
-        let inv = keys::inverted(new);
-        let new_key = keys::queue_key_at(host, inv, seq);
-        if let Some(h) = h {
-            h.dequeue((old_inv, seq), &mut self.best);
-            h.enqueue((inv, seq), &mut self.best);
+        self.table.set_scores(rid, new, scores, sum);
+        self.table.set_offset(rid, offset);
+        self.table.set_patched(rid, true);
+        self.log(Op::Score {
+            rid,
+            prio: new,
+            scores,
+            sum,
+            offset,
+        });
+        let hid = self.table.host(rid);
+        let (old_inv, new_inv) = (keys::inverted(old), keys::inverted(new));
+        let Some(h) = self.hosts.get_mut(hid as usize) else {
+            return Ok(Scored::Updated { old, new });
+        };
+        h.moved(old_inv, new_inv, rid, &self.table, &mut self.best);
+        // Re-ranks the host at once when its best URL changed (a better URL makes it the next
+        // choice); a waiting host is ranked when it comes due.
+        let unchanged = match &h.place {
+            Place::Waiting => true,
+            Place::Ready(rank) => old_inv != rank.inv && new_inv >= rank.inv,
+            Place::Idle => false,
+        };
+        if !unchanged {
+            self.push(hid, std::time::Instant::now());
         }
-        self.ws.delete(key);
-        self.ws.put(
-            keys::seen_key(fp),
-            keys::seen_value(UrlState::Queued, Some(&new_key)),
-        );
-        self.ws.put(new_key, encode_entry(fp, &uri));
-        // Re-ranks the host at once: a better URL makes it the next choice.
-        self.push(host, std::time::Instant::now());
         Ok(Scored::Updated { old, new })
-    }
-
-    /// The queue key and entry of a queued URL (staged or committed).
-    pub(super) fn queued_entry(
-        &self,
-        fp: u64,
-    ) -> Result<Option<(Vec<u8>, CrawlUri)>, FrontierError> {
-        let Some(seen) = self.read(&keys::seen_key(fp))? else {
-            return Ok(None);
-        };
-        if seen.first() != Some(&(UrlState::Queued as u8)) || seen.len() < 2 {
-            return Ok(None);
-        }
-        let key = seen[1..].to_vec();
-        let Some(entry) = self.read(&key)? else {
-            return Ok(None);
-        };
-        Ok(decode_entry(&entry).map(|(_, u)| (key, u)))
     }
 
     /// Keeps a URL from ever being fetched in this crawl: removes it from its queue if queued.
     /// Returns the state it had, or `None` if it was unknown. A URL in flight is not stopped.
     pub fn blacklist(&mut self, fp: u64, host: &str) -> Result<Option<UrlState>, FrontierError> {
-        let before = self.state(fp);
-        match before {
-            Some(UrlState::Queued) => {
-                let Some((key, _)) = self.queued_entry(fp)? else {
-                    return Ok(before);
-                };
-                let h = self.hosts.get_mut(host);
-                if h.as_ref().is_some_and(|h| h.leased.contains(&key)) {
-                    return Ok(before);
-                }
-                if let Some(h) = h {
-                    if let Some(pos) = keys::queue_position(&key) {
-                        h.dequeue(pos, &mut self.best);
-                    }
-                    h.queued = h.queued.saturating_sub(1);
-                }
-                self.queued = self.queued.saturating_sub(1);
-                self.ws.delete(key);
-                self.push(host, std::time::Instant::now());
+        let Some(rid) = self.table.find(fp) else {
+            let hid = self.ids.get(host).copied().unwrap_or(NO_HOST);
+            self.mark_unqueued(fp, hid, Slot::Blacklisted);
+            return Ok(None);
+        };
+        let slot = self.table.slot(rid);
+        if slot == Slot::Available {
+            let hid = self.table.host(rid);
+            let inv = keys::inverted(self.table.prio(rid));
+            if let Some(h) = self.hosts.get_mut(hid as usize) {
+                h.removed(inv, &mut self.best);
             }
-            Some(_) => return Ok(before),
-            None => {}
+            self.finish(rid, hid, Slot::Blacklisted, false);
+            self.push(hid, std::time::Instant::now());
         }
-        self.ws.put(
-            keys::seen_key(fp),
-            keys::seen_value(UrlState::Blacklisted, None),
-        );
-        self.seen.insert(fp, UrlState::Blacklisted);
-        Ok(before)
+        Ok(Some(slot.state()))
+    }
+
+    /// Records a URL seen only to be kept out (blacklisted, or finished in an older crawl
+    /// state): no record, no queue entry.
+    pub(super) fn mark_unqueued(&mut self, fp: u64, hid: u32, slot: Slot) {
+        let rid = self.table.len() as u32;
+        let row = table::Row {
+            fp,
+            host: hid,
+            prio: 0.0,
+            slot,
+            scores: 0,
+            sum: 0.0,
+            offset: table::NO_RECORD,
+        };
+        if self.table.push(row).is_some() {
+            self.log(Op::Add {
+                rid,
+                host: hid,
+                fp,
+                prio: 0.0,
+                slot: slot as u8,
+                scores: 0,
+                sum: 0.0,
+                offset: table::NO_RECORD,
+            });
+        }
     }
 }
 

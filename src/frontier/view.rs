@@ -2,11 +2,11 @@
 //! would be fetched, and per-host queue state with the reason a host is waiting.
 
 use super::host::HostView;
-use super::{decode_entry, keys, Frontier, FrontierError};
+use super::{Frontier, FrontierError};
 use crate::model::CrawlUri;
 use serde::Serialize;
 use std::cmp::Reverse;
-use std::collections::{btree_set, BTreeSet, BinaryHeap};
+use std::collections::{BTreeSet, BinaryHeap};
 use std::iter::Peekable;
 use std::time::Instant;
 
@@ -42,9 +42,9 @@ pub struct QueuedUrl {
     pub parts: Option<crate::model::ScoreParts>,
 }
 
-/// One host's queue while the schedule is played forward: its name, its entries (inverted
-/// priority, sequence) still to hand out, and what is left of its turn.
-type PlayedQueue<'a> = (&'a str, Peekable<btree_set::Iter<'a, (u32, u64)>>, u32);
+/// One host's queue while the schedule is played forward: its name, its best entries (inverted
+/// priority, record id) still to hand out, and what is left of its turn.
+type PlayedQueue<'a> = (&'a str, Peekable<std::vec::IntoIter<(u32, u32)>>, u32);
 
 impl Frontier {
     /// The next `limit` URLs in the order they would be fetched, of one host or of all: the
@@ -57,13 +57,14 @@ impl Frontier {
         let bl = self.cfg.balance_per_queue.max(1);
         let mut queues: Vec<PlayedQueue<'_>> = Vec::new();
         let mut waiting = BinaryHeap::new();
-        for (name, h) in &self.hosts {
-            if h.index.is_empty() || host.is_some_and(|x| x != name) {
+        for h in &self.hosts {
+            if h.available() == 0 || host.is_some_and(|x| x != h.name) {
                 continue;
             }
             let ready = h.next_allowed.unwrap_or(now).max(now);
             waiting.push(Reverse((ready, queues.len())));
-            queues.push((name.as_str(), h.index.iter().peekable(), h.turn_left));
+            let best = h.top(&self.table, limit).into_iter().peekable();
+            queues.push((h.name.as_str(), best, h.turn_left));
         }
         let mut ready = BTreeSet::new();
         let mut clock = now;
@@ -75,7 +76,7 @@ impl Frontier {
                 }
                 waiting.pop();
                 let (_, queue, turn_left) = &mut queues[i];
-                if let Some(&&(inv, _)) = queue.peek() {
+                if let Some(&(inv, _)) = queue.peek() {
                     ready.insert((u8::from(*turn_left == 0), inv, t, i));
                 }
             }
@@ -89,10 +90,10 @@ impl Frontier {
                 }
             };
             let (name, queue, turn_left) = &mut queues[i];
-            let Some(&(inv, seq)) = queue.next() else {
+            let Some((_, rid)) = queue.next() else {
                 continue;
             };
-            order.push((*name, inv, seq, clock));
+            order.push((*name, rid, clock));
             *turn_left = match turn_left.checked_sub(1) {
                 _ if !step.is_zero() => 0,
                 Some(left) => left,
@@ -103,11 +104,8 @@ impl Frontier {
             }
         }
         let mut out = Vec::with_capacity(order.len());
-        for (name, inv, seq, eta) in order {
-            let key = keys::queue_key_at(name, inv, seq);
-            let Some((_, u)) = self.read(&key)?.as_deref().and_then(decode_entry) else {
-                continue;
-            };
+        for (name, rid, eta) in order {
+            let u = self.read_uri(rid)?;
             out.push(QueuedUrl {
                 depth: u.depth(),
                 url: u.url,
@@ -128,12 +126,9 @@ impl Frontier {
 
     /// Calls `f` with the host and entry of every queued URL that is not in flight.
     pub fn for_each_queued(&self, mut f: impl FnMut(&str, CrawlUri)) -> Result<(), FrontierError> {
-        for (name, h) in &self.hosts {
-            for &(inv, seq) in &h.index {
-                let key = keys::queue_key_at(name, inv, seq);
-                if let Some((_, u)) = self.read(&key)?.as_deref().and_then(decode_entry) {
-                    f(name, u);
-                }
+        for h in &self.hosts {
+            for (_, rid) in h.live(&self.table) {
+                f(&h.name, self.read_uri(rid)?);
             }
         }
         Ok(())
@@ -141,7 +136,7 @@ impl Frontier {
 
     /// Every host's queue state, busiest first.
     pub fn hosts(&self) -> Vec<HostView> {
-        let mut v: Vec<HostView> = self.hosts.iter().map(|(n, h)| h.view(n)).collect();
+        let mut v: Vec<HostView> = self.hosts.iter().map(|h| h.view()).collect();
         v.sort_by(|a, b| b.queued.cmp(&a.queued).then(a.host.cmp(&b.host)));
         v
     }

@@ -101,6 +101,8 @@ impl WriteSet {
 pub struct Store {
     db: sled::Db,
     path: PathBuf,
+    /// The folder of a temporary store, removed with its last handle.
+    _tmp: Option<std::sync::Arc<tempfile::TempDir>>,
 }
 
 impl Store {
@@ -127,6 +129,7 @@ impl Store {
         Ok(Store {
             db,
             path: path.to_path_buf(),
+            _tmp: None,
         })
     }
 
@@ -154,8 +157,13 @@ impl Store {
             .open()
     }
 
-    /// A throw-away store for tests and simulations; deleted on drop.
+    /// A throw-away store for tests and simulations, in a temporary folder deleted when the
+    /// last handle drops (the frontier keeps its own files beside sled's).
     pub fn temporary() -> Result<Store, StoreError> {
+        let dir = tempfile::tempdir().map_err(|e| StoreError::Damaged {
+            path: std::env::temp_dir().display().to_string(),
+            what: format!("no temporary folder can be made there ({e})"),
+        })?;
         let db = sled::Config::new()
             .temporary(true)
             .flush_every_ms(None)
@@ -167,7 +175,8 @@ impl Store {
             })?;
         Ok(Store {
             db,
-            path: PathBuf::from("(temporary)"),
+            path: dir.path().to_path_buf(),
+            _tmp: Some(std::sync::Arc::new(dir)),
         })
     }
 

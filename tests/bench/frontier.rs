@@ -174,76 +174,161 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// CPU time (user + system, all threads) this process has used.
-fn cpu() -> Duration {
-    // SAFETY: getrusage only writes into the struct it is given.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
-/// Wall-clock and CPU time of one phase. The machine may be shared, so the rate per CPU-second
-/// is printed too: it is what the frontier costs, whoever else is running.
-struct Phase(Instant, Duration);
-
-impl Phase {
-    fn start() -> Phase {
-        Phase(Instant::now(), cpu())
-    }
-
-    fn rate(&self, n: u64) -> String {
-        let (wall, cpu) = (self.0.elapsed(), cpu() - self.1);
-        format!(
-            "{:.0}/s ({n} in {:.2} s wall; {:.0} per CPU-second)",
-            n as f64 / wall.as_secs_f64(),
-            wall.as_secs_f64(),
-            n as f64 / cpu.as_secs_f64()
-        )
-    }
-}
-
 fn mib(bytes: u64) -> f64 {
     bytes as f64 / 1048576.0
+}
+
+/// Group commit: at most this long between commits, as the crawl engine does.
+const GROUP_COMMIT: Duration = Duration::from_millis(200);
+
+/// Frontier calls with their inputs built beforehand, in chunks, so only the frontier's work
+/// (group commits included) is timed: a real caller has its URLs parsed already.
+struct Timed<'a> {
+    f: &'a mut Frontier,
+    spent: Duration,
+    /// Of which in commits (writes and syncs).
+    committing: Duration,
+    last_commit: Instant,
+    /// Also commit after this many operations.
+    batch: u64,
+    since: u64,
+}
+
+impl Timed<'_> {
+    /// Runs `op` on every input, timed, committing every 200 ms or `batch` operations.
+    fn run<T>(&mut self, inputs: Vec<T>, mut op: impl FnMut(&mut Frontier, T)) {
+        let t = Instant::now();
+        for x in inputs {
+            op(self.f, x);
+            self.since += 1;
+            if self.since >= self.batch
+                || (self.since % 256 == 0 && self.last_commit.elapsed() >= GROUP_COMMIT)
+            {
+                let c = Instant::now();
+                self.f.commit().expect("commit");
+                self.committing += c.elapsed();
+                (self.since, self.last_commit) = (0, Instant::now());
+            }
+        }
+        self.spent += t.elapsed();
+    }
+
+    /// The final commit, timed; returns the time spent, and prints the share of commits.
+    fn finish(self) -> Duration {
+        let t = Instant::now();
+        self.f.commit().expect("commit");
+        let spent = self.spent + t.elapsed();
+        println!(
+            "oneshot   (of {:.2} s, {:.2} s in commits)",
+            spent.as_secs_f64(),
+            (self.committing + t.elapsed()).as_secs_f64()
+        );
+        spent
+    }
+}
+
+fn timed(f: &mut Frontier, batch: u64) -> Timed<'_> {
+    Timed {
+        f,
+        spent: Duration::ZERO,
+        committing: Duration::ZERO,
+        last_commit: Instant::now(),
+        batch,
+        since: 0,
+    }
+}
+
+fn rate(n: u64, d: Duration) -> String {
+    format!(
+        "{:.0}/s ({n} in {:.2} s)",
+        n as f64 / d.as_secs_f64(),
+        d.as_secs_f64()
+    )
+}
+
+const CHUNK: u64 = 10_000;
+
+/// An offer's inputs: fingerprint, host, origin, URL.
+type OfferIn = (u64, String, String, CrawlUri);
+
+fn offer_inputs(crawl: Crawl, from: u64, to: u64) -> Vec<OfferIn> {
+    (from..to)
+        .map(|i| {
+            let (host, uri) = (crawl.host(i), crawl.uri(i));
+            (fingerprint(&uri.url), format!("https://{host}"), host, uri)
+        })
+        .collect()
 }
 
 /// The one-shot measurement on a large frontier.
 fn oneshot(urls: u64, hosts: u64, batch: u64, ops: u64) {
     let crawl = Crawl { hosts };
     let dir = tempfile::tempdir().expect("temporary folder");
-    println!("oneshot: {urls} URLs over {hosts} hosts, commit every {batch} operations");
+    println!(
+        "oneshot: {urls} URLs over {hosts} hosts, group commit every 200 ms or {batch} operations"
+    );
     let rss0 = rss();
-    let (mut f, store) = open(dir.path());
-    let phase = Phase::start();
-    insert(&mut f, crawl, 0, urls, batch);
-    println!("oneshot insert (offer + commit): {}", phase.rate(urls));
+    let (mut f, _store) = open(dir.path());
+    let mut t = timed(&mut f, batch);
+    for from in (0..urls).step_by(CHUNK as usize) {
+        let inputs = offer_inputs(crawl, from, (from + CHUNK).min(urls));
+        t.run(inputs, |f, (fp, origin, host, uri)| {
+            f.offer(fp, &host, &origin, uri);
+        });
+    }
+    let spent = t.finish();
+    println!("oneshot insert (offer, durable): {}", rate(urls, spent));
     let rss1 = rss();
-    let disk = store.size_on_disk();
     assert_eq!(f.queued(), urls, "every URL is queued");
     println!(
-        "oneshot RAM per queued URL: {:.1} bytes (RSS {:.1} MiB -> {:.1} MiB)",
+        "oneshot RAM per queued URL: {:.1} bytes (RSS {:.1} MiB -> {:.1} MiB; URL table {:.1} MiB)",
         rss1.saturating_sub(rss0) as f64 / urls as f64,
         mib(rss0),
-        mib(rss1)
+        mib(rss1),
+        mib(f.table_bytes() as u64)
     );
+    let disk = f.size_on_disk();
     println!(
         "oneshot disk per URL: {:.1} bytes ({:.1} MiB)",
         disk as f64 / urls as f64,
         mib(disk)
     );
-    let phase = Phase::start();
-    let moved = update(&mut f, crawl, urls, ops, batch, 1);
-    println!("oneshot update (score + commit): {}", phase.rate(ops));
+    let mut t = timed(&mut f, batch);
+    let mut moved = 0;
+    for k0 in (0..ops).step_by(CHUNK as usize) {
+        let inputs: Vec<(OfferIn, f32)> = (k0..(k0 + CHUNK).min(ops))
+            .map(|k| {
+                let i = (unit(k ^ 1u64.rotate_left(17)) as f64 * urls as f64) as u64;
+                (offer_inputs(crawl, i, i + 1).remove(0), unit(i ^ k))
+            })
+            .collect();
+        t.run(inputs, |f, ((fp, origin, host, uri), s)| {
+            let r = f.score(fp, &host, &origin, uri, s, UpdateFn::Avg);
+            moved += matches!(r, Ok(Scored::Updated { .. })) as u64;
+        });
+    }
+    let spent = t.finish();
+    println!("oneshot update (score, durable): {}", rate(ops, spent));
     assert_eq!(moved, ops, "every score lands on a queued URL");
-    let phase = Phase::start();
-    let popped = pop(&mut f, ops, batch);
+    let mut t = timed(&mut f, batch);
+    let mut popped = 0;
+    while popped < ops {
+        let n = CHUNK.min(ops - popped);
+        t.run(vec![(); n as usize], |f, ()| {
+            if let Some(Lease::Url(l)) = f.next(Instant::now()) {
+                f.complete(&l, Completion::Done, FAST, Instant::now());
+                popped += 1;
+            }
+        });
+    }
+    let spent = t.finish();
     println!(
-        "oneshot pop (next + complete + commit): {}",
-        phase.rate(popped)
+        "oneshot pop (next + complete, durable): {}",
+        rate(popped, spent)
     );
     let queued = f.queued();
-    let (disk, rss2) = (store.size_on_disk(), rss());
-    drop((f, store));
+    let (disk, rss2) = (f.size_on_disk(), rss());
+    drop((f, _store));
     let t = Instant::now();
     let (f, _store) = reopen(dir.path());
     println!(
@@ -350,7 +435,7 @@ fn main() {
             oneshot(
                 urls,
                 env("MAGPIE_BENCH_HOSTS", 10_000),
-                env("MAGPIE_BENCH_BATCH", 1_000),
+                env("MAGPIE_BENCH_BATCH", 1_000_000),
                 ops,
             );
         } else {

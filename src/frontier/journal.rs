@@ -1,0 +1,466 @@
+//! The frontier's files: URL records written once, and a log of operations made durable by
+//! group commit.
+//!
+//! - `urls.dat` holds one record per URL (and a small patch per rescore): a frame of body
+//!   length, CRC-32 and body. Records are appended and never rewritten; memory keeps each URL's
+//!   newest record offset.
+//! - `ops.log` holds batches, one per commit: a header (payload length, CRC-32, commit number,
+//!   length of `urls.dat` at that commit) and the operations of that commit ([`super::ops`]).
+//!
+//! [`Journal::commit`] writes and syncs `urls.dat` first, then the batch: a batch never points
+//! past URL bytes that could be lost. The commit number is also stored with the rest of the
+//! crawl state (in sled, see [`super::Frontier::commit`]); on opening, batches up to that
+//! number are replayed and anything after it (a batch whose companion state never committed, or
+//! a torn write) is cut off, so the frontier and the crawl state always come back from the same
+//! commit.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// A journal error, naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// Reading or writing a file failed.
+    #[error("crawl state {path}: {op} failed: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What was being done.
+        op: &'static str,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// A file holds something magpie never wrote, or lost what was committed.
+    #[error("crawl state {path} is damaged: {what}; `magpie crawl --fresh` moves the crawl aside and starts over")]
+    Damaged {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+const DATA_MAGIC: &[u8; 8] = b"MGPURL1\n";
+const OPS_MAGIC: &[u8; 8] = b"MGPOPS1\n";
+const BATCH_HEADER: usize = 28;
+/// Batch kinds: one commit, or one chunk of a compacted log (all numbered as the commit it was
+/// written after).
+const COMMIT: u32 = 0;
+const CHECKPOINT: u32 = 1;
+/// A record or batch larger than this is damage (a URL record is at most a few kilobytes).
+const MAX_FRAME: u32 = 1 << 30;
+
+/// The two files and what is staged for the next commit.
+pub struct Journal {
+    dir: PathBuf,
+    data: File,
+    /// Bytes of `urls.dat` on disk.
+    data_len: u64,
+    /// URL records appended since the last commit.
+    data_buf: Vec<u8>,
+    ops: File,
+    ops_len: u64,
+    /// Operations since the last commit.
+    ops_buf: Vec<u8>,
+    /// The number of the last commit written.
+    commit_no: u64,
+}
+
+impl Journal {
+    /// Opens (or creates) the files in `dir` and hands every batch up to commit `committed` to
+    /// `replay`, in order; cuts off what follows. `replay` returns a description of damage.
+    pub fn open(
+        dir: &Path,
+        committed: u64,
+        mut replay: impl FnMut(&[u8]) -> Result<(), String>,
+    ) -> Result<Journal, JournalError> {
+        std::fs::create_dir_all(dir).map_err(io(dir, "creating the folder"))?;
+        let data_path = dir.join("urls.dat");
+        let ops_path = dir.join("ops.log");
+        let data = open_file(&data_path, DATA_MAGIC)?;
+        let ops = open_file(&ops_path, OPS_MAGIC)?;
+        let damaged = |what: String| JournalError::Damaged {
+            path: ops_path.display().to_string(),
+            what,
+        };
+        let mut r = BufReader::with_capacity(1 << 20, &ops);
+        let mut pos = OPS_MAGIC.len() as u64;
+        let mut skip = [0u8; 8];
+        r.read_exact(&mut skip).map_err(io(&ops_path, "reading"))?;
+        let (mut last, mut data_len) = (0u64, DATA_MAGIC.len() as u64);
+        let mut payload = Vec::new();
+        let mut checkpoint = true;
+        while last < committed {
+            let mut h = [0u8; BATCH_HEADER];
+            let Ok(()) = r.read_exact(&mut h) else {
+                break;
+            };
+            let len = u32::from_le_bytes(h[0..4].try_into().unwrap_or_default());
+            let crc = u32::from_le_bytes(h[4..8].try_into().unwrap_or_default());
+            let n = u64::from_le_bytes(h[8..16].try_into().unwrap_or_default());
+            let dl = u64::from_le_bytes(h[16..24].try_into().unwrap_or_default());
+            let kind = u32::from_le_bytes(h[24..28].try_into().unwrap_or_default());
+            if len > MAX_FRAME {
+                break;
+            }
+            payload.resize(len as usize, 0);
+            if r.read_exact(&mut payload).is_err() {
+                break;
+            }
+            let mut hasher = crc32fast::Hasher::new();
+            hasher.update(&h[8..]);
+            hasher.update(&payload);
+            // A compacted log starts with chunks numbered as the commit it was written after.
+            let in_order = match kind {
+                COMMIT => n == last + 1,
+                CHECKPOINT => checkpoint && n <= committed && (last == 0 || n == last),
+                _ => false,
+            };
+            checkpoint &= kind == CHECKPOINT;
+            if hasher.finalize() != crc || !in_order || dl < data_len {
+                break;
+            }
+            replay(&payload).map_err(|what| damaged(format!("commit {n}: {what}")))?;
+            (last, data_len) = (n, dl);
+            pos += (BATCH_HEADER + payload.len()) as u64;
+        }
+        drop(r);
+        if last < committed {
+            return Err(damaged(format!(
+                "it ends at commit {last}, the crawl state at commit {committed}"
+            )));
+        }
+        let on_disk = data.metadata().map_err(io(&data_path, "reading"))?.len();
+        if on_disk < data_len {
+            return Err(JournalError::Damaged {
+                path: data_path.display().to_string(),
+                what: format!("{on_disk} bytes, commit {committed} wrote {data_len}"),
+            });
+        }
+        ops.set_len(pos).map_err(io(&ops_path, "cutting off"))?;
+        data.set_len(data_len)
+            .map_err(io(&data_path, "cutting off"))?;
+        Ok(Journal {
+            dir: dir.to_path_buf(),
+            data,
+            data_len,
+            data_buf: Vec::new(),
+            ops,
+            ops_len: pos,
+            ops_buf: Vec::new(),
+            commit_no: last,
+        })
+    }
+
+    /// The operation buffer of the next commit (see [`super::ops`] for its encoding).
+    pub fn ops(&mut self) -> &mut Vec<u8> {
+        &mut self.ops_buf
+    }
+
+    /// Appends a URL record; returns its offset.
+    #[cfg(test)]
+    pub fn append(&mut self, body: &[u8]) -> Result<u64, JournalError> {
+        self.append_with(|v| v.extend_from_slice(body))
+    }
+
+    /// Appends the URL record `encode` writes (straight into the staging buffer); returns its
+    /// offset.
+    pub fn append_with(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> Result<u64, JournalError> {
+        let offset = self.data_len + self.data_buf.len() as u64;
+        let dir = &self.dir;
+        let full = || JournalError::Damaged {
+            path: dir.join("urls.dat").display().to_string(),
+            what: "it is full (a terabyte of URL records)".into(),
+        };
+        if offset > super::table::MAX_OFFSET {
+            return Err(full());
+        }
+        let start = self.data_buf.len();
+        self.data_buf.extend_from_slice(&[0; 8]);
+        encode(&mut self.data_buf);
+        let body = &self.data_buf[start + 8..];
+        let Ok(len) = u32::try_from(body.len()).map(|l| l.min(MAX_FRAME)) else {
+            self.data_buf.truncate(start);
+            return Err(full());
+        };
+        let crc = crc32fast::hash(body);
+        self.data_buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
+        self.data_buf[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+        Ok(offset)
+    }
+
+    /// Reads the body of the record at `offset` (committed or staged).
+    pub fn read(&self, offset: u64) -> Result<Vec<u8>, JournalError> {
+        let damaged = |what: &str| JournalError::Damaged {
+            path: self.data_path().display().to_string(),
+            what: format!("the record at offset {offset} {what}"),
+        };
+        let frame = |bytes: &[u8]| -> Option<(u32, u32)> {
+            let len = u32::from_le_bytes(bytes.get(0..4)?.try_into().ok()?);
+            let crc = u32::from_le_bytes(bytes.get(4..8)?.try_into().ok()?);
+            Some((len, crc))
+        };
+        let body = if offset >= self.data_len {
+            let at = (offset - self.data_len) as usize;
+            let buf = self.data_buf.get(at..).unwrap_or_default();
+            let (len, _) = frame(buf).ok_or_else(|| damaged("is cut short"))?;
+            buf.get(8..8 + len as usize)
+                .ok_or_else(|| damaged("is cut short"))?
+                .to_vec()
+        } else {
+            let mut head = vec![0u8; 512];
+            let got =
+                read_at(&self.data, &mut head, offset).map_err(io(&self.data_path(), "reading"))?;
+            head.truncate(got);
+            let (len, crc) = frame(&head).ok_or_else(|| damaged("is cut short"))?;
+            if len > MAX_FRAME || offset + 8 + u64::from(len) > self.data_len {
+                return Err(damaged("runs past the end"));
+            }
+            let mut body = head.split_off(8);
+            if body.len() < len as usize {
+                let have = body.len();
+                body.resize(len as usize, 0);
+                self.data
+                    .read_exact_at(&mut body[have..], offset + 8 + have as u64)
+                    .map_err(io(&self.data_path(), "reading"))?;
+            }
+            body.truncate(len as usize);
+            if crc32fast::hash(&body) != crc {
+                return Err(damaged("fails its checksum"));
+            }
+            body
+        };
+        Ok(body)
+    }
+
+    /// Whether anything is staged.
+    pub fn is_dirty(&self) -> bool {
+        !self.ops_buf.is_empty() || !self.data_buf.is_empty()
+    }
+
+    /// Writes and syncs what is staged as the next commit; returns its number (the last one's
+    /// if nothing was staged).
+    pub fn commit(&mut self) -> Result<u64, JournalError> {
+        if !self.is_dirty() {
+            return Ok(self.commit_no);
+        }
+        if !self.data_buf.is_empty() {
+            let path = self.data_path();
+            self.data
+                .write_all_at(&self.data_buf, self.data_len)
+                .map_err(io(&path, "writing"))?;
+            self.data.sync_data().map_err(io(&path, "syncing"))?;
+            self.data_len += self.data_buf.len() as u64;
+            self.data_buf.clear();
+        }
+        let n = self.commit_no + 1;
+        let batch = self.batch(n, COMMIT, &self.ops_buf);
+        let path = self.dir.join("ops.log");
+        self.ops
+            .write_all_at(&batch, self.ops_len)
+            .map_err(io(&path, "writing"))?;
+        self.ops.sync_data().map_err(io(&path, "syncing"))?;
+        self.ops_len += batch.len() as u64;
+        self.ops_buf.clear();
+        self.commit_no = n;
+        Ok(n)
+    }
+
+    /// Frames a batch.
+    fn batch(&self, n: u64, kind: u32, payload: &[u8]) -> Vec<u8> {
+        let mut batch = Vec::with_capacity(BATCH_HEADER + payload.len());
+        batch.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        batch.extend_from_slice(&[0; 4]);
+        batch.extend_from_slice(&n.to_le_bytes());
+        batch.extend_from_slice(&self.data_len.to_le_bytes());
+        batch.extend_from_slice(&kind.to_le_bytes());
+        batch.extend_from_slice(payload);
+        let crc = crc32fast::hash(&batch[8..]);
+        batch[4..8].copy_from_slice(&crc.to_le_bytes());
+        batch
+    }
+
+    /// Replaces the operation log by the whole state, right after a commit: `fill` appends
+    /// the operations of the next chunk to its buffer and says whether more follow. The chunks
+    /// are written beside the log, synced, then renamed over it, so a crash leaves either log
+    /// whole; they are numbered as the last commit and replay as the state of that commit.
+    pub fn rewrite(
+        &mut self,
+        mut fill: impl FnMut(&mut Vec<u8>) -> bool,
+    ) -> Result<(), JournalError> {
+        if self.is_dirty() {
+            return Ok(());
+        }
+        let path = self.dir.join("ops.log");
+        let tmp = self.dir.join("ops.log.new");
+        let mut f = std::io::BufWriter::new(File::create(&tmp).map_err(io(&tmp, "creating"))?);
+        f.write_all(OPS_MAGIC).map_err(io(&tmp, "writing"))?;
+        let mut len = OPS_MAGIC.len() as u64;
+        let mut chunk = Vec::new();
+        loop {
+            chunk.clear();
+            let more = fill(&mut chunk);
+            let batch = self.batch(self.commit_no, CHECKPOINT, &chunk);
+            f.write_all(&batch).map_err(io(&tmp, "writing"))?;
+            len += batch.len() as u64;
+            if !more {
+                break;
+            }
+        }
+        let f = f
+            .into_inner()
+            .map_err(|e| io(&tmp, "writing")(e.into_error()))?;
+        f.sync_all().map_err(io(&tmp, "syncing"))?;
+        std::fs::rename(&tmp, &path).map_err(io(&path, "replacing"))?;
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io(&self.dir, "syncing"))?;
+        self.ops = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(io(&path, "opening"))?;
+        self.ops_len = len;
+        Ok(())
+    }
+
+    /// Bytes on disk (both files).
+    pub fn size_on_disk(&self) -> u64 {
+        self.data_len + self.ops_len
+    }
+
+    /// Bytes of the operation log.
+    pub fn ops_len(&self) -> u64 {
+        self.ops_len
+    }
+
+    fn data_path(&self) -> PathBuf {
+        self.dir.join("urls.dat")
+    }
+}
+
+/// Opens a journal file, writing its magic into a new one and checking it in an old one.
+fn open_file(path: &Path, magic: &[u8; 8]) -> Result<File, JournalError> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(io(path, "opening"))?;
+    let len = f.metadata().map_err(io(path, "reading"))?.len();
+    if len == 0 {
+        f.write_all_at(magic, 0).map_err(io(path, "writing"))?;
+        f.sync_all().map_err(io(path, "syncing"))?;
+        return Ok(f);
+    }
+    let mut head = [0u8; 8];
+    if f.read_exact_at(&mut head, 0).is_err() || &head != magic {
+        return Err(JournalError::Damaged {
+            path: path.display().to_string(),
+            what: "it does not start as a magpie frontier file does".into(),
+        });
+    }
+    Ok(f)
+}
+
+/// Reads as much as the file has at `offset` into `buf`.
+fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match f.read_at(&mut buf[got..], offset + got as u64)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+fn io<'a>(path: &'a Path, op: &'static str) -> impl Fn(std::io::Error) -> JournalError + 'a {
+    move |source| JournalError::Io {
+        path: path.display().to_string(),
+        op,
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reopen(dir: &Path, committed: u64) -> Result<(Journal, Vec<Vec<u8>>), JournalError> {
+        let mut seen = Vec::new();
+        let j = Journal::open(dir, committed, |p| {
+            seen.push(p.to_vec());
+            Ok(())
+        })?;
+        Ok((j, seen))
+    }
+
+    #[test]
+    fn batches_replay_up_to_the_committed_number_and_the_rest_is_cut_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut j, _) = reopen(dir.path(), 0).unwrap();
+        let a = j.append(b"first").unwrap();
+        j.ops().extend_from_slice(b"one");
+        assert_eq!(j.read(a).unwrap(), b"first", "staged records read back");
+        assert_eq!(j.commit().unwrap(), 1);
+        assert_eq!(j.commit().unwrap(), 1, "nothing staged: no batch");
+        let b = j.append(&[7u8; 2000]).unwrap();
+        j.ops().extend_from_slice(b"two");
+        assert_eq!(j.commit().unwrap(), 2);
+        assert_eq!(j.read(a).unwrap(), b"first");
+        assert_eq!(j.read(b).unwrap(), vec![7u8; 2000], "longer than one read");
+        drop(j);
+        // The crawl state only reached commit 1: commit 2 is cut off, its record too.
+        let (mut j, seen) = reopen(dir.path(), 1).unwrap();
+        assert_eq!(seen, vec![b"one".to_vec()]);
+        assert!(j.read(b).is_err(), "the record of commit 2 is gone");
+        j.ops().extend_from_slice(b"three");
+        assert_eq!(j.commit().unwrap(), 2);
+        drop(j);
+        let (_, seen) = reopen(dir.path(), 2).unwrap();
+        assert_eq!(seen, vec![b"one".to_vec(), b"three".to_vec()]);
+    }
+
+    #[test]
+    fn a_torn_tail_is_cut_off_and_a_lost_commit_is_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut j, _) = reopen(dir.path(), 0).unwrap();
+        j.ops().extend_from_slice(b"one");
+        j.commit().unwrap();
+        drop(j);
+        let ops = dir.path().join("ops.log");
+        let mut f = OpenOptions::new().append(true).open(&ops).unwrap();
+        f.write_all(&[9u8; 30]).unwrap();
+        let (_, seen) = reopen(dir.path(), 1).unwrap();
+        assert_eq!(seen.len(), 1, "the torn bytes are ignored");
+        let err = reopen(dir.path(), 2).err().unwrap().to_string();
+        assert!(
+            err.contains("ends at commit 1") && err.contains("ops.log"),
+            "{err}"
+        );
+        std::fs::write(&ops, b"garbage!garbage!").unwrap();
+        let err = reopen(dir.path(), 1).err().unwrap().to_string();
+        assert!(err.contains("does not start as"), "{err}");
+    }
+
+    #[test]
+    fn a_flipped_byte_in_a_record_fails_its_checksum() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut j, _) = reopen(dir.path(), 0).unwrap();
+        let a = j.append(b"a record").unwrap();
+        j.ops().push(1);
+        j.commit().unwrap();
+        let data = dir.path().join("urls.dat");
+        let f = OpenOptions::new().write(true).open(&data).unwrap();
+        f.write_all_at(b"X", a + 9).unwrap();
+        let err = j.read(a).err().unwrap().to_string();
+        assert!(
+            err.contains("checksum") && err.contains("urls.dat"),
+            "{err}"
+        );
+    }
+}

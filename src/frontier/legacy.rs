@@ -1,0 +1,108 @@
+//! Crawl state written before the frontier had its own log kept its queues in sled: `q` keys
+//! (host, inverted priority, sequence → fingerprint and URL), `s` keys (fingerprint → state) and
+//! `h` keys (host → counters). Opening such a crawl moves them into the log once, in the commit
+//! that deletes them, so an older crawl resumes where it stopped instead of looking finished.
+
+use super::host::HostRecord;
+use super::keys::{self, UrlState};
+use super::ops::Op;
+use super::table::Slot;
+use super::{Frontier, FrontierError, NO_HOST};
+
+impl Frontier {
+    /// Moves an older crawl's queues out of sled; does nothing for a crawl without them.
+    pub(super) fn import_legacy(&mut self) -> Result<(), FrontierError> {
+        let mut damage: Option<String> = None;
+        let mut queued = Vec::new();
+        self.store.for_each(b"q", |k, v| {
+            let host = k[1..].split(|&b| b == 0).next().map(<[u8]>::to_vec);
+            let fp = v.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok());
+            let uri = v.get(8..).and_then(keys::decode_uri);
+            match (host.and_then(|h| String::from_utf8(h).ok()), fp, uri) {
+                (Some(h), Some(fp), Some(uri)) => {
+                    queued.push((k.to_vec(), h, u64::from_be_bytes(fp), uri))
+                }
+                _ => {
+                    damage.get_or_insert_with(|| {
+                        format!("queue entry {}", String::from_utf8_lossy(k))
+                    });
+                }
+            }
+        })?;
+        let mut marked = Vec::new();
+        self.store.for_each(b"s", |k, v| {
+            let fp = k.get(1..).and_then(|b| <[u8; 8]>::try_from(b).ok());
+            match (fp, v.first()) {
+                (Some(fp), Some(&b)) if (2..=5).contains(&b) => {
+                    marked.push((k.to_vec(), u64::from_be_bytes(fp), b))
+                }
+                (Some(_), Some(1)) => marked.push((k.to_vec(), 0, 1)),
+                _ => {
+                    damage.get_or_insert_with(|| "seen-set entry".into());
+                }
+            }
+        })?;
+        let mut hosts = Vec::new();
+        self.store.for_each(b"h", |k, v| {
+            match (
+                std::str::from_utf8(&k[1..]),
+                serde_json::from_slice::<HostRecord>(v),
+            ) {
+                (Ok(name), Ok(rec)) => hosts.push((k.to_vec(), name.to_string(), rec)),
+                _ => {
+                    damage.get_or_insert_with(|| "host record".into());
+                }
+            }
+        })?;
+        if let Some(what) = damage {
+            return Err(self
+                .store
+                .damaged(format!("older crawl state: {what}"))
+                .into());
+        }
+        if queued.is_empty() && marked.is_empty() && hosts.is_empty() {
+            return Ok(());
+        }
+        queued.sort_by_key(|(k, ..)| k.get(k.len().saturating_sub(8)..).map(<[u8]>::to_vec));
+        for (key, host, fp, uri) in queued {
+            let origin = url::Url::parse(&uri.url)
+                .map(|u| u.origin().ascii_serialization())
+                .unwrap_or_default();
+            self.offer(fp, &host, &origin, uri);
+            self.ws.delete(key);
+        }
+        for (key, fp, b) in marked {
+            self.ws.delete(key);
+            if b == 1 || self.table.find(fp).is_some() {
+                continue;
+            }
+            let slot = match b {
+                2 => Slot::Done,
+                3 => Slot::Failed,
+                4 => Slot::RobotsBlocked,
+                _ => Slot::of(UrlState::Blacklisted),
+            };
+            self.mark_unqueued(fp, NO_HOST, slot);
+        }
+        for (key, name, rec) in hosts {
+            self.ws.delete(key);
+            let origin = self
+                .ids
+                .get(&name)
+                .map(|&id| self.hosts[id as usize].origin.clone());
+            let id = self.host_id(&name, &origin.unwrap_or_default());
+            self.hosts[id as usize].record = rec.clone();
+            self.log(Op::Counts {
+                host: id,
+                fetched: rec.fetched,
+                errors: rec.errors,
+            });
+        }
+        self.ws.delete(keys::meta_key("seq"));
+        tracing::info!(
+            queued = self.queued,
+            "frontier: older crawl state moved into the log"
+        );
+        self.commit()
+    }
+}
