@@ -21,6 +21,8 @@ const STEP: u32 = 100_000;
 pub struct BestN {
     tree: Vec<u32>,
     total: u64,
+    /// Counting is off (the crawl has no best-N gate): every update is free.
+    off: bool,
 }
 
 impl Default for BestN {
@@ -28,6 +30,7 @@ impl Default for BestN {
         BestN {
             tree: vec![0; BUCKETS + 1],
             total: 0,
+            off: false,
         }
     }
 }
@@ -38,8 +41,20 @@ pub fn bucket(inv: u32) -> usize {
 }
 
 impl BestN {
+    /// Counts that count nothing, for a crawl without the gate.
+    pub fn off() -> BestN {
+        BestN {
+            tree: Vec::new(),
+            total: 0,
+            off: true,
+        }
+    }
+
     /// Counts one more URL at inverted priority `inv`.
     pub fn add(&mut self, inv: u32) {
+        if self.off {
+            return;
+        }
         self.total += 1;
         let mut i = bucket(inv) + 1;
         while i <= BUCKETS {
@@ -50,6 +65,9 @@ impl BestN {
 
     /// Counts one URL less at inverted priority `inv`.
     pub fn remove(&mut self, inv: u32) {
+        if self.off {
+            return;
+        }
         self.total = self.total.saturating_sub(1);
         let mut i = bucket(inv) + 1;
         while i <= BUCKETS {

@@ -56,8 +56,10 @@ const MAX_FRAME: u32 = 1 << 30;
 pub struct Journal {
     dir: PathBuf,
     data: File,
-    /// Bytes of `urls.dat` on disk.
+    /// Bytes of `urls.dat` in the file (synced at the next commit if `unsynced`).
     data_len: u64,
+    /// Records were written to `urls.dat` since the last sync.
+    unsynced: bool,
     /// URL records appended since the last commit.
     data_buf: Vec<u8>,
     ops: File,
@@ -66,6 +68,8 @@ pub struct Journal {
     ops_buf: Vec<u8>,
     /// The number of the last commit written.
     commit_no: u64,
+    /// A rewrite of `ops.log` in progress.
+    rewrite: Option<Rewrite>,
 }
 
 impl Journal {
@@ -79,6 +83,13 @@ impl Journal {
         std::fs::create_dir_all(dir).map_err(io(dir, "creating the folder"))?;
         let data_path = dir.join("urls.dat");
         let ops_path = dir.join("ops.log");
+        // A rewrite that never finished is left over; the log it would have replaced is whole.
+        match std::fs::remove_file(dir.join("ops.log.new")) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(io(dir, "removing ops.log.new")(e))
+            }
+            _ => {}
+        }
         let data = open_file(&data_path, DATA_MAGIC)?;
         let ops = open_file(&ops_path, OPS_MAGIC)?;
         let damaged = |what: String| JournalError::Damaged {
@@ -91,8 +102,9 @@ impl Journal {
         r.read_exact(&mut skip).map_err(io(&ops_path, "reading"))?;
         let (mut last, mut data_len) = (0u64, DATA_MAGIC.len() as u64);
         let mut payload = Vec::new();
+        // Whether only checkpoint chunks were read so far (a compacted log starts with them).
         let mut checkpoint = true;
-        while last < committed {
+        loop {
             let mut h = [0u8; BATCH_HEADER];
             let Ok(()) = r.read_exact(&mut h) else {
                 break;
@@ -112,16 +124,19 @@ impl Journal {
             let mut hasher = crc32fast::Hasher::new();
             hasher.update(&h[8..]);
             hasher.update(&payload);
-            // A compacted log starts with chunks numbered as the commit it was written after.
-            let in_order = match kind {
-                COMMIT => n == last + 1,
-                CHECKPOINT => checkpoint && n <= committed && (last == 0 || n == last),
-                _ => false,
-            };
-            checkpoint &= kind == CHECKPOINT;
+            // A compacted log starts with chunks all numbered as the commit it was written
+            // after; commits follow one by one, up to the one the crawl state records.
+            let first = pos == OPS_MAGIC.len() as u64;
+            let in_order = n <= committed
+                && match kind {
+                    COMMIT => n == last + 1,
+                    CHECKPOINT => checkpoint && (first || n == last),
+                    _ => false,
+                };
             if hasher.finalize() != crc || !in_order || dl < data_len {
                 break;
             }
+            checkpoint &= kind == CHECKPOINT;
             replay(&payload).map_err(|what| damaged(format!("commit {n}: {what}")))?;
             (last, data_len) = (n, dl);
             pos += (BATCH_HEADER + payload.len()) as u64;
@@ -146,11 +161,13 @@ impl Journal {
             dir: dir.to_path_buf(),
             data,
             data_len,
+            unsynced: false,
             data_buf: Vec::new(),
             ops,
             ops_len: pos,
             ops_buf: Vec::new(),
             commit_no: last,
+            rewrite: None,
         })
     }
 
@@ -188,6 +205,9 @@ impl Journal {
         let crc = crc32fast::hash(body);
         self.data_buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
         self.data_buf[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+        if self.data_buf.len() >= SPILL {
+            self.spill()?;
+        }
         Ok(offset)
     }
 
@@ -237,7 +257,25 @@ impl Journal {
 
     /// Whether anything is staged.
     pub fn is_dirty(&self) -> bool {
-        !self.ops_buf.is_empty() || !self.data_buf.is_empty()
+        !self.ops_buf.is_empty() || !self.data_buf.is_empty() || self.unsynced
+    }
+
+    /// Writes the staged URL records to the file (not synced), so the staging buffer stays
+    /// small and the kernel may write them back before the commit's sync. Bytes past the last
+    /// commit are cut off on reopening, so this changes nothing after a crash. (Starting their
+    /// write-back at once with `sync_file_range` made 10 M inserts 12 % faster, but halved the
+    /// rate at 100 M, where it throttled the writer to the disk's pace.)
+    fn spill(&mut self) -> Result<(), JournalError> {
+        if self.data_buf.is_empty() {
+            return Ok(());
+        }
+        self.data
+            .write_all_at(&self.data_buf, self.data_len)
+            .map_err(io(&self.data_path(), "writing"))?;
+        self.data_len += self.data_buf.len() as u64;
+        self.data_buf.clear();
+        self.unsynced = true;
+        Ok(())
     }
 
     /// Writes and syncs what is staged as the next commit; returns its number (the last one's
@@ -246,17 +284,14 @@ impl Journal {
         if !self.is_dirty() {
             return Ok(self.commit_no);
         }
-        if !self.data_buf.is_empty() {
+        self.spill()?;
+        if self.unsynced {
             let path = self.data_path();
-            self.data
-                .write_all_at(&self.data_buf, self.data_len)
-                .map_err(io(&path, "writing"))?;
             self.data.sync_data().map_err(io(&path, "syncing"))?;
-            self.data_len += self.data_buf.len() as u64;
-            self.data_buf.clear();
+            self.unsynced = false;
         }
         let n = self.commit_no + 1;
-        let batch = self.batch(n, COMMIT, &self.ops_buf);
+        let batch = frame(n, COMMIT, self.data_len, &self.ops_buf);
         let path = self.dir.join("ops.log");
         self.ops
             .write_all_at(&batch, self.ops_len)
@@ -268,50 +303,74 @@ impl Journal {
         Ok(n)
     }
 
-    /// Frames a batch.
-    fn batch(&self, n: u64, kind: u32, payload: &[u8]) -> Vec<u8> {
-        let mut batch = Vec::with_capacity(BATCH_HEADER + payload.len());
-        batch.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-        batch.extend_from_slice(&[0; 4]);
-        batch.extend_from_slice(&n.to_le_bytes());
-        batch.extend_from_slice(&self.data_len.to_le_bytes());
-        batch.extend_from_slice(&kind.to_le_bytes());
-        batch.extend_from_slice(payload);
-        let crc = crc32fast::hash(&batch[8..]);
-        batch[4..8].copy_from_slice(&crc.to_le_bytes());
-        batch
-    }
-
-    /// Replaces the operation log by the whole state, right after a commit: `fill` appends
-    /// the operations of the next chunk to its buffer and says whether more follow. The chunks
-    /// are written beside the log, synced, then renamed over it, so a crash leaves either log
-    /// whole; they are numbered as the last commit and replay as the state of that commit.
-    pub fn rewrite(
+    /// Starts replacing the operation log by the whole state, right after a commit, on a
+    /// thread of its own: `fill` appends the operations of the next chunk to its buffer and
+    /// says whether more follow. The chunks, numbered as that commit, go to `ops.log.new`;
+    /// [`Journal::finish_rewrite`] puts the file in place. Does nothing while one is running.
+    pub fn start_rewrite(
         &mut self,
-        mut fill: impl FnMut(&mut Vec<u8>) -> bool,
+        mut fill: impl FnMut(&mut Vec<u8>) -> bool + Send + 'static,
     ) -> Result<(), JournalError> {
-        if self.is_dirty() {
+        if self.is_dirty() || self.rewrite.is_some() {
             return Ok(());
         }
-        let path = self.dir.join("ops.log");
         let tmp = self.dir.join("ops.log.new");
-        let mut f = std::io::BufWriter::new(File::create(&tmp).map_err(io(&tmp, "creating"))?);
-        f.write_all(OPS_MAGIC).map_err(io(&tmp, "writing"))?;
-        let mut len = OPS_MAGIC.len() as u64;
-        let mut chunk = Vec::new();
-        loop {
-            chunk.clear();
-            let more = fill(&mut chunk);
-            let batch = self.batch(self.commit_no, CHECKPOINT, &chunk);
-            f.write_all(&batch).map_err(io(&tmp, "writing"))?;
-            len += batch.len() as u64;
-            if !more {
-                break;
+        let (n, data_len) = (self.commit_no, self.data_len);
+        let write = move || -> Result<u64, JournalError> {
+            let file = File::create(&tmp).map_err(io(&tmp, "creating"))?;
+            let mut f = std::io::BufWriter::with_capacity(1 << 20, file);
+            f.write_all(OPS_MAGIC).map_err(io(&tmp, "writing"))?;
+            let mut len = OPS_MAGIC.len() as u64;
+            let mut chunk = Vec::new();
+            loop {
+                chunk.clear();
+                let more = fill(&mut chunk);
+                let batch = frame(n, CHECKPOINT, data_len, &chunk);
+                f.write_all(&batch).map_err(io(&tmp, "writing"))?;
+                len += batch.len() as u64;
+                if !more {
+                    break;
+                }
             }
-        }
-        let f = f
-            .into_inner()
-            .map_err(|e| io(&tmp, "writing")(e.into_error()))?;
+            let f = f
+                .into_inner()
+                .map_err(|e| io(&tmp, "writing")(e.into_error()))?;
+            f.sync_all().map_err(io(&tmp, "syncing"))?;
+            Ok(len)
+        };
+        let thread = std::thread::Builder::new()
+            .name("frontier-compact".into())
+            .spawn(write)
+            .map_err(io(&self.dir, "starting the compaction"))?;
+        self.rewrite = Some(Rewrite {
+            thread,
+            from: self.ops_len,
+        });
+        Ok(())
+    }
+
+    /// Puts a finished rewrite in place (`wait`: waits for it to finish), right after a commit:
+    /// the batches committed since it started are copied after it, it is synced, then renamed
+    /// over the log, so a crash at any point leaves one whole log.
+    pub fn finish_rewrite(&mut self, wait: bool) -> Result<(), JournalError> {
+        let Some(rw) = self.rewrite.take_if(|rw| wait || rw.thread.is_finished()) else {
+            return Ok(());
+        };
+        let tmp = self.dir.join("ops.log.new");
+        let path = self.dir.join("ops.log");
+        let len = rw.thread.join().map_err(|_| JournalError::Damaged {
+            path: tmp.display().to_string(),
+            what: "the compaction stopped".into(),
+        })??;
+        let mut tail = vec![0u8; (self.ops_len - rw.from) as usize];
+        self.ops
+            .read_exact_at(&mut tail, rw.from)
+            .map_err(io(&path, "reading"))?;
+        let f = OpenOptions::new()
+            .write(true)
+            .open(&tmp)
+            .map_err(io(&tmp, "opening"))?;
+        f.write_all_at(&tail, len).map_err(io(&tmp, "writing"))?;
         f.sync_all().map_err(io(&tmp, "syncing"))?;
         std::fs::rename(&tmp, &path).map_err(io(&path, "replacing"))?;
         File::open(&self.dir)
@@ -322,7 +381,7 @@ impl Journal {
             .write(true)
             .open(&path)
             .map_err(io(&path, "opening"))?;
-        self.ops_len = len;
+        self.ops_len = len + tail.len() as u64;
         Ok(())
     }
 
@@ -340,6 +399,32 @@ impl Journal {
         self.dir.join("urls.dat")
     }
 }
+
+/// Frames a batch: payload length, CRC-32 (of what follows it), commit number, length of
+/// `urls.dat`, kind; then the payload.
+fn frame(n: u64, kind: u32, data_len: u64, payload: &[u8]) -> Vec<u8> {
+    let mut batch = Vec::with_capacity(BATCH_HEADER + payload.len());
+    batch.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    batch.extend_from_slice(&[0; 4]);
+    batch.extend_from_slice(&n.to_le_bytes());
+    batch.extend_from_slice(&data_len.to_le_bytes());
+    batch.extend_from_slice(&kind.to_le_bytes());
+    batch.extend_from_slice(payload);
+    let crc = crc32fast::hash(&batch[8..]);
+    batch[4..8].copy_from_slice(&crc.to_le_bytes());
+    batch
+}
+
+/// A rewrite of the operation log running on its own thread.
+struct Rewrite {
+    /// Writes `ops.log.new`; its length when done.
+    thread: std::thread::JoinHandle<Result<u64, JournalError>>,
+    /// Length of `ops.log` when the state was taken: the batches after it are copied over.
+    from: u64,
+}
+
+/// Staged URL records are written out past this many bytes.
+const SPILL: usize = 4 << 20;
 
 /// Opens a journal file, writing its magic into a new one and checking it in an old one.
 fn open_file(path: &Path, magic: &[u8; 8]) -> Result<File, JournalError> {
@@ -445,6 +530,33 @@ mod tests {
         std::fs::write(&ops, b"garbage!garbage!").unwrap();
         let err = reopen(dir.path(), 1).err().unwrap().to_string();
         assert!(err.contains("does not start as"), "{err}");
+    }
+
+    #[test]
+    fn a_rewritten_log_replays_every_chunk_then_the_commits_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut j, _) = reopen(dir.path(), 0).unwrap();
+        for op in [b"a", b"b"] {
+            j.ops().extend_from_slice(op);
+            j.commit().unwrap();
+        }
+        let mut chunks = vec![b"x".to_vec(), b"y".to_vec(), b"z".to_vec()].into_iter();
+        j.start_rewrite(move |v| {
+            v.extend(chunks.next().unwrap());
+            chunks.len() > 0
+        })
+        .unwrap();
+        // A commit made while the rewrite runs is carried over into the new log.
+        j.ops().extend_from_slice(b"c");
+        assert_eq!(j.commit().unwrap(), 3);
+        j.finish_rewrite(true).unwrap();
+        assert!(!dir.path().join("ops.log.new").exists());
+        drop(j);
+        let (_, seen) = reopen(dir.path(), 3).unwrap();
+        let want: Vec<Vec<u8>> = [b"x", b"y", b"z", b"c"].map(|s| s.to_vec()).into();
+        assert_eq!(seen, want);
+        let (_, seen) = reopen(dir.path(), 2).unwrap();
+        assert_eq!(seen.len(), 3, "the commit after the rewrite is cut off");
     }
 
     #[test]

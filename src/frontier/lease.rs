@@ -192,6 +192,7 @@ impl Frontier {
             Ok(offset) => {
                 self.table.set_offset(rid, offset);
                 self.table.set_patched(rid, false);
+                self.table.set_has_via(rid, uri.via.is_some());
                 self.log(Op::Retry { rid, offset });
             }
             Err(e) => {

@@ -13,6 +13,7 @@
 
 pub mod best_n;
 pub mod contract;
+mod huge;
 mod journal;
 pub mod keys;
 mod lease;
@@ -204,6 +205,7 @@ impl Frontier {
             sum: row.sum,
             offset,
         });
+        self.table.set_has_via(rid, uri.via.is_some());
         self.queued += 1;
         let h = &mut self.hosts[hid as usize];
         h.queued += 1;

@@ -106,9 +106,9 @@ pub fn patch(v: &mut Vec<u8>, p: &Patch) {
     );
 }
 
-/// Encodes the first patch of a URL, [`Patch::new`] without building it.
-pub fn first_patch(v: &mut Vec<u8>, rid: u32, base: u64, from: &CrawlUri) {
-    let via = from.via.as_deref();
+/// Encodes the first patch of a URL, [`Patch::new`] without building it (`via` is the
+/// scorer's, or `None` when the URL's record has one, which wins anyway).
+pub fn first_patch(v: &mut Vec<u8>, rid: u32, base: u64, from: &CrawlUri, via: Option<&str>) {
     patch_fields(v, rid, base, &from.source, via, from.inherited, from.parts);
 }
 
@@ -219,7 +219,7 @@ mod tests {
         let first = from("link", Some("http://a/1"), 0.1, Some(0.5));
         let mut p = Patch::new(9, 1234, &first);
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        first_patch(&mut a, 9, 1234, &first);
+        first_patch(&mut a, 9, 1234, &first, first.via.as_deref());
         patch(&mut b, &p);
         assert_eq!(a, b, "both encodings agree");
         p.absorb(&from("api:x", Some("http://a/2"), 0.6, None));

@@ -5,6 +5,7 @@
 //! record id out of order, an unknown host, a fingerprint seen twice) stops the crawl with an
 //! error naming the file and the commit, because going on would lose a URL or fetch one twice.
 
+use super::best_n::BestN;
 use super::host::Host;
 use super::journal::Journal;
 use super::ops::{self, Op};
@@ -149,6 +150,10 @@ impl Frontier {
         let journal = Journal::open(&store.path().join("frontier"), committed, |payload| {
             ops::decode_all(payload, |op| r.apply(op))
         })?;
+        let best = match cfg.best_n {
+            Some(_) => BestN::default(),
+            None => BestN::off(),
+        };
         let mut f = Frontier {
             store,
             cfg,
@@ -159,7 +164,7 @@ impl Frontier {
             ids: r.ids,
             slots: Default::default(),
             schedule: Default::default(),
-            best: Default::default(),
+            best,
             inflight: 0,
             queued: 0,
             poisoned: None,
@@ -198,32 +203,48 @@ impl Frontier {
         self.ws
             .put(keys::meta_key(COMMIT_KEY), n.to_string().into_bytes());
         self.store.commit(std::mem::take(&mut self.ws))?;
+        self.journal.finish_rewrite(false)?;
         let compacted = 38 * self.table.len() as u64 + 64 * self.hosts.len() as u64;
         if self.journal.ops_len() > COMPACT_MIN.max(COMPACT_RATIO * compacted) {
-            self.compact()?;
+            self.compact(false)?;
         }
         Ok(())
     }
 
-    /// Rewrites the log as the frontier is now, in chunks of about 16 MB (nothing is staged
-    /// right after a commit; URLs in flight are written as queued, as a crash would leave them).
-    pub fn compact(&mut self) -> Result<(), FrontierError> {
+    /// Rewrites the log as the frontier is now, in chunks of about 16 MB, on a thread of its
+    /// own from a copy of the URL rows (nothing is staged right after a commit; URLs in flight
+    /// are written as queued, as a crash would leave them). The new log takes over at a later
+    /// commit, or at once with `wait`.
+    pub fn compact(&mut self, wait: bool) -> Result<(), FrontierError> {
         const CHUNK: usize = 16 << 20;
-        let (t, hosts) = (&self.table, &self.hosts);
+        let t = self.table.snapshot();
+        let hosts: Vec<(String, String, u64, u64)> = self
+            .hosts
+            .iter()
+            .map(|h| {
+                (
+                    h.name.clone(),
+                    h.origin.clone(),
+                    h.record.fetched,
+                    h.record.errors,
+                )
+            })
+            .collect();
         let (mut next_host, mut next_rid) = (0usize, 0u32);
-        self.journal.rewrite(|v| {
+        self.journal.start_rewrite(move |v| {
             while next_host < hosts.len() && v.len() < CHUNK {
-                let (id, h) = (next_host as u32, &hosts[next_host]);
+                let (name, origin, fetched, errors) = &hosts[next_host];
+                let id = next_host as u32;
                 Op::Host {
                     id,
-                    name: h.name.clone(),
-                    origin: h.origin.clone(),
+                    name: name.clone(),
+                    origin: origin.clone(),
                 }
                 .encode(v);
                 Op::Counts {
                     host: id,
-                    fetched: h.record.fetched,
-                    errors: h.record.errors,
+                    fetched: *fetched,
+                    errors: *errors,
                 }
                 .encode(v);
                 next_host += 1;
@@ -261,6 +282,9 @@ impl Frontier {
             }
             next_host < hosts.len() || (next_rid as usize) < t.len()
         })?;
+        if wait {
+            self.journal.finish_rewrite(true)?;
+        }
         Ok(())
     }
 
@@ -380,7 +404,7 @@ mod tests {
         f.commit().unwrap();
         let before = f.peek(10, None).unwrap();
         let states: Vec<_> = (1..=6).chain([99]).map(|fp| f.state(fp)).collect();
-        f.compact().unwrap();
+        f.compact(true).unwrap();
         drop(f);
         let f = open();
         assert_eq!(f.host_view("a").unwrap().fetched, 1);

@@ -9,6 +9,7 @@
 //! hashes through the fingerprint column, as `indexmap` does), about 6 to 11 bytes per URL.
 //! Nothing here allocates per URL.
 
+use super::huge::Huge;
 use super::keys::UrlState;
 use hashbrown::HashTable;
 
@@ -75,6 +76,11 @@ const MAX_SCORES: u32 = (1 << (64 - OFFSET_BITS)) - 1;
 
 /// Flag in the state byte: the newest record is a patch.
 const PATCHED: u8 = 0x80;
+/// Flag in the state byte: the URL's record has a `via` (so a patch needs none). Kept in
+/// memory only: after a reopen it is clear, and patches carry the scorer's `via` again.
+const HAS_VIA: u8 = 0x40;
+/// The flags of the state byte.
+const FLAGS: u8 = PATCHED | HAS_VIA;
 
 /// The offset of a URL that has no record (blacklisted before it was ever queued).
 pub const NO_RECORD: u64 = OFFSET_MASK;
@@ -114,10 +120,18 @@ struct Cols {
 }
 
 /// The columns and the seen-set.
-#[derive(Default)]
 pub struct UrlTable {
-    rows: Vec<Cols>,
-    seen: HashTable<u32>,
+    rows: allocator_api2::vec::Vec<Cols, Huge>,
+    seen: HashTable<u32, Huge>,
+}
+
+impl Default for UrlTable {
+    fn default() -> Self {
+        UrlTable {
+            rows: allocator_api2::vec::Vec::new_in(Huge),
+            seen: HashTable::new_in(Huge),
+        }
+    }
 }
 
 impl UrlTable {
@@ -169,7 +183,7 @@ impl UrlTable {
     /// State.
     pub fn slot(&self, rid: u32) -> Slot {
         // Only `set_slot` and `push` write the byte, with a `Slot`.
-        Slot::from_byte(self.rows[rid as usize].slot & !PATCHED).unwrap_or(Slot::Failed)
+        Slot::from_byte(self.rows[rid as usize].slot & !FLAGS).unwrap_or(Slot::Failed)
     }
 
     /// Whether the newest record is a patch (so a rescore reads it to merge).
@@ -184,6 +198,21 @@ impl UrlTable {
             r.slot | PATCHED
         } else {
             r.slot & !PATCHED
+        };
+    }
+
+    /// Whether the URL's record (not a patch) has a `via`, as far as memory knows.
+    pub fn has_via(&self, rid: u32) -> bool {
+        self.rows[rid as usize].slot & HAS_VIA != 0
+    }
+
+    /// Notes whether the URL's record has a `via`.
+    pub fn set_has_via(&mut self, rid: u32, on: bool) {
+        let r = &mut self.rows[rid as usize];
+        r.slot = if on {
+            r.slot | HAS_VIA
+        } else {
+            r.slot & !HAS_VIA
         };
     }
 
@@ -206,7 +235,7 @@ impl UrlTable {
     /// Sets the state.
     pub fn set_slot(&mut self, rid: u32, slot: Slot) {
         let r = &mut self.rows[rid as usize];
-        r.slot = (r.slot & PATCHED) | slot as u8;
+        r.slot = (r.slot & FLAGS) | slot as u8;
     }
 
     /// Sets the priority and score totals after a score.
@@ -228,7 +257,16 @@ impl UrlTable {
     /// are skipped.
     pub fn live(&self, inv: u32, rid: u32) -> bool {
         let r = self.rows[rid as usize];
-        r.slot & !PATCHED == Slot::Available as u8 && super::keys::inverted(r.prio) == inv
+        r.slot & !FLAGS == Slot::Available as u8 && super::keys::inverted(r.prio) == inv
+    }
+
+    /// A copy of the rows without the seen-set (for a compaction running beside the crawl:
+    /// every accessor but [`UrlTable::find`] works on it).
+    pub fn snapshot(&self) -> UrlTable {
+        UrlTable {
+            rows: self.rows.clone(),
+            seen: HashTable::new_in(Huge),
+        }
     }
 
     /// Bytes held by the columns and the seen-set (capacity, not length).
@@ -286,6 +324,12 @@ mod tests {
         t.set_slot(5, Slot::Done);
         assert!(t.patched(5) && t.slot(5) == Slot::Done);
         t.set_patched(5, false);
-        assert!(!t.patched(5) && t.slot(5) == Slot::Done);
+        t.set_has_via(5, true);
+        assert!(!t.patched(5) && t.has_via(5) && t.slot(5) == Slot::Done);
+        t.set_slot(5, Slot::Available);
+        assert!(
+            t.live(super::super::keys::inverted(0.75), 5),
+            "flags do not hide a URL"
+        );
     }
 }

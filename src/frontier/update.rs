@@ -143,9 +143,14 @@ impl Frontier {
                 p.absorb(&from);
                 self.journal.append_with(|v| records::patch(v, &p))?
             }
-            None => self
-                .journal
-                .append_with(|v| records::first_patch(v, rid, base, &from))?,
+            None => {
+                // The URL's own `via` wins over the scorer's: no need to write that one.
+                let via = (!self.table.has_via(rid))
+                    .then_some(from.via.as_deref())
+                    .flatten();
+                self.journal
+                    .append_with(|v| records::first_patch(v, rid, base, &from, via))?
+            }
         };
         self.table.set_scores(rid, new, scores, sum);
         self.table.set_offset(rid, offset);
