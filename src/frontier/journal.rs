@@ -96,6 +96,7 @@ impl Journal {
             path: ops_path.display().to_string(),
             what,
         };
+        let ops_size = ops.metadata().map_err(io(&ops_path, "reading"))?.len();
         let mut r = BufReader::with_capacity(1 << 20, &ops);
         let mut pos = OPS_MAGIC.len() as u64;
         let mut skip = [0u8; 8];
@@ -114,7 +115,8 @@ impl Journal {
             let n = u64::from_le_bytes(h[8..16].try_into().unwrap_or_default());
             let dl = u64::from_le_bytes(h[16..24].try_into().unwrap_or_default());
             let kind = u32::from_le_bytes(h[24..28].try_into().unwrap_or_default());
-            if len > MAX_FRAME {
+            // A length past the end of the file is a torn or damaged header: never allocate it.
+            if len > MAX_FRAME || pos + (BATCH_HEADER as u64) + u64::from(len) > ops_size {
                 break;
             }
             payload.resize(len as usize, 0);
