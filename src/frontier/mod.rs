@@ -171,6 +171,11 @@ impl Frontier {
         if let Some(st) = self.state(fp) {
             return Offer::Known(st);
         }
+        self.insert(fp, host, origin, uri)
+    }
+
+    /// Queues a URL whose fingerprint the caller just looked up and did not find.
+    fn insert(&mut self, fp: u64, host: &str, origin: &str, uri: CrawlUri) -> Offer {
         let hid = self.host_id(host, origin);
         let rid = self.table.len() as u32;
         let offset = match self

@@ -193,12 +193,12 @@ impl UrlTable {
 
     /// Notes whether the newest record is a patch.
     pub fn set_patched(&mut self, rid: u32, on: bool) {
+        self.set_flag(rid, PATCHED, on);
+    }
+
+    fn set_flag(&mut self, rid: u32, flag: u8, on: bool) {
         let r = &mut self.rows[rid as usize];
-        r.slot = if on {
-            r.slot | PATCHED
-        } else {
-            r.slot & !PATCHED
-        };
+        r.slot = if on { r.slot | flag } else { r.slot & !flag };
     }
 
     /// Whether the URL's record (not a patch) has a `via`, as far as memory knows.
@@ -208,12 +208,7 @@ impl UrlTable {
 
     /// Notes whether the URL's record has a `via`.
     pub fn set_has_via(&mut self, rid: u32, on: bool) {
-        let r = &mut self.rows[rid as usize];
-        r.slot = if on {
-            r.slot | HAS_VIA
-        } else {
-            r.slot & !HAS_VIA
-        };
+        self.set_flag(rid, HAS_VIA, on);
     }
 
     /// Host id.

@@ -107,7 +107,7 @@ impl Frontier {
             uri.scores = 0;
             uri.score_sum = 0.0;
             let p = f.apply(&mut uri, score);
-            self.offer(fp, host, origin, uri);
+            self.insert(fp, host, origin, uri);
             return Ok(Scored::Inserted(p));
         };
         match self.table.slot(rid) {
