@@ -27,6 +27,15 @@
 //! - `fuzzing` (hidden): the bodies of the cargo-fuzz targets in `fuzz/`, one function per
 //!   target, shared with the regression test `tests/fuzz_regressions.rs` (see `docs/fuzzing.md`).
 
+/// mimalloc serves every allocation of a magpie process (the binary, its tests and benchmarks
+/// link this library). The crawl frees millions of small strings (URLs handed to the frontier,
+/// parsed pages); glibc's malloc spent a fifth of the frontier's time merging them back
+/// (`malloc_consolidate`), see docs/benchmarks-frontier.md. Fuzz builds keep the sanitizer's
+/// allocator.
+#[cfg(not(fuzzing))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod aah;
 pub mod analysis;
 pub mod archive;
