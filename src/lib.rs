@@ -23,18 +23,13 @@
 //!   (askama pages), and `magpie submit`.
 //! - [`index`]: the capture index (tantivy): search, facets, capture lookup and replay.
 //! - [`export`]: selected captures as a new WARC file with its CDXJ index; CDXJ of any WARC.
-//! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks.
+//! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks, also written out
+//!   as files for other servers (`magpie sample-web`).
+//! - `alloc` (private): mimalloc as every magpie process's allocator, arenas committed on use.
 //! - `fuzzing` (hidden): the bodies of the cargo-fuzz targets in `fuzz/`, one function per
 //!   target, shared with the regression test `tests/fuzz_regressions.rs` (see `docs/fuzzing.md`).
 
-/// mimalloc serves every allocation of a magpie process (the binary, its tests and benchmarks
-/// link this library). The crawl frees millions of small strings (URLs handed to the frontier,
-/// parsed pages); glibc's malloc spent a fifth of the frontier's time merging them back
-/// (`malloc_consolidate`), see docs/benchmarks-frontier.md. Fuzz builds keep the sanitizer's
-/// allocator.
-#[cfg(not(fuzzing))]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod alloc;
 
 pub mod aah;
 pub mod analysis;
