@@ -58,6 +58,22 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:8080", value_parser = magpie::web::cli::parse_bind)]
         bind: std::net::SocketAddr,
     },
+    /// Write the sample web of the crawl benchmark (50 hosts x 400 pages) as static files for
+    /// a web server: DIR/127.0.0.2/, DIR/127.0.0.3/, ..., linking to each other at PORT.
+    SampleWeb {
+        /// Folder to write into.
+        #[arg(long)]
+        out: PathBuf,
+        /// The port every host is served on (links between hosts name it).
+        #[arg(long, default_value_t = 8087)]
+        port: u16,
+        /// Number of hosts.
+        #[arg(long, default_value_t = 50)]
+        hosts: usize,
+        /// Pages per host.
+        #[arg(long, default_value_t = 400)]
+        pages: usize,
+    },
     /// Serve the HTTP API: many crawls in one data folder, steered over HTTP (docs/api.md).
     Serve(magpie::web::cli::ServeArgs),
     /// Send scored URLs (NDJSON on stdin) to a running `magpie serve`.
@@ -173,6 +189,29 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
             json,
             bind,
         } => demo(data, json || no_cockpit, json, bind).await,
+        Command::SampleWeb {
+            out,
+            port,
+            hosts,
+            pages,
+        } => {
+            let cfg = sample_site::SiteConfig {
+                hosts,
+                pages_per_host: pages,
+                ..sample_site::bench_config()
+            };
+            let w = sample_site::write_files(&cfg, port, &out)
+                .with_context(|| format!("cannot write the sample web to {}", out.display()))?;
+            println!(
+                "wrote {} pages ({} files, {} bytes) for {hosts} hosts at 127.0.0.2-{}:{port} into {}",
+                w.pages,
+                w.files,
+                w.bytes,
+                1 + hosts,
+                out.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Serve(args) => {
             let env_token = std::env::var("MAGPIE_TOKEN").ok();
             magpie::web::cli::serve(args, env_token, crawl::machine_name(), shutdown_signal())

@@ -262,3 +262,47 @@ fn a_seed_refused_as_private_is_said_once_and_not_retried() {
         "{log}"
     );
 }
+
+#[test]
+fn sample_web_writes_the_benchmark_web_as_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("web");
+    let o = magpie(&[
+        "sample-web",
+        "--out",
+        out.to_str().unwrap(),
+        "--port",
+        "9001",
+        "--hosts",
+        "2",
+        "--pages",
+        "7",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("wrote 14 pages"), "{said}");
+    let robots = std::fs::read_to_string(out.join("127.0.0.3/robots.txt")).unwrap();
+    assert!(
+        robots.contains("Sitemap: http://127.0.0.3:9001/sitemap.xml"),
+        "{robots}"
+    );
+    assert!(out.join("127.0.0.2/index.html").is_file());
+    // A file where the folder should be: one line naming it.
+    let blocked = write(dir.path(), "file", "x");
+    fails_with(
+        &magpie(&[
+            "sample-web",
+            "--out",
+            &blocked,
+            "--hosts",
+            "1",
+            "--pages",
+            "1",
+        ]),
+        "cannot write the sample web to",
+    );
+    fails_with(
+        &magpie(&["sample-web", "--out", out.to_str().unwrap(), "--pages", "0"]),
+        "pages_per_host must be at least 1",
+    );
+}

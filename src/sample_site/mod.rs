@@ -8,12 +8,14 @@
 //! appear in cross-host links).
 
 mod content;
+mod files;
 mod server;
 #[cfg(test)]
 mod tests;
 mod words;
 
 pub use content::tiny_png;
+pub use files::{write_files, Written};
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
