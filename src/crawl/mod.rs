@@ -297,6 +297,7 @@ fn pipeline_ctx(
             max_html_bytes: 5 * 1024 * 1024,
             max_links: l.max_links_per_page,
             max_url_len: l.max_url_length,
+            text: analyzer.is_some() || spec.raw.index.enabled,
         },
         max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
         gzip_level: spec.raw.warc.gzip_level,

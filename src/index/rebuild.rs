@@ -42,6 +42,7 @@ impl Default for RebuildOptions {
                 max_html_bytes: 5 << 20,
                 max_links: 5_000,
                 max_url_len: 2048,
+                text: true,
             },
         }
     }
@@ -57,6 +58,7 @@ impl RebuildOptions {
                 max_html_bytes: 5 << 20,
                 max_links: l.max_links_per_page,
                 max_url_len: l.max_url_length,
+                text: true,
             },
         }
     }

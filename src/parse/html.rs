@@ -186,7 +186,7 @@ impl<'a> Walker<'a> {
     }
 
     fn text(&mut self, text: &str) {
-        if self.hidden > 0 {
+        if self.hidden > 0 || !self.limits.text {
             return;
         }
         let visible = self.blocks.push(text);
@@ -367,7 +367,9 @@ impl<'a> Walker<'a> {
 
     /// An image's alt text counts as anchor text of the links around it (not as visible text).
     fn alt_text(&mut self, alt: Option<&str>) {
-        let Some(alt) = alt else { return };
+        let Some(alt) = alt.filter(|_| self.limits.text) else {
+            return;
+        };
         for a in &mut self.anchors {
             a.text.boundary();
             a.text.push(alt, MAX_ANCHOR_BYTES);

@@ -390,3 +390,31 @@ fn page_furniture_blocks_are_marked() {
         "a menu link keeps its block"
     );
 }
+
+#[test]
+fn without_text_links_title_and_directives_stay() {
+    let doc = r#"<html lang="de"><head><title>T</title><meta name="robots" content="nofollow"></head>
+        <body><p>Some words <a href="/a">anchor <img src="/i.png" alt="alt"></a></p></body></html>"#;
+    let limits = ParseLimits {
+        text: false,
+        ..ParseLimits::default()
+    };
+    let page = html(doc.as_bytes(), None, None, &base(), &limits);
+    let full = html(doc.as_bytes(), None, None, &base(), &ParseLimits::default());
+    assert_eq!(triples(&page), triples(&full));
+    assert_eq!(
+        (
+            page.title.as_deref(),
+            page.declared_lang.as_deref(),
+            page.nofollow
+        ),
+        (Some("T"), Some("de"), true)
+    );
+    assert!(page.blocks.is_empty());
+    assert!(page
+        .links
+        .iter()
+        .all(|l| l.text.is_empty() && l.block.is_none()));
+    assert_eq!(full.links[0].text, "anchor alt");
+    assert!(!full.blocks.is_empty());
+}
