@@ -6,9 +6,10 @@
 //! merging them back (`malloc_consolidate`), and mimalloc doubled the frontier's update and
 //! insert rates (docs/benchmarks-frontier.md).
 //!
-//! mimalloc's default on Linux commits each arena eagerly, and with transparent huge pages
-//! that more than tripled a crawl's peak RSS (62-75 MB with glibc, 218-371 MB) for no speed;
-//! committing on use keeps it at 118-135 MB with the frontier as fast (docs/benchmarks.md).
+//! On the crawl itself it measured the same CPU per page as glibc. Its default on Linux
+//! commits each arena eagerly, and with transparent huge pages that more than tripled a
+//! crawl's peak RSS (61-75 MB with glibc, 201-371 MB) for no speed; committing on use keeps it
+//! near 100-120 MB with the frontier as fast (docs/benchmarks.md, "The allocator").
 //! Fuzz builds keep the sanitizer's allocator, and the `system-alloc` feature the system's, to
 //! measure one against the other.
 
