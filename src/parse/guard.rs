@@ -173,12 +173,25 @@ fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 
-/// Position of `needle` in `b` at or after `from`, ASCII case-insensitively.
+/// Position of `needle` in `b` at or after `from`, ASCII case-insensitively. Every needle
+/// starts with `<` or `-`, so candidates are found with `memchr` first.
 fn find_ci(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    b.get(from..)?
-        .windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
-        .map(|p| from + p)
+    let (&first, _) = needle.split_first()?;
+    debug_assert!(
+        !first.is_ascii_alphabetic(),
+        "the first byte is matched exactly"
+    );
+    let mut at = from;
+    while let Some(p) = memchr::memchr(first, b.get(at..)?) {
+        let start = at + p;
+        if b.get(start..start + needle.len())?
+            .eq_ignore_ascii_case(needle)
+        {
+            return Some(start);
+        }
+        at = start + 1;
+    }
+    None
 }
 
 /// Elements whose content the tokenizer reads as text up to the matching end tag.
@@ -200,7 +213,7 @@ fn attr_safe_len(text: &str) -> usize {
     let b = text.as_bytes();
     let n = b.len();
     let mut i = 0;
-    while let Some(p) = b[i..].iter().position(|&c| c == b'<') {
+    while let Some(p) = memchr::memchr(b'<', &b[i..]) {
         let start = i + p;
         i = start + 1;
         if b[i..].starts_with(b"!--") {
@@ -279,6 +292,22 @@ mod tests {
             .nodes()
             .filter(|n| n.value().as_element().is_some_and(|e| e.name() == name))
             .count()
+    }
+
+    #[test]
+    fn find_ci_finds_the_first_match_at_or_after_from() {
+        let naive = |b: &[u8], from: usize, needle: &[u8]| {
+            b.get(from..)?
+                .windows(needle.len())
+                .position(|w| w.eq_ignore_ascii_case(needle))
+                .map(|p| from + p)
+        };
+        let hay = b"<a>--><SCRIPT>x</Script></script -->< /script><</scRipt";
+        for needle in [&b"-->"[..], b"</script", b"<", b"</scripts"] {
+            for from in 0..=hay.len() + 1 {
+                assert_eq!(find_ci(hay, from, needle), naive(hay, from, needle));
+            }
+        }
     }
 
     #[test]
