@@ -299,7 +299,7 @@ fn sample_web_writes_the_benchmark_web_as_files() {
             "--pages",
             "1",
         ]),
-        "cannot write the sample web to",
+        "file/127.0.0.2/index.html: Not a directory",
     );
     fails_with(
         &magpie(&["sample-web", "--out", out.to_str().unwrap(), "--pages", "0"]),

@@ -39,13 +39,13 @@ pub fn write_files(cfg: &SiteConfig, port: u16, dir: &Path) -> io::Result<Writte
     let mut path = String::new();
     for (host, addr) in addrs.iter().enumerate() {
         let root = dir.join(addr.ip().to_string());
-        fs::create_dir_all(root.join("img"))?;
         let mut put = |name: &str, bytes: &[u8]| -> io::Result<()> {
             let file = root.join(name.trim_start_matches('/'));
+            let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", file.display()));
             if let Some(parent) = file.parent() {
-                fs::create_dir_all(parent)?;
+                fs::create_dir_all(parent).map_err(named)?;
             }
-            fs::write(&file, bytes)?;
+            fs::write(&file, bytes).map_err(named)?;
             done.files += 1;
             done.bytes += bytes.len() as u64;
             Ok(())
