@@ -3,10 +3,10 @@
 //! crawlers can be measured on the same web.
 
 use super::content::{Resource, Site, IMAGE_COUNT, STYLE_CSS};
-use super::{validate, SiteConfig};
+use super::{host_ip, validate, SiteConfig};
 use std::fs;
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::Path;
 
 /// What [`write_files`] wrote.
@@ -27,7 +27,7 @@ pub struct Written {
 pub fn write_files(cfg: &SiteConfig, port: u16, dir: &Path) -> io::Result<Written> {
     validate(cfg)?;
     let addrs = (0..cfg.hosts)
-        .map(|i| host_addr(i, port))
+        .map(|i| host_ip(i).map(|ip| SocketAddr::from((ip, port))))
         .collect::<io::Result<Vec<_>>>()?;
     let site = Site::new(cfg, &addrs);
     let mut done = Written {
@@ -73,22 +73,6 @@ pub fn write_files(cfg: &SiteConfig, port: u16, dir: &Path) -> io::Result<Writte
         done.pages += cfg.pages_per_host;
     }
     Ok(done)
-}
-
-/// Host `i`'s address: 127.0.0.2 + i.
-fn host_addr(i: usize, port: u16) -> io::Result<SocketAddr> {
-    let first = u32::from(Ipv4Addr::new(127, 0, 0, 2));
-    u32::try_from(i)
-        .ok()
-        .and_then(|i| first.checked_add(i))
-        .filter(|&ip| ip < u32::from(Ipv4Addr::new(127, 255, 255, 255)))
-        .map(|ip| SocketAddr::from((Ipv4Addr::from(ip), port)))
-        .ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "sample site config: too many hosts",
-            )
-        })
 }
 
 #[cfg(test)]

@@ -170,23 +170,12 @@ fn validate(cfg: &SiteConfig) -> io::Result<()> {
 /// Binds `n` listeners: on consecutive loopback addresses from 127.0.0.2 when possible,
 /// otherwise all on 127.0.0.1.
 async fn bind_hosts(n: usize) -> io::Result<Vec<TcpListener>> {
-    let first_ip = Ipv4Addr::new(127, 0, 0, 2);
     let mut listeners = Vec::with_capacity(n);
-    match TcpListener::bind((first_ip, 0)).await {
+    match TcpListener::bind((host_ip(0)?, 0)).await {
         Ok(first) => {
             listeners.push(first);
             for i in 1..n {
-                let ip = u32::try_from(i)
-                    .ok()
-                    .and_then(|i| u32::from(first_ip).checked_add(i))
-                    .filter(|&ip| ip < u32::from(Ipv4Addr::new(127, 255, 255, 255)))
-                    .ok_or_else(|| {
-                        io::Error::new(
-                            io::ErrorKind::InvalidInput,
-                            "sample site config: too many hosts",
-                        )
-                    })?;
-                listeners.push(TcpListener::bind((Ipv4Addr::from(ip), 0)).await?);
+                listeners.push(TcpListener::bind((host_ip(i)?, 0)).await?);
             }
         }
         Err(_) => {
@@ -196,4 +185,20 @@ async fn bind_hosts(n: usize) -> io::Result<Vec<TcpListener>> {
         }
     }
     Ok(listeners)
+}
+
+/// Host `i`'s loopback address: 127.0.0.2 + i, below 127.255.255.255.
+fn host_ip(i: usize) -> io::Result<Ipv4Addr> {
+    let first = u32::from(Ipv4Addr::new(127, 0, 0, 2));
+    u32::try_from(i)
+        .ok()
+        .and_then(|i| first.checked_add(i))
+        .filter(|&ip| ip < u32::from(Ipv4Addr::new(127, 255, 255, 255)))
+        .map(Ipv4Addr::from)
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "sample site config: too many hosts",
+            )
+        })
 }
