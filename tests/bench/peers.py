@@ -233,7 +233,8 @@ def main():
                 work = os.path.join(out, "runs", f"{name}-{r}")
                 os.makedirs(work)
                 access = os.path.join(ng, "access.log")
-                os.replace(access, access + ".old") if os.path.exists(access) else None
+                if os.path.exists(access):
+                    os.replace(access, access + ".old")
                 os.kill(pid, signal.SIGUSR1)  # reopen the access log
                 time.sleep(0.5)
                 code, wall, cpu, rss = run(command(name, args, args.port, args.hosts, work), work)
