@@ -1,8 +1,9 @@
 //! The shared vocabulary of the crawl: the typed values that flow between stages. No I/O here.
 //!
-//! Data flows one way: a [`CrawlUri`] leaves the frontier, the fetch stage turns it into an
-//! `Fetched` exchange, then the parse stage into a [`ParsedPage`] with [`Link`]s, and the links go back
-//! through scope into the frontier as new [`CrawlUri`]s.
+//! The main flow: a [`CrawlUri`] leaves the frontier, the fetch stage turns it into a `Fetched`
+//! exchange, the parse stage into a [`ParsedPage`] with [`Link`]s, and the links go back through
+//! scope into the frontier as new [`CrawlUri`]s. Two loops run against it: the helper remembers
+//! what it learned per host, and the analysis's topic and weights change as pages are learned.
 
 use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
@@ -90,15 +91,15 @@ pub struct CrawlUri {
 /// The components of an outlink's analysis score, each in [0, 1], and their weighted total.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreParts {
-    /// Cosine of the linking page with the topic.
+    /// Cosine of the whole linking page (title and text) with the topic.
     pub document: f32,
-    /// Cosine of the link's text block with the topic.
+    /// Cosine of the link's text block (or a window of it) with the topic.
     pub paragraph: f32,
-    /// Cosine of the anchor text with the topic.
+    /// Cosine of the anchor text (with `title` and `alt`) with the topic.
     pub anchor: f32,
-    /// Topic words in the URL.
+    /// Cosine of the words of the link's host and path with the topic.
     pub url: f32,
-    /// Inherited from relevant ancestors.
+    /// The score inherited from the page's relevant ancestors (SharkSearch).
     pub parent: f32,
     /// Weighted average of the components (with the application-aware boost, if any).
     pub total: f32,

@@ -298,47 +298,10 @@ fn child_node(c: sxd_document::dom::ChildOfElement<'_>) -> XNode<'_> {
     }
 }
 
-/// Elements whose edges separate words in extracted text.
-fn is_block(name: &str) -> bool {
-    matches!(
-        name,
-        "address"
-            | "article"
-            | "aside"
-            | "blockquote"
-            | "br"
-            | "caption"
-            | "dd"
-            | "details"
-            | "div"
-            | "dl"
-            | "dt"
-            | "figcaption"
-            | "figure"
-            | "footer"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "header"
-            | "hr"
-            | "li"
-            | "main"
-            | "nav"
-            | "ol"
-            | "p"
-            | "pre"
-            | "section"
-            | "summary"
-            | "table"
-            | "tbody"
-            | "td"
-            | "th"
-            | "tr"
-            | "ul"
-    )
+/// Elements whose edges separate words in extracted text: the page walk's text-block elements
+/// (one list for both), and line breaks.
+fn separates_words(name: &str) -> bool {
+    name == "br" || crate::parse::is_block(name)
 }
 
 /// Elements whose text is never content.
@@ -413,7 +376,7 @@ fn element_text(root: Element<'_>, buf: &mut TextBuf) {
                 if is_skipped(name) {
                     continue;
                 }
-                let block = is_block(name);
+                let block = separates_words(name);
                 if block {
                     buf.boundary();
                     stack.push(None);

@@ -119,6 +119,9 @@ fn extracted_text_separates_blocks_and_skips_scripts() {
         vec!["one two three fourfive"]
     );
     assert_eq!(texts(html, "//div/@id"), vec!["b"]);
+    // The same block elements as the page walk's text blocks: form controls included.
+    let form = "<form><select><option>red</option><option>blue</option></select><button>Go</button></form>";
+    assert_eq!(texts(form, "//form"), vec!["red blue Go"]);
 }
 
 #[test]

@@ -35,11 +35,11 @@ mod tests_bad_input;
 pub use learn::{WeightLearner, PRIOR_PAGES};
 pub use page::MAX_TEXT_BYTES;
 pub use score::{HUGE_BLOCK_TOKENS, LANGUAGE_PENALTY, PARENT_DECAY, WINDOW_TOKENS};
-pub use topic::{Topic, ENTITY_WORD_WEIGHT, KEYWORD_WEIGHT};
+pub use topic::{ReferenceVector, Topic, ENTITY_WORD_WEIGHT, KEYWORD_WEIGHT};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::ParsedPage;
+use crate::model::{ParsedPage, ScoreParts};
 use crate::spec::{RawScoring, RawTopic, RawWeights};
 
 /// A topic or scoring configuration that cannot be used. Names the spec field.
@@ -71,23 +71,13 @@ impl AnalysisError {
     }
 }
 
-/// The scores of one outlink, each in [0, 1]. Serializable: the crawl writes it to the WARC
-/// metadata record of the page, so every priority can be explained afterwards.
+/// The analysis of one outlink. Serializable: the crawl writes it to the WARC metadata record
+/// of the page, so every priority can be explained afterwards.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LinkScore {
-    /// Cosine of the whole page (title and text) with the topic.
-    pub document: f32,
-    /// Cosine of the link's text block (or a window of it) with the topic.
-    pub paragraph: f32,
-    /// Cosine of the anchor text (with `title` and `alt`) with the topic.
-    pub anchor: f32,
-    /// Cosine of the words of the link's host and path with the topic.
-    pub url: f32,
-    /// The score inherited from the page's relevant ancestors (SharkSearch).
-    pub parent: f32,
-    /// Weighted average of the components; 0 for spam links, scaled down by
-    /// [`LANGUAGE_PENALTY`] on pages in an unwanted language. This is the URL's priority.
-    pub total: f32,
+    /// The score components and their total. The total is 0 for spam links and scaled down by
+    /// [`LANGUAGE_PENALTY`] on pages in an unwanted language; it is the URL's priority.
+    pub parts: ScoreParts,
     /// The link points into one of `scoring.spam_domains`.
     pub blacklist: bool,
 }
@@ -156,7 +146,19 @@ impl Analyzer {
     /// Adds a reference page (a seed, or one of `topic.reference_urls`) to the topic vector.
     /// Call before sharing the analyzer; pages analysed earlier are not rescored.
     pub fn add_reference(&mut self, page: &ParsedPage) {
-        self.topic.add_reference_with(&self.compiled, page);
+        if let Some(v) = self.reference_vector(page) {
+            self.add_reference_vector(&v);
+        }
+    }
+
+    /// What a reference page adds to the topic, read once (on the worker that parsed it).
+    pub fn reference_vector(&self, page: &ParsedPage) -> Option<ReferenceVector> {
+        ReferenceVector::of(&self.compiled, page)
+    }
+
+    /// Adds a reference page read by [`Analyzer::reference_vector`] to the topic vector.
+    pub fn add_reference_vector(&mut self, v: &ReferenceVector) {
+        self.topic.add_reference_vector(v);
         self.compiled = self.topic.compile();
     }
 

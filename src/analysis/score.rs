@@ -27,6 +27,7 @@ use super::terms::{Counts, Tok};
 use super::tokens::{host_and_path, host_in_domain, is_url_noise, tokenize, url_text};
 use super::{Analyzer, LinkScore, PageAnalysis};
 use crate::model::ParsedPage;
+use crate::model::ScoreParts;
 
 /// Blocks with more words than this are scored by a window around the anchor.
 pub const HUGE_BLOCK_TOKENS: u32 = 200;
@@ -195,12 +196,14 @@ pub(super) fn analyze(
             total *= LANGUAGE_PENALTY;
         }
         links.push(LinkScore {
-            document: relevance,
-            paragraph,
-            anchor: anchor_score,
-            url,
-            parent: inherited,
-            total: total.clamp(0.0, 1.0),
+            parts: ScoreParts {
+                document: relevance,
+                paragraph,
+                anchor: anchor_score,
+                url,
+                parent: inherited,
+                total: total.clamp(0.0, 1.0),
+            },
             blacklist,
         });
     }

@@ -112,6 +112,23 @@ fn reference_pages_build_the_topic() {
 }
 
 #[test]
+fn a_reference_read_once_adds_what_reading_it_in_place_adds() {
+    let p = page(
+        &["Offshore wind turbine farms feed the grid through a substation."],
+        vec![],
+    );
+    let mut direct = analyzer(&["wind turbine"]);
+    direct.add_reference(&p);
+    let mut shipped = analyzer(&["wind turbine"]);
+    let v = shipped.reference_vector(&p).expect("the page has terms");
+    shipped.add_reference_vector(&v);
+    assert_eq!(direct.topic(), shipped.topic());
+    assert!(analyzer(&[])
+        .reference_vector(&page(&["the of and"], vec![]))
+        .is_none());
+}
+
+#[test]
 fn keywords_outweigh_any_ordinary_term() {
     let mut an = analyzer(&["nebula"]);
     for _ in 0..20 {
@@ -159,25 +176,27 @@ fn each_component_measures_its_own_evidence() {
     let a = an.analyze(&components_page(), "http://p.example/", 0.0);
     let [on, off, none] = [a.links[0], a.links[1], a.links[2]];
     // document: the same for every link of the page.
-    assert!(on.document > 0.0);
-    assert_eq!(on.document, off.document);
+    assert!(on.parts.document > 0.0);
+    assert_eq!(on.parts.document, off.parts.document);
     // paragraph: the block the link sits in; no block falls back to the document. A text with
     // no topic word is pulled up towards the page only by its shortness (see `shrink`).
-    assert!(on.paragraph > a.relevance && off.paragraph < a.relevance / 2.0);
-    assert_eq!(none.paragraph, a.relevance);
+    assert!(on.parts.paragraph > a.relevance && off.parts.paragraph < a.relevance / 2.0);
+    assert_eq!(none.parts.paragraph, a.relevance);
     // anchor: an empty anchor is no evidence, so it scores as its page.
-    assert!(on.anchor > 0.5 && off.anchor < a.relevance && none.anchor == a.relevance);
+    assert!(
+        on.parts.anchor > 0.5 && off.parts.anchor < a.relevance && none.parts.anchor == a.relevance
+    );
     // url: words of host and path.
     assert!(
-        off.url > on.url && on.url < a.relevance,
+        off.parts.url > on.parts.url && on.parts.url < a.relevance,
         "{} {}",
-        off.url,
-        on.url
+        off.parts.url,
+        on.parts.url
     );
     // parent: the page's inherited value, for every link.
-    assert_eq!(on.parent, a.inherited);
+    assert_eq!(on.parts.parent, a.inherited);
     for s in &a.links {
-        for v in [s.document, s.paragraph, s.anchor, s.url, s.parent, s.total] {
+        for v in s.parts.to_array() {
             assert!((0.0..=1.0).contains(&v));
         }
     }
@@ -194,7 +213,7 @@ fn url_words_containing_a_keyword_stem_count() {
         ],
     );
     let a = an.analyze(&p, "http://x.example/", 0.0);
-    assert!(a.links[0].url > 0.0 && a.links[1].url == 0.0);
+    assert!(a.links[0].parts.url > 0.0 && a.links[1].parts.url == 0.0);
 }
 
 #[test]
@@ -219,13 +238,21 @@ fn huge_blocks_are_scored_by_a_window_around_the_anchor() {
     );
     let a = an.analyze(&p, "http://x.example/", 0.0);
     assert!(
-        a.links[0].paragraph < 0.05,
+        a.links[0].parts.paragraph < 0.05,
         "the early window sees only filler: {}",
-        a.links[0].paragraph
+        a.links[0].parts.paragraph
     );
-    assert!(a.links[1].paragraph > 0.5, "{}", a.links[1].paragraph);
+    assert!(
+        a.links[1].parts.paragraph > 0.5,
+        "{}",
+        a.links[1].parts.paragraph
+    );
     // Not found: the window stays where the previous one was.
-    assert!(a.links[2].paragraph > 0.5, "{}", a.links[2].paragraph);
+    assert!(
+        a.links[2].parts.paragraph > 0.5,
+        "{}",
+        a.links[2].parts.paragraph
+    );
 }
 
 #[test]
@@ -244,9 +271,13 @@ fn total_is_the_weighted_average() {
     let an = Analyzer::new(&topic(&["solar panel", "battery"]), &scoring).unwrap();
     let a = an.analyze(&components_page(), "http://p.example/", 0.8);
     for s in &a.links {
-        let expect =
-            (s.document + 2.0 * s.paragraph + 3.0 * s.anchor + 0.5 * s.url + s.parent) / 7.5;
-        assert!((s.total - expect).abs() < 1e-6, "{s:?}");
+        let expect = (s.parts.document
+            + 2.0 * s.parts.paragraph
+            + 3.0 * s.parts.anchor
+            + 0.5 * s.parts.url
+            + s.parts.parent)
+            / 7.5;
+        assert!((s.parts.total - expect).abs() < 1e-6, "{s:?}");
     }
     // One weight alone: the total is that component.
     let only_anchor = RawScoring {
@@ -261,7 +292,7 @@ fn total_is_the_weighted_average() {
     };
     let an = Analyzer::new(&topic(&["solar panel", "battery"]), &only_anchor).unwrap();
     for s in an.analyze(&components_page(), "http://p/", 0.0).links {
-        assert_eq!(s.total, s.anchor);
+        assert_eq!(s.parts.total, s.parts.anchor);
     }
 }
 
@@ -277,7 +308,7 @@ fn inherited_score_decays_with_irrelevant_hops() {
         let a = an.analyze(&off, "http://x/", inherited);
         assert!(!a.relevant);
         assert!((a.inherited - PARENT_DECAY * inherited).abs() < 1e-7);
-        assert_eq!(a.links[0].parent, a.inherited);
+        assert_eq!(a.links[0].parts.parent, a.inherited);
         inherited = a.inherited;
     }
     assert!(an.analyze(&off, "http://x/", f32::NAN).inherited == 0.0);
@@ -323,10 +354,12 @@ fn unwanted_languages_are_scaled_down() {
     assert_eq!(free.lang.as_deref(), Some("de"));
     assert!(free.lang_wanted && free.relevant);
     assert!(!scaled.lang_wanted && !scaled.relevant);
-    assert!(free.links[0].total > 0.0);
-    assert!((scaled.links[0].total - LANGUAGE_PENALTY * free.links[0].total).abs() < 1e-6);
+    assert!(free.links[0].parts.total > 0.0);
+    assert!(
+        (scaled.links[0].parts.total - LANGUAGE_PENALTY * free.links[0].parts.total).abs() < 1e-6
+    );
     assert_eq!(
-        scaled.links[0].anchor, free.links[0].anchor,
+        scaled.links[0].parts.anchor, free.links[0].parts.anchor,
         "components are kept"
     );
 }
@@ -346,11 +379,14 @@ fn spam_domains_are_blacklisted() {
         ],
     );
     let a = an.analyze(&p, "http://good.example/", 0.0);
-    assert!(a.links[0].blacklist && a.links[0].total == 0.0);
-    assert!(a.links[0].anchor > 0.0, "components are kept");
-    assert!(!a.links[1].blacklist && a.links[1].total > 0.0);
+    assert!(a.links[0].blacklist && a.links[0].parts.total == 0.0);
+    assert!(a.links[0].parts.anchor > 0.0, "components are kept");
+    assert!(!a.links[1].blacklist && a.links[1].parts.total > 0.0);
     let farm = an.analyze(&p, "http://spam.example/farm", 0.0);
-    assert!(farm.links.iter().all(|l| l.blacklist && l.total == 0.0));
+    assert!(farm
+        .links
+        .iter()
+        .all(|l| l.blacklist && l.parts.total == 0.0));
 }
 
 #[test]
@@ -415,9 +451,9 @@ fn page_furniture_does_not_count_towards_the_document_score() {
     with_menu.boilerplate = vec![0];
     let a = an.analyze(&with_menu, "http://p.example/", 0.0);
     assert_eq!(a.relevance, 0.0, "the off-topic content alone decides");
-    assert_eq!(a.links[0].document, 0.0);
+    assert_eq!(a.links[0].parts.document, 0.0);
     assert!(
-        a.links[0].paragraph > 0.5,
+        a.links[0].parts.paragraph > 0.5,
         "the menu is still the link's context"
     );
     // A page of nothing but furniture keeps its text.

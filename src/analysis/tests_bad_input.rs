@@ -13,7 +13,7 @@ fn check(page: &ParsedPage, a: &PageAnalysis) {
     assert!((0.0..=1.0).contains(&a.relevance) && (0.0..=1.0).contains(&a.inherited));
     assert!(a.lang_confidence.is_finite());
     for s in &a.links {
-        for v in [s.document, s.paragraph, s.anchor, s.url, s.parent, s.total] {
+        for v in s.parts.to_array() {
             assert!((0.0..=1.0).contains(&v), "{s:?}");
         }
     }
@@ -51,15 +51,8 @@ fn empty_pages_score_zero() {
 #[test]
 fn binary_bodies_labelled_html_do_not_break_scoring() {
     let an = analyzer(&["solar"]);
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let body: Vec<u8> = (0..200_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
+    let mut rng = crate::sample_site::SplitMix::new(1);
+    let body: Vec<u8> = (0..200_000).map(|_| rng.next_u64() as u8).collect();
     let p = parse_html(&body);
     check(&p, &an.analyze(&p, "http://bad.example/", 0.3));
     // A PNG signature and NULs, as a misconfigured server sends them.
@@ -85,7 +78,7 @@ fn megabyte_single_line_text_is_bounded() {
     let p = page(&[&line], links);
     let a = an.analyze(&p, "http://bad.example/", 0.0);
     check(&p, &a);
-    assert!(a.links.iter().all(|l| l.paragraph > 0.3));
+    assert!(a.links.iter().all(|l| l.parts.paragraph > 0.3));
     // One megabyte without a single separator: one over-long token, dropped.
     let blob = "x".repeat(1 << 20);
     let p = page(
@@ -115,7 +108,7 @@ fn chinese_pages_match_chinese_keywords() {
     check(&p, &a);
     assert_eq!(a.lang.as_deref(), Some("zh"));
     assert!(a.relevance > 0.2, "{}", a.relevance);
-    assert!(a.links[0].anchor > a.relevance && a.links[1].anchor < a.relevance);
+    assert!(a.links[0].parts.anchor > a.relevance && a.links[1].parts.anchor < a.relevance);
 }
 
 #[test]
@@ -128,7 +121,7 @@ fn thai_pages_match_thai_keywords() {
     check(&p, &a);
     assert_eq!(a.lang.as_deref(), Some("th"));
     assert!(a.relevance > 0.2, "{}", a.relevance);
-    assert!(a.links[0].anchor > 0.8 && a.links[1].anchor < a.relevance);
+    assert!(a.links[0].parts.anchor > 0.8 && a.links[1].parts.anchor < a.relevance);
 }
 
 #[test]
@@ -141,7 +134,7 @@ fn empty_keyword_lists_wait_for_references() {
     let a = an.analyze(&p, "http://x/", 0.0);
     check(&p, &a);
     assert_eq!(a.relevance, 0.0);
-    assert_eq!(a.links[0].total, 0.0);
+    assert_eq!(a.links[0].parts.total, 0.0);
 }
 
 #[test]
@@ -159,8 +152,8 @@ fn all_zero_weights_give_zero_totals_but_keep_components() {
     let an = Analyzer::new(&topic(&["solar"]), &zero).unwrap();
     let p = page(&["solar"], vec![link("http://x/solar", "solar", Some(0))]);
     let a = an.analyze(&p, "http://x/", 0.0);
-    assert_eq!(a.links[0].total, 0.0);
-    assert!(a.links[0].anchor > 0.0 && a.links[0].document > 0.0);
+    assert_eq!(a.links[0].parts.total, 0.0);
+    assert!(a.links[0].parts.anchor > 0.0 && a.links[0].parts.document > 0.0);
     assert!(a.relevant, "relevance does not depend on the weights");
 }
 

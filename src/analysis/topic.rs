@@ -136,28 +136,16 @@ impl Topic {
 
     /// Adds the text of a reference page (a seed, or one of `topic.reference_urls`).
     pub fn add_reference(&mut self, page: &ParsedPage) {
-        let compiled = self.compile();
-        self.add_reference_with(&compiled, page);
+        if let Some(v) = ReferenceVector::of(&self.compile(), page) {
+            self.add_reference_vector(&v);
+        }
     }
 
-    pub(crate) fn add_reference_with(&mut self, compiled: &Compiled, page: &ParsedPage) {
-        let text = read_page(page, compiled, true);
-        let mut counts = text.page_counts();
-        let terms = text.terms;
-        let counted = counts.drain(&terms);
-        let norm = counted
-            .iter()
-            .map(|&(_, c)| f64::from(c) * f64::from(c))
-            .sum::<f64>()
-            .sqrt();
-        if norm == 0.0 {
-            return;
-        }
-        let texts = terms.into_texts();
-        for (t, c) in counted {
-            if let Some(text) = texts.get(t as usize) {
-                *self.references.entry(text.clone()).or_insert(0.0) += (f64::from(c) / norm) as f32;
-            }
+    /// Adds a reference page read before: the crawl reads each reference page once, on the
+    /// worker that parsed it, and the engine adds that vector to its topic.
+    pub fn add_reference_vector(&mut self, v: &ReferenceVector) {
+        for (text, w) in &v.terms {
+            *self.references.entry(text.clone()).or_insert(0.0) += w;
         }
         self.reference_count += 1;
     }
@@ -280,5 +268,39 @@ impl Compiled {
             Some(&(start, len)) => &self.phrases[start as usize..(start + len) as usize],
             None => &[],
         }
+    }
+}
+/// A reference page's contribution to the topic: its term-frequency vector scaled to length 1,
+/// by term text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceVector {
+    terms: Vec<(String, f32)>,
+}
+
+impl ReferenceVector {
+    /// Reads a page's counted terms as the topic `compiled` sees them (its phrases and
+    /// stopwords); `None` for a page without any.
+    pub(crate) fn of(compiled: &Compiled, page: &ParsedPage) -> Option<ReferenceVector> {
+        let text = read_page(page, compiled, true);
+        let mut counts = text.page_counts();
+        let terms = text.terms;
+        let counted = counts.drain(&terms);
+        let norm = counted
+            .iter()
+            .map(|&(_, c)| f64::from(c) * f64::from(c))
+            .sum::<f64>()
+            .sqrt();
+        if norm == 0.0 {
+            return None;
+        }
+        let texts = terms.into_texts();
+        let terms = counted
+            .into_iter()
+            .filter_map(|(t, c)| {
+                let text = texts.get(t as usize)?;
+                Some((text.clone(), (f64::from(c) / norm) as f32))
+            })
+            .collect();
+        Some(ReferenceVector { terms })
     }
 }

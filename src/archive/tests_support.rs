@@ -23,15 +23,8 @@ pub(super) fn config(dir: &Path, max: u64) -> WriterConfig {
 
 /// Deterministic, poorly compressible bytes.
 pub(super) fn noise(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    let mut rng = crate::sample_site::SplitMix::new(seed);
+    (0..len).map(|_| rng.next_u64() as u8).collect()
 }
 
 /// What a written record must look like when read back.

@@ -8,7 +8,7 @@ use super::focus::RecentFetch;
 use super::pipeline::PageFacts;
 use super::CrawlError;
 use crate::aah::{AppMatch, Helper};
-use crate::analysis::{Analyzer, Topic};
+use crate::analysis::{Analyzer, ReferenceVector, Topic};
 use crate::archive::RecordLocation;
 use crate::frontier::{keys, Frontier, UrlLease};
 use crate::index::{
@@ -163,12 +163,12 @@ impl Engine {
 
     /// Adds a reference page to the topic vector, shares the new analyzer with the workers and
     /// stages the topic for the next commit.
-    fn learn_reference(&mut self, page: &crate::model::ParsedPage) -> Result<(), CrawlError> {
+    fn learn_reference(&mut self, v: &ReferenceVector) -> Result<(), CrawlError> {
         let (Some(slot), Some(current)) = (&self.ctx.analyzer, self.ctx.analyzer()) else {
             return Ok(());
         };
         let mut a = (*current).clone();
-        a.add_reference(page);
+        a.add_reference_vector(v);
         let json = super::state::to_json(a.topic(), "the learned topic")?;
         if let Some(path) = &self.topic_file {
             write_topic(path, &json);

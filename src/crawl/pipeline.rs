@@ -9,7 +9,7 @@
 
 use super::records::{self, EncodedRecords, PageNotes};
 use crate::aah::{AppMatch, Helper, LinkAction, DEFAULT_RULE};
-use crate::analysis::{Analyzer, PageAnalysis};
+use crate::analysis::{Analyzer, PageAnalysis, ReferenceVector};
 use crate::archive::ArchiveError;
 use crate::fetch::{self, robots::Robots, Fetched};
 use crate::index::CaptureDoc;
@@ -126,9 +126,9 @@ pub struct PageFacts {
     pub analysis: Option<PageAnalysis>,
     /// The application-aware helper's findings (objects included), when enabled.
     pub app: Option<AppMatch>,
-    /// For a reference page (a seed or `topic.reference_urls` entry): its parse, which the
-    /// engine adds to the topic vector.
-    pub reference: Option<ParsedPage>,
+    /// For a reference page (a seed or `topic.reference_urls` entry): what it adds to the
+    /// topic vector, read once by the worker; the engine adds it.
+    pub reference: Option<ReferenceVector>,
 }
 
 /// Processes a fetched page: extracts and scopes its links and encodes its WARC records.
@@ -163,15 +163,22 @@ pub fn process_page(
         Some(h.analyze(&url, &fetched.info.headers, &body, &page.links))
     });
     drop(body);
-    let reference = uri.hops.is_empty();
+    let mut reference = None;
     let analysis = ctx.analyzer().map(|a| {
-        if reference {
-            // A reference page is scored with itself in the topic, as the engine will have it.
-            let mut with_page = (*a).clone();
-            with_page.add_reference(&page);
-            with_page.analyze(&page, page_url, uri.inherited)
-        } else {
-            a.analyze(&page, page_url, uri.inherited)
+        // A reference page (a seed) is read once, here, and scored with itself in the topic,
+        // as the engine will have it once it adds the vector.
+        reference = uri
+            .hops
+            .is_empty()
+            .then(|| a.reference_vector(&page))
+            .flatten();
+        match &reference {
+            Some(v) => {
+                let mut with_page = (*a).clone();
+                with_page.add_reference_vector(v);
+                with_page.analyze(&page, page_url, uri.inherited)
+            }
+            None => a.analyze(&page, page_url, uri.inherited),
         }
     });
     let judged = judge_links(&page.links, analysis.as_ref(), app.as_ref());
@@ -201,13 +208,8 @@ pub fn process_page(
         }
         doc
     });
-    let mut page = page;
-    let links = if reference {
-        page.links.clone()
-    } else {
-        std::mem::take(&mut page.links)
-    };
     let nofollow = page.nofollow && ctx.obey_meta_robots;
+    let links = page.links;
     let (outlinks, rejected) = scope_links(ctx, uri, links, nofollow, page_url, &judged);
     let mut analysis = analysis;
     if let Some(a) = &mut analysis {
@@ -222,7 +224,7 @@ pub fn process_page(
         page: Some(PageFacts {
             analysis,
             app,
-            reference: reference.then_some(page),
+            reference,
         }),
         capture,
     })
@@ -274,16 +276,12 @@ fn judge_links(links: &[Link], a: Option<&PageAnalysis>, m: Option<&AppMatch>) -
             let ls = a.and_then(|a| a.links.get(i));
             Judged {
                 score: ls.map(|s| ScoreParts {
-                    document: s.document,
-                    paragraph: s.paragraph,
-                    anchor: s.anchor,
-                    url: s.url,
-                    parent: s.parent,
                     total: if s.blacklist {
                         0.0
                     } else {
-                        (s.total + boost).min(1.0)
+                        (s.parts.total + boost).min(1.0)
                     },
+                    ..s.parts
                 }),
                 boost,
                 skip: action == LinkAction::Skip,

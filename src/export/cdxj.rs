@@ -11,7 +11,7 @@
 
 use super::ExportError;
 use crate::archive::{RecordHead, WarcReader};
-use crate::index::parse_http_head;
+use crate::http_head::HttpHead;
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
@@ -62,7 +62,7 @@ impl CdxjEntry {
             .to_string();
         let date = chrono::DateTime::parse_from_rfc3339(head.field("WARC-Date")?).ok()?;
         let http = (kind != "resource")
-            .then(|| parse_http_head(block_start))
+            .then(|| HttpHead::parse_stored(block_start))
             .flatten();
         let mime = match kind {
             "revisit" => "warc/revisit".to_string(),

@@ -2,8 +2,8 @@
 
 use super::chunked::DechunkReader;
 use super::client::Fetched;
-use super::exchange::is_chunked;
 use super::FetchError;
+use crate::http_head::is_chunked;
 use flate2::read::{DeflateDecoder, GzDecoder, ZlibDecoder};
 use std::io::{self, BufRead, BufReader, Read};
 

@@ -4,6 +4,7 @@
 use super::chunked::Dechunker;
 use super::spool::Spool;
 use super::FetchError;
+use crate::http_head::{is_chunked, HttpHead};
 use crate::model::Truncation;
 use sha1::{Digest, Sha1};
 use std::io;
@@ -13,8 +14,6 @@ use tokio::time::{timeout_at, Instant};
 
 /// Largest response head accepted (status line, headers, blank line).
 pub(crate) const MAX_HEAD: usize = 64 * 1024;
-/// Most header lines accepted in one head.
-const MAX_HEADERS: usize = 256;
 /// Socket read size.
 const READ_BUF: usize = 16 * 1024;
 
@@ -129,8 +128,10 @@ where
         head.extend_from_slice(&buf[..n]);
         // A head can only complete with a newline; skip parsing otherwise (slow drips).
         if buf[..n].contains(&b'\n') || head.len() > MAX_HEAD {
-            if let Some(h) = parse_head(&head).map_err(bad)? {
-                break h;
+            if let Some(h) = HttpHead::parse(&head).map_err(|e| bad(e.to_string()))? {
+                if h.len <= MAX_HEAD {
+                    break h;
+                }
             }
         }
         if head.len() > MAX_HEAD {
@@ -248,72 +249,6 @@ impl Recorder<'_> {
     }
 }
 
-/// The parsed response head, owned.
-pub(crate) struct Head {
-    pub len: usize,
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-}
-
-/// Parses a response head leniently (folded headers, odd spacing, invalid lines skipped);
-/// `None` while incomplete, an error message when it is not HTTP.
-pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, String> {
-    let mut slots = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut resp = httparse::Response::new(&mut slots);
-    let status = httparse::ParserConfig::default()
-        .allow_obsolete_multiline_headers_in_responses(true)
-        .allow_spaces_after_header_name_in_responses(true)
-        .allow_multiple_spaces_in_response_status_delimiters(true)
-        .ignore_invalid_headers_in_responses(true)
-        .parse_response(&mut resp, buf);
-    let len = match status {
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Ok(httparse::Status::Complete(len)) => len,
-        Err(httparse::Error::TooManyHeaders) => {
-            return Err(format!("more than {MAX_HEADERS} header lines"))
-        }
-        Err(e) => return Err(format!("unparseable head: {e}")),
-    };
-    if len > MAX_HEAD {
-        return Err(format!("head larger than {MAX_HEAD} bytes"));
-    }
-    let status = resp.code.ok_or("no status code")?;
-    let headers = resp
-        .headers
-        .iter()
-        .map(|h| (h.name.to_string(), header_value(h.value)))
-        .collect();
-    Ok(Some(Head {
-        len,
-        status,
-        headers,
-    }))
-}
-
-/// A header value as text: lossy UTF-8, with obsolete line folding replaced by one space.
-fn header_value(raw: &[u8]) -> String {
-    let text = String::from_utf8_lossy(raw);
-    if !text.contains(['\r', '\n']) {
-        return text.into_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut in_fold = false;
-    for c in text.chars() {
-        match c {
-            '\r' | '\n' => in_fold = true,
-            ' ' | '\t' if in_fold => {}
-            _ => {
-                if in_fold {
-                    out.push(' ');
-                    in_fold = false;
-                }
-                out.push(c);
-            }
-        }
-    }
-    out
-}
-
 /// Decides how the body ends: chunked wins over `Content-Length` (RFC 9112 6.3); conflicting or
 /// invalid lengths mean reading until close.
 fn framing(status: u16, headers: &[(String, String)]) -> Framing {
@@ -342,19 +277,6 @@ fn framing(status: u16, headers: &[(String, String)]) -> Framing {
     }
 }
 
-/// Whether the final transfer coding is `chunked` (the last one listed, over all
-/// `Transfer-Encoding` headers).
-pub(crate) fn is_chunked(headers: &[(String, String)]) -> bool {
-    headers
-        .iter()
-        .rev()
-        .filter(|(n, _)| n.eq_ignore_ascii_case("transfer-encoding"))
-        .flat_map(|(_, v)| v.rsplit(','))
-        .map(str::trim)
-        .find(|c| !c.is_empty())
-        .is_some_and(|c| c.eq_ignore_ascii_case("chunked"))
-}
-
 /// `sha1:` + base32, the digest form warcio, Heritrix and pywb use.
 pub(crate) fn sha1_label(h: Sha1) -> String {
     format!("sha1:{}", data_encoding::BASE32.encode(&h.finalize()))
@@ -370,25 +292,6 @@ mod tests {
             sha1_label(Sha1::new()),
             "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"
         );
-    }
-
-    #[test]
-    fn head_parsing_is_lenient_and_keeps_names() {
-        let raw = b"HTTP/1.1  200 OK\r\nX-CaSe: a\r\nFolded: one\r\n  two\r\nbad line\r\n\r\nbody";
-        let h = parse_head(raw).expect("parses").expect("complete");
-        assert_eq!(h.status, 200);
-        assert_eq!(h.len, raw.len() - 4);
-        assert_eq!(
-            h.headers,
-            vec![
-                ("X-CaSe".to_string(), "a".to_string()),
-                ("Folded".to_string(), "one two".to_string())
-            ]
-        );
-        assert!(parse_head(b"HTTP/1.1 200 OK\r\nA: b\r\n")
-            .expect("ok")
-            .is_none());
-        assert!(parse_head(b"SSH-2.0-OpenSSH_9.6\r\n").is_err());
     }
 
     #[test]

@@ -2,12 +2,12 @@
 //! response read straight from the WARC file, and revisits resolved to their originals.
 
 use super::doc::{CaptureKind, Location, RevisitOf};
-use super::http::parse_http_head;
 use super::search::SearchQuery;
 use super::stored::Stored;
 use super::{Index, IndexError};
 use crate::archive::read_record_prefix;
 use crate::fetch::{entity_body, DecodedBody, Fetched, Spool};
+use crate::http_head::HttpHead;
 use crate::model::ExchangeInfo;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -70,8 +70,8 @@ pub struct Replay {
 
 impl Replay {
     /// The status line and headers served (the revisit's own, for a revisit).
-    pub fn head(&self) -> Option<super::HttpHead> {
-        parse_http_head(&self.http[..self.header_len.min(self.http.len())])
+    pub fn head(&self) -> Option<HttpHead> {
+        HttpHead::parse_stored(&self.http[..self.header_len.min(self.http.len())])
     }
 
     /// The body as a browser should get it: chunked framing removed and `Content-Encoding`
@@ -241,7 +241,7 @@ impl Index {
         })?;
         let (block, cut) = read_block(warc_dir, &capture, max_bytes)?;
         if capture.kind != CaptureKind::Revisit {
-            let head = parse_http_head(&block);
+            let head = HttpHead::parse_stored(&block);
             let header_len = head.as_ref().map_or(block.len(), |h| h.len);
             return Ok(Replay {
                 capture,
@@ -258,9 +258,9 @@ impl Index {
                 url: format!("{url} (the original of revisit {})", capture.record_id),
             })?;
         let (orig_block, orig_cut) = read_block(warc_dir, &original, max_bytes)?;
-        let orig_parsed = parse_http_head(&orig_block);
+        let orig_parsed = HttpHead::parse_stored(&orig_block);
         let orig_head = orig_parsed.as_ref().map_or(0, |h| h.len);
-        let (mut http, header_len) = match parse_http_head(&block) {
+        let (mut http, header_len) = match HttpHead::parse_stored(&block) {
             Some(h) => (block[..h.len].to_vec(), h.len),
             None => (orig_block[..orig_head].to_vec(), orig_head),
         };

@@ -28,7 +28,6 @@
 
 mod doc;
 mod facets;
-mod http;
 mod lookup;
 mod rebuild;
 mod related;
@@ -51,7 +50,6 @@ pub use doc::{
     MAX_TEXT_BYTES,
 };
 pub use facets::{FacetCount, Facets};
-pub use http::{parse_http_head, HttpHead};
 pub use lookup::{CaptureRef, Replay};
 pub use rebuild::{wants_text, RebuildOptions, RebuildReport};
 pub use related::{metadata_records, MetadataRecord, MAX_METADATA_BYTES};

@@ -6,10 +6,10 @@
 //! as in the crawl pipeline, whether the body is parsed for text.
 
 use super::doc::{CaptureDoc, Location, ObjectDoc, RevisitOf};
-use super::http::parse_http_head;
 use super::{Index, IndexError, Writer};
 use crate::archive::{ArchiveError, Checkpoint, RecordHead, WarcReader};
 use crate::fetch::{entity_body, Fetched, Spool};
+use crate::http_head::HttpHead;
 use crate::model::{ExchangeInfo, Hop};
 use crate::parse::ParseLimits;
 use crate::spec::Spec;
@@ -421,7 +421,7 @@ fn capture(head: &RecordHead, block: &[u8], revisit: bool) -> Option<Pending> {
     let started = chrono::DateTime::parse_from_rfc3339(head.field("WARC-Date")?)
         .ok()?
         .with_timezone(&chrono::Utc);
-    let http = parse_http_head(block);
+    let http = HttpHead::parse_stored(block);
     let info = ExchangeInfo {
         url,
         ip: head

@@ -3,8 +3,9 @@
 
 use scraper::node::Element;
 
-/// Elements that start and end a text block.
-pub(super) fn is_block(name: &str) -> bool {
+/// Elements that start and end a text block; the helper's field text separates words at them
+/// too.
+pub(crate) fn is_block(name: &str) -> bool {
     matches!(
         name,
         "html"

@@ -27,6 +27,7 @@ mod html_tests;
 
 pub use charset::decode;
 pub use css::css;
+pub(crate) use elements::is_block;
 /// The guarded HTML parse (scripting off, capped size, depth and attributes), shared with the
 /// application-aware helper so both see the same repaired tree.
 pub(crate) use guard::parse_document;

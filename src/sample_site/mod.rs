@@ -16,6 +16,7 @@ mod words;
 
 pub use content::tiny_png;
 pub use files::{write_files, Written};
+pub use words::SplitMix;
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};

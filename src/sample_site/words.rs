@@ -4,17 +4,18 @@
 //! distinctive words that topical scoring can pick up; function words are shared.
 
 /// A small deterministic PRNG (splitmix64): pages must be reproducible from the seed alone.
+/// Tests and benchmarks draw their reproducible inputs from it too, so magpie has one.
 #[derive(Debug, Clone)]
-pub(crate) struct SplitMix(u64);
+pub struct SplitMix(u64);
 
 impl SplitMix {
     /// A generator seeded with `seed`.
-    pub(crate) fn new(seed: u64) -> SplitMix {
+    pub fn new(seed: u64) -> SplitMix {
         SplitMix(seed)
     }
 
     /// A generator for one `(a, b)` cell under `seed` (for example host and page).
-    pub(crate) fn for_cell(seed: u64, a: u64, b: u64) -> SplitMix {
+    pub fn for_cell(seed: u64, a: u64, b: u64) -> SplitMix {
         let mut s = SplitMix(seed ^ 0x6a09_e667_f3bc_c908);
         s.0 ^= s.next_u64() ^ a.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         s.0 ^= s.next_u64() ^ b.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
@@ -22,7 +23,7 @@ impl SplitMix {
     }
 
     /// The next 64 random bits.
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -30,23 +31,28 @@ impl SplitMix {
         z ^ (z >> 31)
     }
 
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// Uniform in `0..n`; 0 when `n` is 0.
-    pub(crate) fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
 
     /// Uniform in `lo..=hi` (`lo` when `hi < lo`).
-    pub(crate) fn range(&mut self, lo: usize, hi: usize) -> usize {
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
         lo + self.below(hi.saturating_sub(lo) + 1)
     }
 
     /// True with probability `percent`/100.
-    pub(crate) fn chance(&mut self, percent: usize) -> bool {
+    pub fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
 
     /// A uniformly chosen element of a non-empty slice.
-    pub(crate) fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
         items[self.below(items.len())]
     }
 }

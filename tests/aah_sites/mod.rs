@@ -56,10 +56,7 @@ pub fn missing() -> Served {
 
 /// A deterministic pseudo-random number (splitmix64) for the content generators.
 pub fn rnd(seed: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    magpie::sample_site::SplitMix::new(seed).next_u64()
 }
 
 pub const WORDS: &[&str] = &[

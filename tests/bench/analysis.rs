@@ -62,13 +62,8 @@ fn vocabulary() -> Vec<String> {
 
 /// A deterministic HTML page of about `bytes` bytes with `links` outlinks spread over it.
 fn html(bytes: usize, links: usize, seed: u64) -> String {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut next = move |n: usize| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % n as u64) as usize
-    };
+    let mut rng = magpie::sample_site::SplitMix::new(seed);
+    let mut next = move |n: usize| rng.below(n);
     let vocab = vocabulary();
     let mut out = String::from(
         "<!doctype html><html lang=en><head><title>Solar storage news</title></head><body>\n",

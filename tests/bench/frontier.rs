@@ -72,10 +72,7 @@ impl Crawl {
 
 /// A pseudo-random number in [0, 1) (splitmix64).
 fn unit(i: u64) -> f32 {
-    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+    (magpie::sample_site::SplitMix::new(i).next_u64() >> 40) as f32 / (1u64 << 24) as f32
 }
 
 fn config() -> FrontierConfig {

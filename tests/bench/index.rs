@@ -13,6 +13,7 @@ use magpie::index::{
     CaptureDoc, CaptureKind, DocKind, Index, Location, RebuildOptions, SearchQuery, SortBy,
 };
 use magpie::model::{CrawlUri, ExchangeInfo};
+use magpie::sample_site::SplitMix;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -20,35 +21,18 @@ const SEARCH_DOCS: u64 = 100_000;
 const INDEX_BATCH: u64 = 10_000;
 const WARC_PAGES: u64 = 2_000;
 
-/// splitmix64: reproducible text.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// 20,000 pronounceable words.
 fn vocabulary() -> Vec<String> {
     let syl = [
         "ka", "to", "ri", "men", "sa", "lo", "ver", "qui", "dan", "el", "por", "ni", "ste", "ga",
         "mu", "ral", "fe", "zon", "bi", "cho",
     ];
-    let mut rng = Rng(7);
+    let mut rng = SplitMix::new(7);
     (0..20_000)
         .map(|i| {
             let n = 1 + (i % 4);
             (0..n)
-                .map(|_| syl[(rng.next() % syl.len() as u64) as usize])
+                .map(|_| syl[(rng.next_u64() % syl.len() as u64) as usize])
                 .collect::<String>()
                 + &format!("{}", i % 7)
         })
@@ -56,12 +40,12 @@ fn vocabulary() -> Vec<String> {
 }
 
 /// A word with a Zipf-like (log-uniform rank) distribution.
-fn word<'a>(rng: &mut Rng, vocab: &'a [String]) -> &'a str {
+fn word<'a>(rng: &mut SplitMix, vocab: &'a [String]) -> &'a str {
     let rank = (vocab.len() as f64).powf(rng.unit()) as usize - 1;
     &vocab[rank.min(vocab.len() - 1)]
 }
 
-fn sentence(rng: &mut Rng, vocab: &[String], words: usize) -> String {
+fn sentence(rng: &mut SplitMix, vocab: &[String], words: usize) -> String {
     let mut s = String::with_capacity(words * 8);
     for i in 0..words {
         if i > 0 {
@@ -73,7 +57,7 @@ fn sentence(rng: &mut Rng, vocab: &[String], words: usize) -> String {
 }
 
 /// A capture of page `i` with about 300 words of text.
-fn doc(i: u64, rng: &mut Rng, vocab: &[String]) -> CaptureDoc {
+fn doc(i: u64, rng: &mut SplitMix, vocab: &[String]) -> CaptureDoc {
     let host = format!("host{}.example.org", i % 200);
     CaptureDoc {
         url: format!("http://{host}/page/{i}.html"),
@@ -113,7 +97,7 @@ fn indexing(c: &mut Criterion) {
         b.iter(|| {
             let index = Index::temporary().expect("index");
             let mut w = index.writer().expect("writer");
-            let mut rng = Rng(1);
+            let mut rng = SplitMix::new(1);
             for i in 0..INDEX_BATCH {
                 w.add_capture(&doc(i, &mut rng, &vocab)).expect("add");
             }
@@ -130,7 +114,7 @@ fn search(c: &mut Criterion) {
     let t0 = Instant::now();
     {
         let mut w = index.writer().expect("writer");
-        let mut rng = Rng(2);
+        let mut rng = SplitMix::new(2);
         for i in 0..SEARCH_DOCS {
             w.add_capture(&doc(i, &mut rng, &vocab)).expect("add");
         }
@@ -212,7 +196,7 @@ fn write_warcs(dir: &std::path::Path, vocab: &[String]) -> u64 {
         info_fields: vec![("isPartOf".into(), "bench".into())],
     })
     .expect("writer");
-    let mut rng = Rng(3);
+    let mut rng = SplitMix::new(3);
     for i in 0..WARC_PAGES {
         let mut body = format!(
             "<!DOCTYPE html><html lang=en><head><title>{}</title></head><body>",

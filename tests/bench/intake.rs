@@ -84,11 +84,8 @@ fn cpu_seconds() -> f64 {
 
 /// A reproducible score in [0, 1] for URL `i` in round `round`.
 fn score(i: usize, round: usize) -> f64 {
-    let mut x = (i as u64 ^ (round as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    (x % 10_000) as f64 / 10_000.0
+    let mut rng = magpie::sample_site::SplitMix::for_cell(0, i as u64, round as u64);
+    rng.below(10_001) as f64 / 10_000.0
 }
 
 /// The batches of one round, serialised before timing starts.
