@@ -85,8 +85,11 @@ fn score(site: &str, via: Via) -> (bool, Score) {
         let url = url::Url::parse(p["url"].as_str().unwrap()).unwrap();
         let m = match via {
             Via::Helper => {
-                let links = magpie::parse::html(&body, None, None, &url, &Default::default()).links;
-                helper.analyze(&url, &[], &body, &links)
+                // As the crawl reads a page: parsed once, the tree shared with the helper.
+                let limits = Default::default();
+                let doc = magpie::parse::HtmlDoc::parse(&body, None, &limits);
+                let links = magpie::parse::html_page(&doc, None, &url, &limits).links;
+                helper.analyze_doc(&url, &[], &doc, &links)
             }
             Via::Generic => generic_match(&url, &body),
         };

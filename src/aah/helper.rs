@@ -185,6 +185,30 @@ impl Helper {
         text: &str,
         links: &[Link],
     ) -> AppMatch {
+        self.analyze_parsed(url, headers, text, None, links)
+    }
+
+    /// Analyses a page the parse stage decoded and parsed, on its tree: the crawl parses each
+    /// page once.
+    pub fn analyze_doc(
+        &self,
+        url: &Url,
+        headers: &[(String, String)],
+        doc: &crate::parse::HtmlDoc,
+        links: &[Link],
+    ) -> AppMatch {
+        self.analyze_parsed(url, headers, &doc.text, Some(&doc.tree), links)
+    }
+
+    /// [`Helper::analyze_text`], on the page's tree when the caller has one.
+    fn analyze_parsed(
+        &self,
+        url: &Url,
+        headers: &[(String, String)],
+        text: &str,
+        tree: Option<&scraper::Html>,
+        links: &[Link],
+    ) -> AppMatch {
         let text = &text[..floor_char(text, self.options.max_html_bytes)];
         let host = crate::uri::host_key(url);
         let mut st = self.host_state(&host);
@@ -212,14 +236,21 @@ impl Helper {
                 || st.attempts.get(DETECT_KEY).copied().unwrap_or(0) < self.options.max_attempts);
         let mut out = AppMatch::nothing(url.as_str());
         if maybe.is_empty() && cached.is_empty() && !may_relax {
-            self.read_unknown(&host, &mut st, url, text, None, &mut out);
+            self.read_unknown(&host, &mut st, url, text, tree, &mut out);
             out.links = default_verdicts(links);
             self.save(&host, st);
             return out;
         }
         // One parse serves the XPath tree and, if nothing matches, the unknown-page reader.
-        let html = crate::parse::parse_document(text);
-        let package = dom::convert(&html);
+        let parsed;
+        let html = match tree {
+            Some(t) => t,
+            None => {
+                parsed = crate::parse::parse_document(text);
+                &parsed
+            }
+        };
+        let package = dom::convert(html);
         let page = Page::new(Dom::new(&package));
         let mut found = st.app.and_then(|a| {
             let levels = &self.kb.apps[a].levels;
@@ -256,7 +287,7 @@ impl Helper {
                 .iter()
                 .any(|a| a.status == ActionStatus::Pending && a.action.ends_with("detect"));
             if !pending {
-                self.read_unknown(&host, &mut st, url, text, Some(&html), &mut out);
+                self.read_unknown(&host, &mut st, url, text, Some(html), &mut out);
             }
             out.links = default_verdicts(links);
             self.save(&host, st);

@@ -2,10 +2,11 @@
 //! document → scope, run on a worker thread.
 //!
 //! This is the one place that wires the stages for a fetched exchange, in the order of the
-//! data flow. Each stage is called with the previous one's typed output (`ParsedPage`,
-//! `AppMatch`, `PageAnalysis`, `EncodedRecords`, `CaptureDoc`); no stage calls another. The
-//! result, a [`Processed`], goes back to the engine, which alone touches the frontier, the
-//! WARC writer and the index.
+//! data flow. Each stage is called here with the previous one's typed output (`HtmlDoc`,
+//! `ParsedPage`, `AppMatch`, `PageAnalysis`, `EncodedRecords`, `CaptureDoc`). A page is decoded
+//! and parsed once: link extraction, text blocks and the helper read the same `HtmlDoc`. The
+//! result, a [`Processed`], goes back to the engine, which alone touches the frontier, the WARC
+//! writer and the index.
 
 use super::records::{self, EncodedRecords, PageNotes};
 use crate::aah::{AppMatch, Helper, LinkAction, DEFAULT_RULE};
@@ -140,7 +141,7 @@ pub fn process_page(
 ) -> Result<Processed, ArchiveError> {
     let mut notes = Vec::new();
     let (links, nofollow, parsed) = extract(ctx, uri, fetched, &mut notes);
-    let Some((page, body)) = parsed else {
+    let Some((page, doc)) = parsed else {
         let records = records::encode(fetched, uri, &links, None, warcinfo_id, ctx.gzip_level)?;
         let capture = ctx
             .index
@@ -160,9 +161,9 @@ pub fn process_page(
     let page_url = &fetched.info.url;
     let app = ctx.helper.as_ref().and_then(|h| {
         let url = Url::parse(page_url).ok()?;
-        Some(h.analyze(&url, &fetched.info.headers, &body, &page.links))
+        Some(h.analyze_doc(&url, &fetched.info.headers, &doc, &page.links))
     });
-    drop(body);
+    drop(doc);
     let mut reference = None;
     let analysis = ctx.analyzer().map(|a| {
         // A reference page (a seed) is read once, here, and scored with itself in the topic,
@@ -337,7 +338,7 @@ fn decoded_body(ctx: &PipelineCtx, fetched: &Fetched, notes: &mut Vec<&'static s
 }
 
 /// A 2xx HTML page: its parse (links included) and its decoded body.
-type HtmlPage = (ParsedPage, Vec<u8>);
+type HtmlPage = (ParsedPage, parse::HtmlDoc);
 
 /// Links of the exchange: the redirect target, and what the parsers find in the body; for HTML
 /// the links are in the returned page.
@@ -378,14 +379,14 @@ fn extract(
     let body = decoded_body(ctx, fetched, notes);
     match kind {
         BodyKind::Html => {
-            let page: ParsedPage = parse::html(
-                &body,
-                info.header("content-type"),
+            let doc = parse::HtmlDoc::parse(&body, info.header("content-type"), &ctx.parse_limits);
+            let page = parse::html_page(
+                &doc,
                 info.header("content-language"),
                 &base,
                 &ctx.parse_limits,
             );
-            (Vec::new(), page.nofollow, Some((page, body)))
+            (Vec::new(), page.nofollow, Some((page, doc)))
         }
         BodyKind::Css => {
             let (text, _) = parse::decode(&body, info.header("content-type"), false);

@@ -30,11 +30,44 @@ pub fn html(
     base: &Url,
     limits: &ParseLimits,
 ) -> ParsedPage {
-    let body = &body[..body.len().min(limits.max_html_bytes)];
-    let (text, charset) = charset::decode(body, content_type, true);
-    let doc = guard::parse_document(&text);
-    let mut page = extract(&doc, base, limits);
-    page.charset = charset.to_owned();
+    let doc = HtmlDoc::parse(body, content_type, limits);
+    html_page(&doc, content_language, base, limits)
+}
+
+/// An HTML page decoded and parsed once: the tree that link extraction and text blocks
+/// ([`html_page`]) and the application-aware helper share, with the text it was parsed from.
+pub struct HtmlDoc {
+    /// The decoded text, up to `limits.max_html_bytes` of the body.
+    pub text: String,
+    /// The charset the body was decoded with.
+    pub charset: &'static str,
+    /// The guarded html5ever tree (see the `guard` module).
+    pub tree: Html,
+}
+
+impl HtmlDoc {
+    /// Decodes (see [`charset::decode`]) and parses up to `limits.max_html_bytes` of a body.
+    pub fn parse(body: &[u8], content_type: Option<&str>, limits: &ParseLimits) -> HtmlDoc {
+        let body = &body[..body.len().min(limits.max_html_bytes)];
+        let (text, charset) = charset::decode(body, content_type, true);
+        let tree = guard::parse_document(&text);
+        HtmlDoc {
+            text,
+            charset,
+            tree,
+        }
+    }
+}
+
+/// The [`ParsedPage`] of a parsed document; `content_language` is the fallback language.
+pub fn html_page(
+    doc: &HtmlDoc,
+    content_language: Option<&str>,
+    base: &Url,
+    limits: &ParseLimits,
+) -> ParsedPage {
+    let mut page = extract(&doc.tree, base, limits);
+    page.charset = doc.charset.to_owned();
     if page.declared_lang.is_none() {
         page.declared_lang = content_language
             .map(str::trim)

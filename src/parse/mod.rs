@@ -31,7 +31,7 @@ pub(crate) use elements::is_block;
 /// The guarded HTML parse (scripting off, capped size, depth and attributes), shared with the
 /// application-aware helper so both see the same repaired tree.
 pub(crate) use guard::parse_document;
-pub use html::{html, DISCOVERY_CONTEXT};
+pub use html::{html, html_page, HtmlDoc, DISCOVERY_CONTEXT};
 pub use sitemap::{sitemap, Sitemap};
 
 /// Caps on the work spent on one document, so a hostile or broken page cannot stall a worker.
