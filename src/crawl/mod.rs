@@ -9,6 +9,7 @@
 pub mod block;
 pub mod control;
 pub mod crawl_log;
+pub mod dedup;
 pub mod engine;
 pub mod focus;
 pub mod layout;
@@ -143,6 +144,7 @@ pub async fn run(
     let spec = Arc::new(spec);
 
     let helper = online::helper(&spec, store.clone())?;
+    let dedup = (spec.raw.warc.dedup).then(|| Arc::new(dedup::Dedup::new(store.clone())));
     let mut frontier = Frontier::open(store, frontier_config(&spec))?;
     let checkpoint = state::checkpoint(&frontier)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
@@ -195,7 +197,7 @@ pub async fn run(
         }
     }
     frontier.commit()?;
-    let ctx = Arc::new(pipeline_ctx(&spec, analyzer, helper));
+    let ctx = Arc::new(pipeline_ctx(&spec, analyzer, helper, dedup));
     let mut engine = Engine::new(
         spec.clone(),
         frontier,
@@ -289,6 +291,7 @@ fn pipeline_ctx(
     spec: &Spec,
     analyzer: Option<crate::analysis::Analyzer>,
     helper: Option<Arc<crate::aah::Helper>>,
+    dedup: Option<Arc<dedup::Dedup>>,
 ) -> pipeline::PipelineCtx {
     let l = &spec.raw.limits;
     pipeline::PipelineCtx {
@@ -306,6 +309,7 @@ fn pipeline_ctx(
         helper,
         index: spec.raw.index.enabled,
         obey_meta_robots: spec.raw.politeness.respect_robots,
+        dedup,
     }
 }
 

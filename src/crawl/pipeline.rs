@@ -8,13 +8,14 @@
 //! result, a [`Processed`], goes back to the engine, which alone touches the frontier, the WARC
 //! writer and the index.
 
+use super::dedup::{Dedup, Original};
 use super::records::{self, EncodedRecords, PageNotes};
+use super::CrawlError;
 use crate::aah::{AppMatch, Helper, LinkAction, DEFAULT_RULE};
 use crate::analysis::{Analyzer, PageAnalysis, ReferenceVector};
-use crate::archive::ArchiveError;
 use crate::fetch::{self, robots::Robots, Fetched};
 use crate::index::CaptureDoc;
-use crate::model::{CrawlUri, Hop, Link, ParsedPage, ScoreParts};
+use crate::model::{CrawlUri, ExchangeInfo, Hop, Link, ParsedPage, ScoreParts};
 use crate::parse::{self, ParseLimits, DISCOVERY_CONTEXT};
 use crate::scope::{Reject, Scope};
 use crate::uri;
@@ -44,9 +45,20 @@ pub struct PipelineCtx {
     /// Obey `<meta name="robots" content="nofollow">` (with `politeness.respect_robots`, as
     /// Heritrix's robots policy covers both).
     pub obey_meta_robots: bool,
+    /// The payloads archived before, when `warc.dedup` is on.
+    pub dedup: Option<Arc<Dedup>>,
 }
 
 impl PipelineCtx {
+    /// The first capture of an exchange's payload, when the exchange is to be written as a
+    /// revisit of it.
+    fn original(&self, info: &ExchangeInfo) -> Result<Option<Original>, CrawlError> {
+        match &self.dedup {
+            Some(d) if Dedup::applies_to(info) => d.original(&info.payload_digest),
+            _ => Ok(None),
+        }
+    }
+
     /// The analyzer as it is now.
     pub fn analyzer(&self) -> Option<Arc<Analyzer>> {
         self.analyzer
@@ -138,11 +150,20 @@ pub fn process_page(
     uri: &CrawlUri,
     fetched: &Fetched,
     warcinfo_id: &str,
-) -> Result<Processed, ArchiveError> {
+) -> Result<Processed, CrawlError> {
+    let original = ctx.original(&fetched.info)?;
     let mut notes = Vec::new();
     let (links, nofollow, parsed) = extract(ctx, uri, fetched, &mut notes);
     let Some((page, doc)) = parsed else {
-        let records = records::encode(fetched, uri, &links, None, warcinfo_id, ctx.gzip_level)?;
+        let records = records::encode(
+            fetched,
+            uri,
+            &links,
+            None,
+            original.as_ref(),
+            warcinfo_id,
+            ctx.gzip_level,
+        )?;
         let capture = ctx
             .index
             .then(|| CaptureDoc::from_exchange(&fetched.info, None, &records.record_id, &uri.hops));
@@ -193,6 +214,7 @@ pub fn process_page(
         uri,
         &page.links,
         Some(&notes_for_record),
+        original.as_ref(),
         warcinfo_id,
         ctx.gzip_level,
     )?;
@@ -298,7 +320,8 @@ pub fn process_robots(
     ctx: &PipelineCtx,
     fetched: &Fetched,
     warcinfo_id: &str,
-) -> Result<Processed, ArchiveError> {
+) -> Result<Processed, CrawlError> {
+    let original = ctx.original(&fetched.info)?;
     let mut notes = Vec::new();
     let body = decoded_body(ctx, fetched, &mut notes);
     let robots = Robots::from_response(fetched.info.status, &body, &ctx.user_agent);
@@ -307,7 +330,15 @@ pub fn process_robots(
         source: "crawl".into(),
         ..CrawlUri::seed(fetched.info.url.clone())
     };
-    let records = records::encode(fetched, &uri, &[], None, warcinfo_id, ctx.gzip_level)?;
+    let records = records::encode(
+        fetched,
+        &uri,
+        &[],
+        None,
+        original.as_ref(),
+        warcinfo_id,
+        ctx.gzip_level,
+    )?;
     let capture = ctx
         .index
         .then(|| CaptureDoc::from_exchange(&fetched.info, None, &records.record_id, &uri.hops));

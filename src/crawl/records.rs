@@ -3,6 +3,7 @@
 //! application-aware helper's findings as JSON metadata). Encoding (gzip, one member per record)
 //! happens here, on worker threads, so the engine only appends bytes.
 
+use super::dedup::Original;
 use super::pipeline::Judged;
 use crate::aah::{AppMatch, AAH_MEDIA_TYPE};
 use crate::analysis::PageAnalysis;
@@ -45,30 +46,31 @@ pub struct PageNotes<'a> {
 pub struct EncodedRecords {
     /// The exchange as fetched.
     pub info: ExchangeInfo,
-    /// Record-ID of the response (reused by a revisit written in its place).
+    /// Record-ID of the response (or of the revisit written in its place).
     pub record_id: String,
     /// `WARC-Date` of the exchange.
     pub date: String,
-    /// The `response` record.
+    /// The `response` record, or the `revisit` record when the payload was archived before.
     pub response: Vec<u8>,
+    /// The first capture of the payload, when `response` is a revisit of it.
+    pub revisit_of: Option<Original>,
     /// Bytes of the response as received.
     pub response_len: u64,
     /// The `request` and `metadata` records, concatenated.
     pub request_and_metadata: Vec<u8>,
-    /// Status line and headers as received, the block of a revisit record.
-    pub http_head: Vec<u8>,
-    /// Hop path and source, for a revisit written later.
-    pub hops: String,
     /// The `WARC-Warcinfo-ID` the records name (the writer's current one when encoding began).
     pub warcinfo_id: String,
 }
 
 /// Encodes the records of an exchange. `links` are every link found, for the metadata record.
+/// With `original`, the first capture of the same payload, the exchange is written as a revisit
+/// of it: each record is encoded once, as what it will be in the archive.
 pub fn encode(
     fetched: &Fetched,
     uri: &CrawlUri,
     links: &[Link],
     notes: Option<&PageNotes>,
+    original: Option<&Original>,
     warcinfo_id: &str,
     level: u32,
 ) -> Result<EncodedRecords, ArchiveError> {
@@ -82,17 +84,26 @@ pub fn encode(
         warcinfo_id,
         ip: Some(info.ip),
     };
-    let mut block = fetched.response.reader()?;
-    let response = archive::response_record(
-        &common,
-        &mut block,
-        fetched.response.len(),
-        &info.block_digest,
-        &info.payload_digest,
-        info.truncated.map(|t| t.as_warc()),
-        level,
-    )?;
-    drop(block);
+    let response = match original {
+        Some(o) => archive::revisit_record(
+            &common,
+            &info.payload_digest,
+            &o.id,
+            &o.uri,
+            &o.date,
+            &fetched.response.read_range(0, info.header_len as usize)?,
+            level,
+        )?,
+        None => archive::response_record(
+            &common,
+            &mut fetched.response.reader()?,
+            fetched.response.len(),
+            &info.block_digest,
+            &info.payload_digest,
+            info.truncated.map(|t| t.as_warc()),
+            level,
+        )?,
+    };
     let request_id = archive::new_record_id();
     let mut rest = archive::request_record(
         &RecordCommon {
@@ -132,16 +143,14 @@ pub fn encode(
             level,
         )?);
     }
-    let http_head = fetched.response.read_range(0, info.header_len as usize)?;
     Ok(EncodedRecords {
         info: info.clone(),
         record_id,
         date,
         response,
+        revisit_of: original.cloned(),
         response_len: fetched.response.len(),
         request_and_metadata: rest,
-        http_head,
-        hops: uri.hops.clone(),
         warcinfo_id: warcinfo_id.to_string(),
     })
 }

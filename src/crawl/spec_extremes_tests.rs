@@ -92,7 +92,7 @@ proptest! {
         let fc = frontier_config(&spec);
         let _ = writer_config(&spec, &layout, &opts);
         let fetch = fetch_config(&spec, &layout);
-        let _ = pipeline_ctx(&spec, None, None);
+        let _ = pipeline_ctx(&spec, None, None, None);
         let t0 = tokio::time::Instant::now();
         let deadline = crate::fetch::deadline_after(t0, fetch.total_timeout);
         prop_assert!(crate::fetch::deadline_after(t0, fetch.connect_timeout) <= deadline);

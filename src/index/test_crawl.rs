@@ -2,8 +2,9 @@
 //! `crawl::records`, revisits for repeated payloads) and builds each capture's document the
 //! way a live crawl would, so rebuilt indexes can be compared with live ones.
 
-use super::{wants_text, CaptureDoc, Index, RebuildOptions, RevisitOf};
-use crate::archive::{self, RecordCommon, WarcWriter, WriterConfig};
+use super::{wants_text, CaptureDoc, Index, RebuildOptions};
+use crate::archive::{self, WarcWriter, WriterConfig};
+use crate::crawl::dedup::Original;
 use crate::crawl::records;
 use crate::fetch::{entity_body, Fetched, Spool};
 use crate::model::{CrawlUri, ExchangeInfo, Hop, Link};
@@ -18,7 +19,7 @@ pub(crate) struct SimCrawl {
     pub dir: PathBuf,
     w: Option<WarcWriter>,
     max_file_bytes: u64,
-    originals: HashMap<String, RevisitOf>,
+    originals: HashMap<String, Original>,
     /// Every capture's document as the live crawl would index it, in append order.
     pub live: Vec<CaptureDoc>,
     pub opts: RebuildOptions,
@@ -150,7 +151,11 @@ impl SimCrawl {
             ..CrawlUri::seed(url.clone())
         };
         let info_id = self.writer().warcinfo_id().to_string();
-        let enc = records::encode(&fetched, &uri, &links, None, &info_id, 6).expect("encode");
+        let digest = fetched.info.payload_digest.clone();
+        let dedup = (200..300).contains(&p.status);
+        let original = self.originals.get(&digest).cloned().filter(|_| dedup);
+        let enc = records::encode(&fetched, &uri, &links, None, original.as_ref(), &info_id, 6)
+            .expect("encode");
         let page = wants_text(&fetched.info, p.hops).then(|| {
             let body = entity_body(&fetched, self.opts.max_decoded_bytes).expect("body");
             let base = url::Url::parse(&url).expect("url");
@@ -166,47 +171,22 @@ impl SimCrawl {
             CaptureDoc::from_exchange(&fetched.info, page.as_ref(), &enc.record_id, p.hops);
         // The engine records the priority a URL was fetched with as its score.
         doc.score = Some(uri.priority);
-        let digest = fetched.info.payload_digest.clone();
-        let dedup = (200..300).contains(&p.status);
-        let doc = match self.originals.get(&digest).cloned().filter(|_| dedup) {
-            Some(o) => {
-                let w = self.w.as_mut().expect("writer");
-                let common = RecordCommon {
-                    record_id: &enc.record_id,
-                    date: &enc.date,
-                    target_uri: &url,
-                    warcinfo_id: w.warcinfo_id(),
-                    ip: Some(fetched.info.ip),
-                };
-                let rev = archive::revisit_record(
-                    &common,
-                    &digest,
-                    &o.record_id,
-                    &o.url,
-                    &o.date,
-                    &enc.http_head,
-                    6,
-                )
-                .expect("revisit");
-                let loc = w.append(&rev).expect("append");
-                let rest = w.append(&enc.request_and_metadata).expect("append");
-                doc.located(&loc, Some(&rest)).into_revisit(o)
-            }
+        let w = self.w.as_mut().expect("writer");
+        let loc = w.append(&enc.response).expect("append");
+        let rest = w.append(&enc.request_and_metadata).expect("append");
+        let doc = doc.located(&loc, Some(&rest));
+        let doc = match original {
+            Some(o) => doc.into_revisit(o.into()),
             None => {
-                let w = self.w.as_mut().expect("writer");
-                let loc = w.append(&enc.response).expect("append");
-                let rest = w.append(&enc.request_and_metadata).expect("append");
                 if dedup {
-                    self.originals.insert(
-                        digest,
-                        RevisitOf {
-                            record_id: enc.record_id.clone(),
-                            url: url.clone(),
-                            date: enc.date.clone(),
-                        },
-                    );
+                    let o = Original {
+                        id: enc.record_id.clone(),
+                        uri: url.clone(),
+                        date: enc.date.clone(),
+                    };
+                    self.originals.insert(digest, o);
                 }
-                doc.located(&loc, Some(&rest))
+                doc
             }
         };
         self.live.push(doc.clone());

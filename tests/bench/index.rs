@@ -231,7 +231,7 @@ fn write_warcs(dir: &std::path::Path, vocab: &[String]) -> u64 {
             response: Spool::from_bytes(raw),
         };
         let info_id = w.warcinfo_id().to_string();
-        let enc = records::encode(&fetched, &CrawlUri::seed(url), &[], None, &info_id, 6)
+        let enc = records::encode(&fetched, &CrawlUri::seed(url), &[], None, None, &info_id, 6)
             .expect("encode");
         w.append(&enc.response).expect("append");
         w.append(&enc.request_and_metadata).expect("append");

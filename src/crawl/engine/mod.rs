@@ -14,7 +14,6 @@ mod robots;
 
 use super::crawl_log::Refused;
 use crate::analysis::WeightLearner;
-use archiving::Original;
 use responses::{backoff, redirect_target, retry_after};
 
 use super::control::Control;
@@ -23,7 +22,7 @@ use super::pipeline::{self, Outlink, PipelineCtx, Processed};
 use super::records::EncodedRecords;
 use super::stats::{Stats, Totals};
 use super::supervise::catch_panic;
-use crate::archive::{self, RecordCommon, WarcWriter};
+use crate::archive::WarcWriter;
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
 use crate::frontier::keys::{self, UrlState};
 use crate::frontier::politeness::FetchTiming;
@@ -31,7 +30,6 @@ use crate::frontier::{Completion, Frontier, Lease, Offer, UrlLease};
 use crate::index::{Indexer, RevisitOf};
 use crate::model::CrawlUri;
 use crate::spec::Spec;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -104,7 +102,6 @@ pub struct Engine {
     log: Option<crate::crawl::crawl_log::CrawlLog>,
     /// WARC files the crawl log has been rotated with.
     log_files: usize,
-    digests: HashMap<String, Original>,
     inflight: usize,
     since_commit: usize,
     tx: mpsc::UnboundedSender<Done>,
@@ -146,7 +143,6 @@ impl Engine {
             learner: None,
             log: None,
             log_files: 0,
-            digests: HashMap::new(),
             inflight: 0,
             since_commit: 0,
             tx,

@@ -1,0 +1,144 @@
+//! Payload deduplication: which payloads this crawl archived before, and where, for revisit
+//! records. Workers ask before encoding, so a payload seen before is encoded once, as a
+//! revisit, and never as a full response first; the engine records each first capture once it
+//! is appended, and stages it with the records' commit.
+//!
+//! Two captures of the same new payload fetched at the same time both miss, and both are
+//! archived in full: the engine keeps the first as the original and writes the other as it was
+//! encoded, rather than encoding a record twice.
+
+use super::CrawlError;
+use crate::frontier::keys;
+use crate::index::RevisitOf;
+use crate::model::ExchangeInfo;
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+/// The first capture of a payload, as a revisit record names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Original {
+    /// Its `WARC-Record-ID`.
+    pub id: String,
+    /// Its `WARC-Target-URI`.
+    pub uri: String,
+    /// Its `WARC-Date`.
+    pub date: String,
+}
+
+impl From<Original> for RevisitOf {
+    fn from(o: Original) -> RevisitOf {
+        RevisitOf {
+            record_id: o.id,
+            url: o.uri,
+            date: o.date,
+        }
+    }
+}
+
+/// The payloads archived by the crawl: this run's in memory, earlier runs' in the store.
+pub struct Dedup {
+    store: Store,
+    seen: RwLock<HashMap<String, Original>>,
+}
+
+impl Dedup {
+    /// Deduplication over the crawl's store.
+    pub fn new(store: Store) -> Dedup {
+        Dedup {
+            store,
+            seen: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// Whether an exchange's payload is deduplicated: complete 2xx responses only.
+    pub fn applies_to(info: &ExchangeInfo) -> bool {
+        (200..300).contains(&info.status) && info.truncated.is_none()
+    }
+
+    /// The first capture of a payload archived before (`digest` as in `WARC-Payload-Digest`).
+    /// A committed value that does not decode is an error naming it, never a miss.
+    pub fn original(&self, digest: &str) -> Result<Option<Original>, CrawlError> {
+        if let Some(o) = self.appended(digest) {
+            return Ok(Some(o));
+        }
+        let Some(v) = self.store.get(&keys::digest_key(digest))? else {
+            return Ok(None);
+        };
+        let o: Original = serde_json::from_slice(&v).map_err(|e| {
+            self.store
+                .damaged(format!("the first capture of payload {digest}: {e}"))
+        })?;
+        self.seen
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(digest.to_string(), o.clone());
+        Ok(Some(o))
+    }
+
+    /// The first capture of a payload appended during this run, if any (memory only: what a
+    /// worker missed while it encoded).
+    pub fn appended(&self, digest: &str) -> Option<Original> {
+        let seen = self.seen.read().unwrap_or_else(|p| p.into_inner());
+        seen.get(digest).cloned()
+    }
+
+    /// Records the first capture of a payload, just appended; returns the store key and value
+    /// to commit with the records.
+    pub fn first_capture(
+        &self,
+        digest: &str,
+        o: Original,
+    ) -> Result<(Vec<u8>, Vec<u8>), CrawlError> {
+        let v = super::state::to_json(&o, "a payload's first capture")?;
+        self.seen
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(digest.to_string(), o);
+        Ok((keys::digest_key(digest), v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn original(id: &str) -> Original {
+        Original {
+            id: id.into(),
+            uri: "http://a.example/".into(),
+            date: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn a_first_capture_is_found_in_memory_then_from_the_store_after_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let d = Dedup::new(store.clone());
+        assert_eq!(d.original("sha1:A").unwrap(), None);
+        let (k, v) = d.first_capture("sha1:A", original("<urn:uuid:1>")).unwrap();
+        assert_eq!(d.appended("sha1:A"), Some(original("<urn:uuid:1>")));
+        let mut ws = crate::store::WriteSet::default();
+        ws.put(k, v);
+        store.commit(ws).unwrap();
+        let again = Dedup::new(store);
+        assert_eq!(again.appended("sha1:A"), None);
+        assert_eq!(
+            again.original("sha1:A").unwrap(),
+            Some(original("<urn:uuid:1>"))
+        );
+    }
+
+    #[test]
+    fn a_stored_value_that_does_not_decode_is_an_error_naming_the_payload() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut ws = crate::store::WriteSet::default();
+        ws.put(keys::digest_key("sha1:B"), b"{not json".to_vec());
+        store.commit(ws).unwrap();
+        let err = Dedup::new(store).original("sha1:B").unwrap_err();
+        assert!(err.to_string().contains("sha1:B"), "{err}");
+    }
+}
