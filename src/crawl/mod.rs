@@ -14,6 +14,7 @@ pub mod engine;
 pub mod focus;
 pub mod layout;
 pub mod online;
+mod open;
 pub mod pipeline;
 pub mod progress;
 pub mod records;
@@ -21,22 +22,19 @@ mod state;
 pub mod stats;
 pub mod supervise;
 
-use crate::archive::{self, ArchiveError, WarcWriter, WriterConfig};
+use crate::archive::{ArchiveError, WriterConfig};
 use crate::fetch::{FetchConfig, FetchError, Fetcher};
 use crate::frontier::politeness::PolitenessConfig;
-use crate::frontier::{Frontier, FrontierConfig, FrontierError, Offer};
-use crate::model::CrawlUri;
+use crate::frontier::{FrontierConfig, FrontierError};
 use crate::parse::ParseLimits;
 use crate::scope::Scope;
 use crate::spec::Spec;
 use crate::store::StoreError;
-use crate::uri;
 pub use control::Control;
 use engine::Engine;
 use layout::Layout;
 use stats::{Stats, Summary};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -124,88 +122,22 @@ pub async fn run(
     control: mpsc::UnboundedReceiver<Control>,
     paused: bool,
 ) -> Result<Summary, CrawlError> {
-    let layout = Layout::new(&opts.data, spec.name());
-    let io_err = |path: PathBuf| {
-        move |source| CrawlError::DataDir {
-            path: path.display().to_string(),
-            source,
-        }
-    };
-    std::fs::create_dir_all(&opts.data).map_err(io_err(opts.data.clone()))?;
-    if opts.fresh {
-        if let Some(to) = layout.move_aside().map_err(io_err(layout.root.clone()))? {
-            tracing::info!("moved the previous crawl aside to {}", to.display());
-        }
-    }
-    let resuming = layout.exists();
-    let store = state::open(&layout)?;
-    let spec_json = serde_json::to_string_pretty(&spec.raw).unwrap_or_default();
-    std::fs::write(layout.spec(), spec_json).map_err(io_err(layout.spec()))?;
-    let spec = Arc::new(spec);
-
-    let helper = online::helper(&spec, store.clone())?;
-    let dedup = (spec.raw.warc.dedup).then(|| Arc::new(dedup::Dedup::new(store.clone())));
-    let mut frontier = Frontier::open(store, frontier_config(&spec))?;
-    let checkpoint = state::checkpoint(&frontier)?;
-    let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
-    tracing::info!(?report, resuming, "archive recovered");
-    if report.kept_after_checkpoint > 0 {
-        // The sealed file keeps them; their URLs are fetched and archived again.
-        tracing::warn!(
-            file = report.sealed.as_deref().unwrap_or_default(),
-            bytes = report.kept_after_checkpoint,
-            "records after the last commit kept in a sealed WARC file; their URLs are fetched again"
-        );
-    }
-    let indexer = match spec.raw.index.enabled {
-        true => Some(online::start_indexer(&online::open_index(
-            &spec,
-            &opts.data,
-            &layout.warc(),
-        )?)?),
-        false => None,
-    };
-    let writer = WarcWriter::create(writer_config(&spec, &layout, &opts))?;
+    let (spec, stats2) = (Arc::new(spec), stats.clone());
+    let opening = tokio::task::spawn_blocking(move || open::open(spec, &opts, &stats2));
+    let o = opening
+        .await
+        .map_err(|e| CrawlError::Panicked(format!("opening the crawl: {e}")))??;
+    let (spec, layout) = (o.spec, o.layout);
     let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
-    let analyzer = online::analyzer(&spec, &frontier)?;
-    if let Some(a) = &analyzer {
-        online::write_topic(
-            &layout.topic(),
-            &serde_json::to_vec(a.topic()).unwrap_or_default(),
-        );
-    }
-
-    // Seeds are offered on every run: known ones are ignored, seeds added to the spec are queued.
-    // Reference pages of the topic are queued like seeds (fetched first, archived, and learned
-    // into the topic vector).
-    let references = spec.raw.topic.reference_urls.iter().filter_map(|u| {
-        url::Url::parse(u)
-            .ok()
-            .map(|url| (url, "reference"))
-            .filter(|_| analyzer.is_some())
-    });
-    let seeds = spec.seeds.iter().map(|s| (s.clone(), "seed"));
-    for (seed, source) in seeds.chain(references) {
-        let fp = uri::fingerprint(&uri::canonical(&seed));
-        let origin = seed.origin().ascii_serialization();
-        let uri = CrawlUri {
-            source: source.into(),
-            ..CrawlUri::seed(seed.as_str())
-        };
-        if frontier.offer(fp, &uri::host_key(&seed), &origin, uri) == Offer::Added {
-            stats.discovered.fetch_add(1, Relaxed);
-        }
-    }
-    frontier.commit()?;
-    let ctx = Arc::new(pipeline_ctx(&spec, analyzer, helper, dedup));
+    let ctx = Arc::new(pipeline_ctx(&spec, o.analyzer, o.helper, o.dedup));
     let mut engine = Engine::new(
         spec.clone(),
-        frontier,
-        writer,
+        o.frontier,
+        o.writer,
         fetcher,
         ctx,
         stats.clone(),
-        indexer,
+        o.indexer,
     )?;
     engine.topic_file = Some(layout.topic());
     engine.open_log(&layout.logs())?;

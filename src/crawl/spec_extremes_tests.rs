@@ -5,7 +5,8 @@
 use super::engine::responses::backoff;
 use super::*;
 use crate::frontier::politeness::{self, pause_after, FetchTiming};
-use crate::frontier::{Completion, Lease};
+use crate::frontier::{Completion, Frontier, Lease};
+use crate::model::CrawlUri;
 use crate::spec::ranges::{INTEGER_RANGES, MAX_DELAY_FACTOR, MAX_WEIGHT};
 use crate::store::Store;
 use proptest::prelude::*;

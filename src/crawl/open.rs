@@ -1,0 +1,121 @@
+//! Opening a crawl, off the async workers: the data folder, the store, the frontier, archive
+//! recovery, the index and its catch-up, the WARC writer, the topic, and the seeds. All of it is
+//! blocking file work, so `crawl::run` runs it on a blocking thread.
+
+use super::dedup::Dedup;
+use super::layout::Layout;
+use super::stats::Stats;
+use super::{online, state, CrawlError, CrawlOptions};
+use crate::aah::Helper;
+use crate::analysis::Analyzer;
+use crate::archive::{self, WarcWriter};
+use crate::frontier::{Frontier, Offer};
+use crate::index::Indexer;
+use crate::model::CrawlUri;
+use crate::spec::Spec;
+use crate::uri;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+/// The parts of an opened crawl, for the engine.
+pub(super) struct Opened {
+    pub spec: Arc<Spec>,
+    pub layout: Layout,
+    pub frontier: Frontier,
+    pub writer: WarcWriter,
+    pub helper: Option<Arc<Helper>>,
+    pub dedup: Option<Arc<Dedup>>,
+    pub analyzer: Option<Analyzer>,
+    pub indexer: Option<Indexer>,
+}
+
+/// Opens (or resumes) the crawl of `spec` under `opts.data`, recovers its archive to the last
+/// checkpoint, catches its index up, and offers the seeds.
+pub(super) fn open(
+    spec: Arc<Spec>,
+    opts: &CrawlOptions,
+    stats: &Stats,
+) -> Result<Opened, CrawlError> {
+    let layout = Layout::new(&opts.data, spec.name());
+    let io_err = |path: PathBuf| {
+        move |source| CrawlError::DataDir {
+            path: path.display().to_string(),
+            source,
+        }
+    };
+    std::fs::create_dir_all(&opts.data).map_err(io_err(opts.data.clone()))?;
+    if opts.fresh {
+        if let Some(to) = layout.move_aside().map_err(io_err(layout.root.clone()))? {
+            tracing::info!("moved the previous crawl aside to {}", to.display());
+        }
+    }
+    let resuming = layout.exists();
+    let store = state::open(&layout)?;
+    let spec_json = serde_json::to_string_pretty(&spec.raw).unwrap_or_default();
+    std::fs::write(layout.spec(), spec_json).map_err(io_err(layout.spec()))?;
+
+    let helper = online::helper(&spec, store.clone())?;
+    let dedup = (spec.raw.warc.dedup).then(|| Arc::new(Dedup::new(store.clone())));
+    let mut frontier = Frontier::open(store, super::frontier_config(&spec))?;
+    let checkpoint = state::checkpoint(&frontier)?;
+    let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
+    tracing::info!(?report, resuming, "archive recovered");
+    if report.kept_after_checkpoint > 0 {
+        // The sealed file keeps them; their URLs are fetched and archived again.
+        tracing::warn!(
+            file = report.sealed.as_deref().unwrap_or_default(),
+            bytes = report.kept_after_checkpoint,
+            "records after the last commit kept in a sealed WARC file; their URLs are fetched again"
+        );
+    }
+    let indexer = match spec.raw.index.enabled {
+        true => Some(online::start_indexer(&online::open_index(
+            &spec,
+            &opts.data,
+            &layout.warc(),
+        )?)?),
+        false => None,
+    };
+    let writer = WarcWriter::create(super::writer_config(&spec, &layout, opts))?;
+    let analyzer = online::analyzer(&spec, &frontier)?;
+    if let Some(a) = &analyzer {
+        online::write_topic(
+            &layout.topic(),
+            &serde_json::to_vec(a.topic()).unwrap_or_default(),
+        );
+    }
+
+    // Seeds are offered on every run: known ones are ignored, seeds added to the spec are queued.
+    // Reference pages of the topic are queued like seeds (fetched first, archived, and learned
+    // into the topic vector).
+    let references = spec.raw.topic.reference_urls.iter().filter_map(|u| {
+        url::Url::parse(u)
+            .ok()
+            .map(|url| (url, "reference"))
+            .filter(|_| analyzer.is_some())
+    });
+    let seeds = spec.seeds.iter().map(|s| (s.clone(), "seed"));
+    for (seed, source) in seeds.chain(references) {
+        let fp = uri::fingerprint(&uri::canonical(&seed));
+        let origin = seed.origin().ascii_serialization();
+        let uri = CrawlUri {
+            source: source.into(),
+            ..CrawlUri::seed(seed.as_str())
+        };
+        if frontier.offer(fp, &uri::host_key(&seed), &origin, uri) == Offer::Added {
+            stats.discovered.fetch_add(1, Relaxed);
+        }
+    }
+    frontier.commit()?;
+    Ok(Opened {
+        spec,
+        layout,
+        frontier,
+        writer,
+        helper,
+        dedup,
+        analyzer,
+        indexer,
+    })
+}
