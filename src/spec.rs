@@ -6,6 +6,7 @@
 //! Every error names the JSON path of the field it concerns. Keys and defaults are documented
 //! in `docs/crawl-spec.md`; keep the two in step.
 
+pub use crate::analysis::{RawScoring, RawTopic, RawWeights};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -303,76 +304,6 @@ impl Default for RawFrontier {
     }
 }
 
-/// `topic`: what the crawl is about. Empty keywords and entities are allowed: the topic vector
-/// is then built from the reference pages (the seeds and `reference_urls`) alone.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawTopic {
-    /// Words or phrases of the topic; a multi-word keyword is matched as a unit and word by word.
-    pub keywords: Vec<String>,
-    /// Names (people, organisations, places) matched as units; their single words count less.
-    pub entities: Vec<String>,
-    /// Pages fetched at the start whose text is added to the topic vector, like the seeds'.
-    pub reference_urls: Vec<String>,
-    /// ISO 639-1 (or 639-3) codes of the wanted languages; empty accepts every language.
-    /// Keywords are stemmed in each of them (English when empty).
-    pub languages: Vec<String>,
-}
-
-/// `scoring.weights`: the user's weights of the score components in the weighted average.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawWeights {
-    /// Cosine of the whole page with the topic.
-    pub document: f32,
-    /// Cosine of the text block around the link (a window of it, for huge blocks).
-    pub paragraph: f32,
-    /// Cosine of the anchor text (with `title` and `alt`).
-    pub anchor: f32,
-    /// Topic terms in the link's host and path.
-    pub url: f32,
-    /// Score inherited from relevant ancestors, decaying with each irrelevant hop (SharkSearch).
-    pub parent: f32,
-}
-
-impl Default for RawWeights {
-    fn default() -> Self {
-        RawWeights {
-            document: 1.0,
-            paragraph: 1.0,
-            anchor: 1.0,
-            url: 0.5,
-            parent: 0.0,
-        }
-    }
-}
-
-/// `scoring`: how links are prioritised and which pages count as relevant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct RawScoring {
-    /// Weights of the components; all zero is allowed and makes every link score 0.
-    pub weights: RawWeights,
-    /// A page whose cosine with the topic reaches this is relevant (counts in the harvest ratio).
-    pub threshold: f32,
-    /// Links to these domains (and their subdomains) are flagged as spam and score 0.
-    pub spam_domains: Vec<String>,
-    /// Refit the weights as the crawl goes, from how well each component predicted the
-    /// relevance of the pages fetched (ridge regression towards `weights`).
-    pub learn: bool,
-}
-
-impl Default for RawScoring {
-    fn default() -> Self {
-        RawScoring {
-            weights: RawWeights::default(),
-            threshold: 0.2,
-            spam_domains: vec![],
-            learn: true,
-        }
-    }
-}
-
 /// `aah`: the application-aware helper (detects web applications, extracts web objects, judges
 /// links; see `docs/kb.md`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -462,7 +393,8 @@ impl Spec {
             ));
         }
         validate_topic(&raw.topic, raw.limits.max_url_length)?;
-        validate_scoring(&raw.scoring)?;
+        crate::analysis::validate_scoring(&raw.scoring)
+            .map_err(|e| invalid(e.path(), e.message()))?;
         if raw.aah.enabled && raw.aah.kb.as_deref().is_some_and(|k| k.trim().is_empty()) {
             return Err(invalid("aah.kb", "must name the knowledge-base folder"));
         }
@@ -530,41 +462,6 @@ fn validate_topic(t: &RawTopic, max_url_len: usize) -> Result<(), SpecError> {
     // Keywords that can never match (empty, punctuation, a lone stopword) are refused here,
     // when the spec is submitted, rather than silently ignored during the crawl.
     crate::analysis::Topic::from_spec(t).map_err(|e| invalid(e.path(), e.message()))?;
-    Ok(())
-}
-
-/// Checks `scoring`: weights finite and >= 0, threshold in [0, 1], spam domains bare names.
-/// Shared with the analysis, which can be configured without a whole spec.
-pub(crate) fn validate_scoring(s: &RawScoring) -> Result<(), SpecError> {
-    let w = &s.weights;
-    for (v, path) in [
-        (w.document, "scoring.weights.document"),
-        (w.paragraph, "scoring.weights.paragraph"),
-        (w.anchor, "scoring.weights.anchor"),
-        (w.url, "scoring.weights.url"),
-        (w.parent, "scoring.weights.parent"),
-    ] {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(invalid(path, "must be a finite number >= 0"));
-        }
-        // Bounded so that the weighted sum of five components stays finite.
-        ranges::check_float(path, v, 0.0, f64::from(ranges::MAX_WEIGHT))?;
-    }
-    if !(s.threshold.is_finite() && (0.0..=1.0).contains(&s.threshold)) {
-        return Err(invalid("scoring.threshold", "must be a number from 0 to 1"));
-    }
-    for (i, d) in s.spam_domains.iter().enumerate() {
-        let d = d.trim().trim_start_matches('.');
-        let ok = !d.is_empty()
-            && d.chars()
-                .all(|c| c.is_alphanumeric() || c == '-' || c == '.' || c == '_');
-        if !ok {
-            return Err(invalid(
-                format!("scoring.spam_domains[{i}]"),
-                "must be a domain name such as spam.example (no scheme, port or path)",
-            ));
-        }
-    }
     Ok(())
 }
 

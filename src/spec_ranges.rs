@@ -14,8 +14,8 @@ pub const DAY_MS: u64 = 86_400_000;
 pub const YEAR_S: u64 = 31_536_000;
 /// The largest multiplier of a fetch's duration (`politeness.delay_factor`).
 pub const MAX_DELAY_FACTOR: f64 = 1000.0;
-/// The largest weight of a score component.
-pub const MAX_WEIGHT: f32 = 1000.0;
+/// The largest weight of a score component (the analysis checks it).
+pub use crate::analysis::MAX_WEIGHT;
 
 /// Every integer key as (JSON path, least, greatest accepted).
 pub const INTEGER_RANGES: &[(&str, u64, u64)] = &[

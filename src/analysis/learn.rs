@@ -11,8 +11,8 @@
 //! come out non-negative and are only ever used through the weighted average, so their scale
 //! does not matter.
 
+use super::RawWeights;
 use crate::model::ScoreParts;
-use crate::spec::RawWeights;
 
 /// How many pages the spec's weights count for (ridge strength).
 pub const PRIOR_PAGES: f64 = 100.0;

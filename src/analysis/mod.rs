@@ -18,6 +18,7 @@
 //! Every link gets five components, each in [0, 1], kept side by side so the crawl can record
 //! why a URL was ranked as it was; `total` is their weighted average with the user's weights.
 
+mod config;
 mod lang;
 mod learn;
 mod page;
@@ -32,6 +33,7 @@ mod tests;
 #[cfg(test)]
 mod tests_bad_input;
 
+pub use config::{validate_scoring, RawScoring, RawTopic, RawWeights, MAX_WEIGHT};
 pub use learn::{WeightLearner, PRIOR_PAGES};
 pub use page::MAX_TEXT_BYTES;
 pub use score::{HUGE_BLOCK_TOKENS, LANGUAGE_PENALTY, PARENT_DECAY, WINDOW_TOKENS};
@@ -40,7 +42,6 @@ pub use topic::{ReferenceVector, Topic, ENTITY_WORD_WEIGHT, KEYWORD_WEIGHT};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{ParsedPage, ScoreParts};
-use crate::spec::{RawScoring, RawTopic, RawWeights};
 
 /// A topic or scoring configuration that cannot be used. Names the spec field.
 #[derive(Debug, thiserror::Error)]
@@ -122,12 +123,7 @@ impl Analyzer {
 
     /// Builds the analyzer around a stored topic (for a crawl that resumes).
     pub fn from_topic(topic: Topic, scoring: &RawScoring) -> Result<Analyzer, AnalysisError> {
-        crate::spec::validate_scoring(scoring).map_err(|e| match e {
-            crate::spec::SpecError::Invalid { path, message }
-            | crate::spec::SpecError::Json { path, message } => {
-                AnalysisError::Invalid { path, message }
-            }
-        })?;
+        validate_scoring(scoring)?;
         let spam_domains = scoring
             .spam_domains
             .iter()

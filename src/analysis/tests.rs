@@ -4,8 +4,8 @@
 use super::lang::Profile;
 use super::terms::Terms;
 use super::*;
+use crate::analysis::{RawScoring, RawTopic, RawWeights};
 use crate::model::{Hop, Link};
-use crate::spec::{RawScoring, RawTopic, RawWeights};
 
 pub(super) fn topic(keywords: &[&str]) -> RawTopic {
     RawTopic {

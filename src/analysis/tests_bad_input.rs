@@ -3,8 +3,8 @@
 
 use super::tests::{analyzer, link, page, topic};
 use super::*;
+use crate::analysis::{RawScoring, RawWeights};
 use crate::parse::{self, ParseLimits};
-use crate::spec::{RawScoring, RawWeights};
 use url::Url;
 
 /// Every number of an analysis is finite and in [0, 1]; one score per link.

@@ -25,8 +25,8 @@ use super::stopwords::is_stopword;
 use super::terms::{term_id, IdMap};
 use super::tokens::{lowercase, tokenize};
 use super::AnalysisError;
+use super::RawTopic;
 use crate::model::ParsedPage;
-use crate::spec::RawTopic;
 
 /// Weight of each keyword term and of each phrase unit.
 pub const KEYWORD_WEIGHT: f32 = 1.0;
