@@ -143,10 +143,18 @@ fn builtin_helper() -> &'static Helper {
     HELPER.get_or_init(|| Helper::from_kb(crate::aah::builtin().expect("built-in knowledge base")))
 }
 
-/// HTML to the XPath tree: the page parsed as the crawler parses it (links), converted into the
-/// XPath document, and analysed by the helper on the built-in knowledge base.
+/// HTML to the XPath tree: the page parsed as the crawler parses it (links, and links alone
+/// from the token stream), converted into the XPath document, and analysed by the helper on the
+/// built-in knowledge base.
 pub fn html_xpath(data: &[u8]) {
     let url = Url::parse("http://example.com/dir/page.html").expect("fixed url");
+    let _ = crate::parse::html_links(
+        data,
+        Some("text/html"),
+        None,
+        &url,
+        &crate::parse::ParseLimits::default(),
+    );
     let headers = vec![(
         "Content-Type".to_string(),
         "text/html; charset=utf-8".to_string(),

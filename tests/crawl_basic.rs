@@ -6,7 +6,7 @@ mod support;
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
-use support::{basic_site, harness, FixtureWeb, Reply};
+use support::{basic_site, harness, BasicSite, FixtureWeb, Reply};
 
 #[test]
 fn archives_exactly_the_polite_in_scope_urls() {
@@ -22,13 +22,7 @@ fn archives_exactly_the_polite_in_scope_urls() {
 
     let recs = harness::records(data.path(), "basic");
     let got: BTreeSet<String> = harness::captured(&recs).into_iter().collect();
-    let mut want: BTreeSet<String> = site.pages.iter().chain(&site.embeds).cloned().collect();
-    want.extend([
-        site.robots.clone(),
-        site.not_found.clone(),
-        site.redirect.clone(),
-        web.url(0, "/sitemap.xml"),
-    ]);
+    let want = basic_want(&web, &site);
     assert_eq!(got, want, "archived URLs");
     assert_eq!(
         harness::captured(&recs).len(),
@@ -59,6 +53,35 @@ fn archives_exactly_the_polite_in_scope_urls() {
 
     let files = harness::warc_files(data.path(), "basic");
     harness::warcio_check(&files);
+}
+
+/// Every URL of the basic site a polite crawl archives.
+fn basic_want(web: &FixtureWeb, site: &BasicSite) -> BTreeSet<String> {
+    let mut want: BTreeSet<String> = site.pages.iter().chain(&site.embeds).cloned().collect();
+    want.extend([
+        site.robots.clone(),
+        site.not_found.clone(),
+        site.redirect.clone(),
+        web.url(0, "/sitemap.xml"),
+    ]);
+    want
+}
+
+/// Without helper, index or topic, pages are read by the token stream instead of a tree: the
+/// same URLs are archived, nofollow and robots.txt obeyed.
+#[test]
+fn an_archive_only_crawl_finds_the_same_urls_without_a_tree() {
+    let web = FixtureWeb::start(2);
+    let site = basic_site(&web, 0);
+    let data = tempfile::tempdir().unwrap();
+    let extra = json!({"aah": {"enabled": false}, "index": {"enabled": false}});
+    let spec = harness::spec("plain", std::slice::from_ref(&site.seed), extra);
+    harness::run(spec, data.path());
+    let recs = harness::records(data.path(), "plain");
+    let got: BTreeSet<String> = harness::captured(&recs).into_iter().collect();
+    assert_eq!(got, basic_want(&web, &site), "archived URLs");
+    assert!(web.hits_to(0, "/private/secret.html").is_empty());
+    assert!(web.hits_to(0, "/nofollow-target.html").is_empty());
 }
 
 #[test]

@@ -180,9 +180,9 @@ pub fn process_page(
         });
     };
     let page_url = &fetched.info.url;
-    let app = ctx.helper.as_ref().and_then(|h| {
+    let app = ctx.helper.as_ref().zip(doc.as_ref()).and_then(|(h, doc)| {
         let url = Url::parse(page_url).ok()?;
-        Some(h.analyze_doc(&url, &fetched.info.headers, &doc, &page.links))
+        Some(h.analyze_doc(&url, &fetched.info.headers, doc, &page.links))
     });
     drop(doc);
     let mut reference = None;
@@ -368,8 +368,8 @@ fn decoded_body(ctx: &PipelineCtx, fetched: &Fetched, notes: &mut Vec<&'static s
     }
 }
 
-/// A 2xx HTML page: its parse (links included) and its decoded body.
-type HtmlPage = (ParsedPage, parse::HtmlDoc);
+/// A parsed HTML page, with its tree when a later stage reads it.
+type HtmlPage = (ParsedPage, Option<parse::HtmlDoc>);
 
 /// Links of the exchange: the redirect target, and what the parsers find in the body; for HTML
 /// the links are in the returned page.
@@ -409,6 +409,12 @@ fn extract(
     }
     let body = decoded_body(ctx, fetched, notes);
     match kind {
+        // Links alone need no tree: without text or helper, the token stream finds them.
+        BodyKind::Html if ctx.helper.is_none() && !ctx.parse_limits.text => {
+            let (ct, lang) = (info.header("content-type"), info.header("content-language"));
+            let page = parse::html_links(&body, ct, lang, &base, &ctx.parse_limits);
+            (Vec::new(), page.nofollow, Some((page, None)))
+        }
         BodyKind::Html => {
             let doc = parse::HtmlDoc::parse(&body, info.header("content-type"), &ctx.parse_limits);
             let page = parse::html_page(
@@ -417,7 +423,7 @@ fn extract(
                 &base,
                 &ctx.parse_limits,
             );
-            (Vec::new(), page.nofollow, Some((page, doc)))
+            (Vec::new(), page.nofollow, Some((page, Some(doc))))
         }
         BodyKind::Css => {
             let (text, _) = parse::decode(&body, info.header("content-type"), false);

@@ -128,12 +128,18 @@ pub(super) struct Attrs<'a> {
     pub(super) name: Option<&'a str>,
     pub(super) content: Option<&'a str>,
     pub(super) http_equiv: Option<&'a str>,
+    pub(super) title: Option<&'a str>,
 }
 
 impl<'a> Attrs<'a> {
     pub(super) fn of(el: &'a Element) -> Attrs<'a> {
+        Attrs::from_pairs(el.attrs())
+    }
+
+    /// From `(name, value)` pairs, as a tag gives them (the tokenizer drops duplicates).
+    pub(super) fn from_pairs(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Attrs<'a> {
         let mut a = Attrs::default();
-        for (name, value) in el.attrs() {
+        for (name, value) in pairs {
             let slot = match name {
                 "href" => &mut a.href,
                 "src" => &mut a.src,
@@ -152,6 +158,7 @@ impl<'a> Attrs<'a> {
                 "name" => &mut a.name,
                 "content" => &mut a.content,
                 "http-equiv" => &mut a.http_equiv,
+                "title" => &mut a.title,
                 _ => continue,
             };
             *slot = Some(value);

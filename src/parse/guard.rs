@@ -209,7 +209,7 @@ const RAW_TEXT: [&[u8]; 8] = [
 /// Length of the prefix of `text` that holds no start tag with more than [`MAX_ATTRS`]
 /// attributes. Mirrors the tokenizer closely enough for that purpose: it skips comments and
 /// the content of raw-text elements, and honours quoted attribute values.
-fn attr_safe_len(text: &str) -> usize {
+pub(super) fn attr_safe_len(text: &str) -> usize {
     let b = text.as_bytes();
     let n = b.len();
     let mut i = 0;

@@ -9,11 +9,11 @@ use scraper::node::Element;
 use scraper::{ElementRef, Html, Node};
 use url::Url;
 
-use super::attrs::{link_rel, refresh_url, robots_flags, srcset_urls, LinkRel};
 use super::elements::{attr, is_block, is_boilerplate, is_content_root, is_hidden, Attrs};
+use super::links::{self, LinkSink};
 use super::text::{Blocks, Norm, MAX_ANCHOR_BYTES};
-use super::{charset, css, guard, ParseLimits};
-use crate::model::{Hop, Link, ParsedPage};
+use super::{charset, guard, ParseLimits};
+use crate::model::{Hop, ParsedPage};
 use crate::uri::resolve_quiet;
 
 /// Parses an HTML document into a [`ParsedPage`].
@@ -66,8 +66,18 @@ pub fn html_page(
     base: &Url,
     limits: &ParseLimits,
 ) -> ParsedPage {
-    let mut page = extract(&doc.tree, base, limits);
-    page.charset = doc.charset.to_owned();
+    let page = extract(&doc.tree, base, limits);
+    with_charset_and_language(page, doc.charset, content_language)
+}
+
+/// A page with the charset it was decoded with, and `Content-Language` as its language when it
+/// declares none itself.
+pub(super) fn with_charset_and_language(
+    mut page: ParsedPage,
+    charset: &str,
+    content_language: Option<&str>,
+) -> ParsedPage {
+    page.charset = charset.to_owned();
     if page.declared_lang.is_none() {
         page.declared_lang = content_language
             .map(str::trim)
@@ -171,43 +181,13 @@ impl<'a> Walker<'a> {
 
     /// Adds a link if there is room and the URL is acceptable; returns its index.
     fn add(&mut self, raw: &str, hop: Hop, context: &'static str) -> Option<usize> {
-        // An empty attribute names no resource (browsers request nothing for `src=""`).
-        if self.page.links.len() >= self.limits.max_links || raw.trim().is_empty() {
+        if self.page.links.len() >= self.limits.max_links {
             return None;
         }
-        let url = resolve_quiet(raw, &self.base, self.limits.max_url_len).ok()?;
-        self.page.links.push(Link {
-            url: url.into(),
-            hop,
-            context: context.to_owned(),
-            text: String::new(),
-            block: None,
-        });
+        let link = links::resolve(raw, &self.base, self.limits.max_url_len, hop, context)?;
+        self.page.links.push(link);
         self.link_segment.push(self.blocks.segment());
         Some(self.page.links.len() - 1)
-    }
-
-    fn add_opt(&mut self, raw: Option<&str>, hop: Hop, context: &'static str) {
-        if let Some(raw) = raw {
-            self.add(raw, hop, context);
-        }
-    }
-
-    fn add_srcset(&mut self, value: Option<&str>, context: &'static str) {
-        if let Some(value) = value {
-            srcset_urls(value, |raw| {
-                self.add(raw, Hop::Embed, context);
-                self.page.links.len() < self.limits.max_links
-            });
-        }
-    }
-
-    fn add_css(&mut self, text: &str, url_context: &'static str, import_context: &'static str) {
-        css::scan(text, |raw, import| {
-            let context = if import { import_context } else { url_context };
-            self.add(&raw, Hop::Embed, context);
-            self.page.links.len() < self.limits.max_links
-        });
     }
 
     /// A block edge: closes the text segment, and separates words in open anchor texts.
@@ -262,45 +242,12 @@ impl<'a> Walker<'a> {
                 self.open_anchor(node, a.href, "area/@href");
                 self.alt_text(a.alt);
             }
-            "link" => match link_rel(a.rel, a.kind) {
-                LinkRel::Embed => self.add_opt(a.href, Hop::Embed, "link/@href"),
-                LinkRel::Navigate => self.add_opt(a.href, Hop::Link, "link/@href"),
-                LinkRel::Discovery => self.add_opt(a.href, Hop::Link, DISCOVERY_CONTEXT),
-                LinkRel::Ignore => {}
-            },
-            "img" => {
-                self.alt_text(a.alt);
-                self.add_opt(a.src, Hop::Embed, "img/@src");
-                self.add_srcset(a.srcset, "img/@srcset");
-                self.add_opt(a.data_src, Hop::Embed, "img/@data-src");
-                self.add_srcset(a.data_srcset, "img/@data-srcset");
+            "img" => self.alt_text(a.alt),
+            "meta" => {
+                let (nofollow, noindex) = links::meta(self, &a);
+                self.page.nofollow |= nofollow;
+                self.page.noindex |= noindex;
             }
-            "source" => {
-                self.add_opt(a.src, Hop::Embed, "source/@src");
-                self.add_srcset(a.srcset, "source/@srcset");
-            }
-            "script" => self.add_opt(a.src, Hop::Embed, "script/@src"),
-            "iframe" => self.add_opt(a.src, Hop::Embed, "iframe/@src"),
-            "frame" => self.add_opt(a.src, Hop::Embed, "frame/@src"),
-            "embed" => self.add_opt(a.src, Hop::Embed, "embed/@src"),
-            "object" => self.add_opt(a.data, Hop::Embed, "object/@data"),
-            "video" => {
-                self.add_opt(a.src, Hop::Embed, "video/@src");
-                self.add_opt(a.poster, Hop::Embed, "video/@poster");
-            }
-            "audio" => self.add_opt(a.src, Hop::Embed, "audio/@src"),
-            "track" => self.add_opt(a.src, Hop::Embed, "track/@src"),
-            "input"
-                if a.kind
-                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("image")) =>
-            {
-                self.add_opt(a.src, Hop::Embed, "input/@src");
-            }
-            "body" => self.add_opt(a.background, Hop::Embed, "body/@background"),
-            "table" => self.add_opt(a.background, Hop::Embed, "table/@background"),
-            "td" => self.add_opt(a.background, Hop::Embed, "td/@background"),
-            "th" => self.add_opt(a.background, Hop::Embed, "th/@background"),
-            "meta" => self.meta(&a),
             "base" if !self.base_fixed => {
                 if let Some(href) = a.href {
                     self.set_base(href);
@@ -320,7 +267,7 @@ impl<'a> Walker<'a> {
             "style" => {
                 for child in node.children() {
                     if let Node::Text(t) = child.value() {
-                        self.add_css(&t.text, "style/url()", "style/@import");
+                        links::css_links(self, &t.text, "style/url()", "style/@import");
                     }
                 }
             }
@@ -339,9 +286,7 @@ impl<'a> Walker<'a> {
             }
             _ => {}
         }
-        if let Some(style) = a.style {
-            self.add_css(style, "@style/url()", "@style/@import");
-        }
+        links::element_links(self, name, &a);
     }
 
     fn close(&mut self, node: NodeRef<'_, Node>, el: &Element) {
@@ -409,22 +354,12 @@ impl<'a> Walker<'a> {
             a.text.boundary();
         }
     }
+}
 
-    fn meta(&mut self, a: &Attrs<'_>) {
-        if a.name
-            .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"))
-        {
-            let (nofollow, noindex) = robots_flags(a.content.unwrap_or_default());
-            self.page.nofollow |= nofollow;
-            self.page.noindex |= noindex;
-        }
-        if a.http_equiv
-            .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"))
-        {
-            if let Some(url) = a.content.and_then(refresh_url) {
-                self.add(url, Hop::Redirect, "meta/@content");
-            }
-        }
+impl LinkSink for Walker<'_> {
+    fn link(&mut self, raw: &str, hop: Hop, context: &'static str) -> bool {
+        self.add(raw, hop, context);
+        self.page.links.len() < self.limits.max_links
     }
 }
 

@@ -19,7 +19,9 @@ mod css;
 mod elements;
 mod guard;
 mod html;
+mod links;
 mod sitemap;
+mod stream;
 mod text;
 
 #[cfg(test)]
@@ -33,6 +35,7 @@ pub(crate) use elements::is_block;
 pub(crate) use guard::parse_document;
 pub use html::{html, html_page, HtmlDoc, DISCOVERY_CONTEXT};
 pub use sitemap::{sitemap, Sitemap};
+pub use stream::html_links;
 
 /// Caps on the work spent on one document, so a hostile or broken page cannot stall a worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
