@@ -2,9 +2,11 @@
 //! URL it matches leaves the frontier, and no URL it matches is queued again in this crawl.
 //! The patterns are kept in the crawl's state, so they survive restarts.
 
+use super::admit::{Action, Admitted, Arrival, Scoping};
 use super::engine::Engine;
 use super::CrawlError;
 use crate::frontier::keys;
+use crate::model::CrawlUri;
 use serde::Serialize;
 
 /// Store key of the blocked patterns (a JSON array of strings).
@@ -83,19 +85,19 @@ impl Engine {
                 "pattern: at most {MAX_PATTERNS} patterns per crawl"
             )));
         }
-        let mut matching: Vec<(String, String)> = Vec::new();
-        self.frontier.for_each_queued(|host, u| {
+        let mut matching: Vec<String> = Vec::new();
+        self.frontier.for_each_queued(|_, u| {
             if re.is_match(&u.url) {
-                matching.push((u.url, host.to_string()));
+                matching.push(u.url);
             }
         })?;
         let mut removed = 0;
-        for (url, host) in matching {
+        for url in matching {
             let Ok(u) = url::Url::parse(&url) else {
                 continue;
             };
-            let fp = crate::uri::fingerprint(&crate::uri::canonical(&u));
-            if self.frontier.blacklist(fp, &host)? == Some(keys::UrlState::Queued) {
+            let a = Arrival::new(u, CrawlUri::seed(url), Action::Blacklist, Scoping::Decided);
+            if self.admit(a)? == (Admitted::Blacklisted { was_queued: true }) {
                 removed += 1;
             }
         }

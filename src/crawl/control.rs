@@ -1,16 +1,15 @@
 //! Steering a running crawl: pause, resume, stop, scored-URL intake and frontier views, all sent
 //! to the engine over one channel, so only the engine task ever touches the frontier.
 
+use super::admit::{Action, Admitted, Arrival, Scoping};
 use super::engine::Engine;
 use crate::aah::Adoption;
 use crate::frontier::host::HostView;
-use crate::frontier::update::Scored;
 use crate::frontier::view::QueuedUrl;
 use crate::intake::{IntakeReport, Rejected, ScoredUrl};
 use crate::model::{CrawlUri, Hop};
 use crate::uri;
 use serde::Serialize;
-use std::sync::atomic::Ordering::Relaxed;
 use tokio::sync::oneshot;
 
 /// A command for the engine.
@@ -76,7 +75,6 @@ impl Engine {
             received: items.len(),
             ..Default::default()
         };
-        let update = self.spec.raw.frontier.update;
         let max_len = self.spec.raw.limits.max_url_length;
         for (index, item) in items {
             let reject = |reason: String| Rejected { index, reason };
@@ -94,48 +92,37 @@ impl Engine {
                     continue;
                 }
             };
-            if !item.blacklist && self.is_blocked(url.as_str()) {
-                report.rejected.push(reject("blocked by a pattern".into()));
-                continue;
-            }
-            let source = item.source_name().to_string();
-            self.stats.intake(&source);
-            let fp = uri::fingerprint(&uri::canonical(&url));
-            let host = uri::host_key(&url);
-            if item.blacklist {
-                self.frontier.blacklist(fp, &host)?;
-                report.blacklisted += 1;
-                continue;
-            }
             let via_in_scope = item
                 .via
                 .as_deref()
                 .and_then(|v| url::Url::parse(v).ok())
                 .is_none_or(|v| self.ctx.scope.contains(&v));
-            let hops = Hop::Link.code().to_string();
-            if let Err(r) = self.ctx.scope.decide(&url, &hops, via_in_scope) {
-                report
-                    .rejected
-                    .push(reject(format!("out of scope ({})", r.as_str())));
-                continue;
-            }
             let uri = CrawlUri {
                 via: item.via.clone(),
-                source,
-                hops,
+                source: item.source_name().to_string(),
+                hops: Hop::Link.code().to_string(),
                 ..CrawlUri::seed(url.as_str())
             };
-            let origin = url.origin().ascii_serialization();
-            match self
-                .frontier
-                .score(fp, &host, &origin, uri, score.unwrap_or(0.0), update)?
-            {
-                Scored::Inserted(_) => {
-                    self.stats.discovered.fetch_add(1, Relaxed);
-                    report.inserted += 1
-                }
-                Scored::Updated { .. } => report.updated += 1,
-                Scored::InFlight | Scored::Ignored(_) => report.ignored += 1,
+            let action = match item.blacklist {
+                true => Action::Blacklist,
+                false => Action::Score(score.unwrap_or(0.0)),
+            };
+            let scope = Scoping::Decide {
+                parent_in_scope: via_in_scope,
+            };
+            let admitted = self.admit(Arrival::new(url, uri, action, scope))?;
+            if admitted != Admitted::Blocked {
+                self.stats.intake(item.source_name());
+            }
+            match admitted {
+                Admitted::Added => report.inserted += 1,
+                Admitted::Updated => report.updated += 1,
+                Admitted::Unchanged => report.ignored += 1,
+                Admitted::Blacklisted { .. } => report.blacklisted += 1,
+                Admitted::Blocked => report.rejected.push(reject("blocked by a pattern".into())),
+                Admitted::OutOfScope(r) => report
+                    .rejected
+                    .push(reject(format!("out of scope ({})", r.as_str()))),
             }
         }
         self.commit()?;

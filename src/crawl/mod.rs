@@ -6,6 +6,7 @@
 //! to that checkpoint (records past it belong to fetches the store does not know were done, and
 //! they will be fetched again) and sealed, if it is still `.open`; a sealed file is never cut.
 
+mod admit;
 pub mod block;
 pub mod control;
 pub mod crawl_log;
@@ -122,8 +123,8 @@ pub async fn run(
     control: mpsc::UnboundedReceiver<Control>,
     paused: bool,
 ) -> Result<Summary, CrawlError> {
-    let (spec, stats2) = (Arc::new(spec), stats.clone());
-    let opening = tokio::task::spawn_blocking(move || open::open(spec, &opts, &stats2));
+    let spec = Arc::new(spec);
+    let opening = tokio::task::spawn_blocking(move || open::open(spec, &opts));
     let o = opening
         .await
         .map_err(|e| CrawlError::Panicked(format!("opening the crawl: {e}")))??;
@@ -147,6 +148,8 @@ pub async fn run(
         ));
     }
     engine.load_blocked()?;
+    engine.offer_seeds()?;
+    engine.commit()?;
     let (reason, files) = engine.run(control, paused).await?;
     Ok(stats.summary(spec.name(), reason.as_str(), files))
 }

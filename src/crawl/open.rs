@@ -1,21 +1,17 @@
 //! Opening a crawl, off the async workers: the data folder, the store, the frontier, archive
-//! recovery, the index and its catch-up, the WARC writer, the topic, and the seeds. All of it is
+//! recovery, the index and its catch-up, the WARC writer, the topic. All of it is
 //! blocking file work, so `crawl::run` runs it on a blocking thread.
 
 use super::dedup::Dedup;
 use super::layout::Layout;
-use super::stats::Stats;
 use super::{online, state, CrawlError, CrawlOptions};
 use crate::aah::Helper;
 use crate::analysis::Analyzer;
 use crate::archive::{self, WarcWriter};
-use crate::frontier::{Frontier, Offer};
+use crate::frontier::Frontier;
 use crate::index::Indexer;
-use crate::model::CrawlUri;
 use crate::spec::Spec;
-use crate::uri;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 /// The parts of an opened crawl, for the engine.
@@ -31,12 +27,8 @@ pub(super) struct Opened {
 }
 
 /// Opens (or resumes) the crawl of `spec` under `opts.data`, recovers its archive to the last
-/// checkpoint, catches its index up, and offers the seeds.
-pub(super) fn open(
-    spec: Arc<Spec>,
-    opts: &CrawlOptions,
-    stats: &Stats,
-) -> Result<Opened, CrawlError> {
+/// checkpoint, and catches its index up.
+pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, CrawlError> {
     let layout = Layout::new(&opts.data, spec.name());
     let io_err = |path: PathBuf| {
         move |source| CrawlError::DataDir {
@@ -57,7 +49,7 @@ pub(super) fn open(
 
     let helper = online::helper(&spec, store.clone())?;
     let dedup = (spec.raw.warc.dedup).then(|| Arc::new(Dedup::new(store.clone())));
-    let mut frontier = Frontier::open(store, super::frontier_config(&spec))?;
+    let frontier = Frontier::open(store, super::frontier_config(&spec))?;
     let checkpoint = state::checkpoint(&frontier)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
     tracing::info!(?report, resuming, "archive recovered");
@@ -86,28 +78,6 @@ pub(super) fn open(
         );
     }
 
-    // Seeds are offered on every run: known ones are ignored, seeds added to the spec are queued.
-    // Reference pages of the topic are queued like seeds (fetched first, archived, and learned
-    // into the topic vector).
-    let references = spec.raw.topic.reference_urls.iter().filter_map(|u| {
-        url::Url::parse(u)
-            .ok()
-            .map(|url| (url, "reference"))
-            .filter(|_| analyzer.is_some())
-    });
-    let seeds = spec.seeds.iter().map(|s| (s.clone(), "seed"));
-    for (seed, source) in seeds.chain(references) {
-        let fp = uri::fingerprint(&uri::canonical(&seed));
-        let origin = seed.origin().ascii_serialization();
-        let uri = CrawlUri {
-            source: source.into(),
-            ..CrawlUri::seed(seed.as_str())
-        };
-        if frontier.offer(fp, &uri::host_key(&seed), &origin, uri) == Offer::Added {
-            stats.discovered.fetch_add(1, Relaxed);
-        }
-    }
-    frontier.commit()?;
     Ok(Opened {
         spec,
         layout,

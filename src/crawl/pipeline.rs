@@ -68,8 +68,8 @@ impl PipelineCtx {
 }
 
 /// A link accepted by scope. Most links of a page are known to the frontier already, so
-/// what only a newly queued URL needs (host key, origin, the [`CrawlUri`]) is built by
-/// [`Outlink::into_uri`] once the frontier's seen-test has said it is new.
+/// the [`CrawlUri`] only a newly queued URL needs is built by [`Outlink::into_uri`] once the
+/// frontier's seen-test has said it is new.
 #[derive(Debug, Clone)]
 pub struct Outlink {
     /// Fingerprint of the canonical URL.
@@ -89,13 +89,11 @@ pub struct Outlink {
 }
 
 impl Outlink {
-    /// Host key, origin (`scheme://host[:port]`) and the [`CrawlUri`] to queue; `via` is the
-    /// URL of the page the link was found on.
-    pub fn into_uri(self, via: &str, inherited: f32) -> (String, String, CrawlUri) {
+    /// The parsed URL and the [`CrawlUri`] to queue; `via` is the URL of the page the link was
+    /// found on.
+    pub fn into_uri(self, via: &str, inherited: f32) -> (Url, CrawlUri) {
         let depth = self.hops.chars().filter(|&c| c == Hop::Link.code()).count();
         let priority = (1.0 / (1.0 + depth as f32) + self.boost).min(1.0);
-        let host = uri::host_key(&self.url);
-        let origin = self.url.origin().ascii_serialization();
         let uri = CrawlUri {
             url: self.raw,
             hops: self.hops,
@@ -109,7 +107,7 @@ impl Outlink {
             inherited,
             parts: self.score,
         };
-        (host, origin, uri)
+        (self.url, uri)
     }
 }
 

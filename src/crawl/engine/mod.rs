@@ -26,7 +26,7 @@ use crate::archive::WarcWriter;
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
 use crate::frontier::keys::{self, UrlState};
 use crate::frontier::politeness::FetchTiming;
-use crate::frontier::{Completion, Frontier, Lease, Offer, UrlLease};
+use crate::frontier::{Completion, Frontier, Lease, UrlLease};
 use crate::index::{Indexer, RevisitOf};
 use crate::model::CrawlUri;
 use crate::spec::Spec;

@@ -2,10 +2,16 @@
 //! update path, blacklisting spam) and the sitemaps a host's robots.txt names.
 
 use super::*;
+use crate::crawl::admit::{Action, Admitted, Arrival, Scoping};
 
 impl Engine {
     /// Sitemaps named in robots.txt, or `/sitemap.xml` of a seed host that names none.
-    pub(super) fn offer_sitemaps(&mut self, host: &str, origin: &str, robots: &Robots) {
+    pub(super) fn offer_sitemaps(
+        &mut self,
+        host: &str,
+        origin: &str,
+        robots: &Robots,
+    ) -> Result<(), crate::crawl::CrawlError> {
         let mut urls: Vec<String> = robots.sitemaps().to_vec();
         let seed_host = self
             .spec
@@ -19,41 +25,35 @@ impl Engine {
             let Ok(url) = url::Url::parse(&raw) else {
                 continue;
             };
-            let hops = crate::model::Hop::Sitemap.code().to_string();
-            if let Err(r) = self.ctx.scope.decide(&url, &hops, true) {
-                self.stats.reject(r.as_str());
-                continue;
-            }
             let uri = CrawlUri {
-                hops,
+                hops: crate::model::Hop::Sitemap.code().to_string(),
                 via: Some(format!("{origin}/robots.txt")),
                 source: "crawl".into(),
                 ..CrawlUri::seed(raw)
             };
-            let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
-            let origin = url.origin().ascii_serialization();
-            if self
-                .frontier
-                .offer(fp, &crate::uri::host_key(&url), &origin, uri)
-                == Offer::Added
-            {
-                self.stats.discovered.fetch_add(1, Relaxed);
+            let scope = Scoping::Decide {
+                parent_in_scope: true,
+            };
+            match self.admit(Arrival::new(url, uri, Action::Offer, scope))? {
+                Admitted::OutOfScope(r) => self.stats.reject(r.as_str()),
+                Admitted::Blocked => self.stats.reject("blocked"),
+                _ => {}
             }
         }
+        Ok(())
     }
 
     /// Counts a link refused as blacklisted (`reason`: `blocked` by a pattern, or `spam`) and
     /// logs it.
     fn blacklisted(
         &mut self,
-        o: &Outlink,
+        (fp, url, hops): (u64, &str, &str),
         via: &str,
         reason: &str,
     ) -> Result<(), crate::crawl::CrawlError> {
         self.stats.reject(reason);
-        let (url, hops) = (o.raw.as_str(), o.hops.as_str());
         self.log_refusal(
-            o.fp,
+            fp,
             Refused::Blacklist,
             url,
             hops,
@@ -87,48 +87,38 @@ impl Engine {
                 why,
             )?;
         }
-        let update = self.spec.raw.frontier.update;
         for o in outlinks {
-            if !self.blocked.is_empty() && self.is_blocked(&o.raw) {
-                self.blacklisted(&o, via, "blocked")?;
-                continue;
-            }
+            // Most links are known already: what could not change them is skipped before
+            // anything is built for them.
             let state = self.frontier.state(o.fp);
-            let fp = o.fp;
-            if o.blacklist {
-                if state.is_none() || state == Some(UrlState::Queued) {
-                    let host = crate::uri::host_key(&o.url);
-                    self.frontier.blacklist(fp, &host)?;
-                    self.blacklisted(&o, via, "spam")?;
-                }
-                continue;
-            }
+            let (fp, blacklist) = (o.fp, o.blacklist);
             // A link the helper boosts is scored even without a topic: its boosted priority
             // goes through the same update path as the analysis's and external scores.
             let boosted = o.score.is_none() && o.boost > 0.0;
-            if let Some(s) = state {
-                // Known URLs only change when queued and scored.
-                if (o.score.is_none() && !boosted) || s != UrlState::Queued {
-                    continue;
-                }
+            let queued_or_new = state.is_none() || state == Some(UrlState::Queued);
+            let rescored = o.score.is_some() || boosted;
+            if !queued_or_new || (state.is_some() && !blacklist && !rescored) {
+                continue;
             }
             let score = o.score.map(|s| s.total);
-            let (host, origin, uri) = o.into_uri(via, inherited);
-            let score = score.or(boosted.then_some(uri.priority));
-            match score {
-                Some(total) => {
-                    let r = self
-                        .frontier
-                        .score(fp, &host, &origin, uri, total, update)?;
-                    if matches!(r, crate::frontier::update::Scored::Inserted(_)) {
-                        self.stats.discovered.fetch_add(1, Relaxed);
-                    }
-                }
-                None => {
-                    if self.frontier.offer(fp, &host, &origin, uri) == Offer::Added {
-                        self.stats.discovered.fetch_add(1, Relaxed);
-                    }
-                }
+            let (url, uri) = o.into_uri(via, inherited);
+            let action = match (blacklist, score.or(boosted.then_some(uri.priority))) {
+                (true, _) => Action::Blacklist,
+                (false, Some(total)) => Action::Score(total),
+                (false, None) => Action::Offer,
+            };
+            let (raw, hops) = (uri.url.clone(), uri.hops.clone());
+            let arrival = Arrival {
+                fp,
+                url,
+                uri,
+                action,
+                scope: Scoping::Decided,
+            };
+            match self.admit(arrival)? {
+                Admitted::Blacklisted { .. } => self.blacklisted((fp, &raw, &hops), via, "spam")?,
+                Admitted::Blocked => self.blacklisted((fp, &raw, &hops), via, "blocked")?,
+                _ => {}
             }
         }
         Ok(())

@@ -76,7 +76,7 @@ impl Engine {
                     .robots_done(&host, expires, r.crawl_delay(), Some(timing), now);
                 let first_time = !self.robots.contains_key(&host);
                 if first_time && self.spec.raw.scope.sitemaps {
-                    self.offer_sitemaps(&host, &origin, &r);
+                    self.offer_sitemaps(&host, &origin, &r)?;
                 }
                 self.robots.insert(host, r);
             }

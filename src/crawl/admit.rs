@@ -1,0 +1,146 @@
+//! The one way into the frontier. Seeds, a page's outlinks, the sitemaps robots.txt names, the
+//! scored URLs external processes POST, and blacklisting all arrive here as an [`Arrival`],
+//! and one decision applies to each, in one order: blacklist, blocked patterns, scope, then
+//! the frontier's offer (new URLs only) or update path (the crawl's update function).
+
+use super::engine::Engine;
+use super::CrawlError;
+use crate::frontier::update::Scored;
+use crate::frontier::Offer;
+use crate::model::CrawlUri;
+use crate::scope::Reject;
+use crate::uri;
+use std::sync::atomic::Ordering::Relaxed;
+use url::Url;
+
+/// A URL on its way into the frontier.
+pub(super) struct Arrival {
+    /// Fingerprint of the canonical URL.
+    pub fp: u64,
+    /// The URL, parsed (its host names the queue).
+    pub url: Url,
+    /// What is queued: the URL as found, its hops, where it was found, its source, its
+    /// priority when queued without a score.
+    pub uri: CrawlUri,
+    /// What to do with it.
+    pub action: Action,
+    /// Whether scope still has to be decided, and from what.
+    pub scope: Scoping,
+}
+
+impl Arrival {
+    /// An arrival of `url`, fingerprinted here.
+    pub fn new(url: Url, uri: CrawlUri, action: Action, scope: Scoping) -> Arrival {
+        Arrival {
+            fp: uri::fingerprint(&uri::canonical(&url)),
+            url,
+            uri,
+            action,
+            scope,
+        }
+    }
+}
+
+/// What an arrival asks of the frontier.
+pub(super) enum Action {
+    /// Queue it if new, with `uri.priority`.
+    Offer,
+    /// Queue it or rescore it through the crawl's update function.
+    Score(f32),
+    /// Never fetch it: leave the queue, and refuse it from now on.
+    Blacklist,
+}
+
+/// How scope applies.
+pub(super) enum Scoping {
+    /// Already decided (a worker scoped the page's links) or not asked (seeds, blacklisting).
+    Decided,
+    /// Decided here; `parent_in_scope` is whether the page it was found on is in scope.
+    Decide {
+        /// Whether the referring page is in scope (embeds may leave scope for one hop).
+        parent_in_scope: bool,
+    },
+}
+
+/// What became of an arrival.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Admitted {
+    /// Newly queued.
+    Added,
+    /// Queued before, now with a new priority.
+    Updated,
+    /// Known, and left as it was (fetched, in flight, or queued without a new score).
+    Unchanged,
+    /// Blacklisted; `was_queued` if it left the queue.
+    Blacklisted {
+        /// It was queued until now.
+        was_queued: bool,
+    },
+    /// It matches a blocked pattern.
+    Blocked,
+    /// Out of scope.
+    OutOfScope(Reject),
+}
+
+impl Engine {
+    /// Admits one URL into the frontier (see the module documentation for the order).
+    pub(super) fn admit(&mut self, a: Arrival) -> Result<Admitted, CrawlError> {
+        let (fp, host) = (a.fp, uri::host_key(&a.url));
+        if let Action::Blacklist = a.action {
+            let was = self.frontier.blacklist(fp, &host)?;
+            return Ok(Admitted::Blacklisted {
+                was_queued: was == Some(crate::frontier::keys::UrlState::Queued),
+            });
+        }
+        if self.is_blocked(&a.uri.url) {
+            return Ok(Admitted::Blocked);
+        }
+        if let Scoping::Decide { parent_in_scope } = a.scope {
+            if let Err(r) = self.ctx.scope.decide(&a.url, &a.uri.hops, parent_in_scope) {
+                return Ok(Admitted::OutOfScope(r));
+            }
+        }
+        let origin = a.url.origin().ascii_serialization();
+        let admitted = match a.action {
+            Action::Score(s) => {
+                let update = self.spec.raw.frontier.update;
+                match self.frontier.score(fp, &host, &origin, a.uri, s, update)? {
+                    Scored::Inserted(_) => Admitted::Added,
+                    Scored::Updated { .. } => Admitted::Updated,
+                    Scored::InFlight | Scored::Ignored(_) => Admitted::Unchanged,
+                }
+            }
+            _ => match self.frontier.offer(fp, &host, &origin, a.uri) {
+                Offer::Added => Admitted::Added,
+                _ => Admitted::Unchanged,
+            },
+        };
+        if admitted == Admitted::Added {
+            self.stats.discovered.fetch_add(1, Relaxed);
+        }
+        Ok(admitted)
+    }
+
+    /// Offers the seeds, and the topic's reference pages when the crawl has a topic, on every
+    /// run: known ones are left alone, seeds added to the spec are queued.
+    pub(super) fn offer_seeds(&mut self) -> Result<(), CrawlError> {
+        let spec = self.spec.clone();
+        let topical = self.ctx.analyzer.is_some();
+        let references = spec
+            .raw
+            .topic
+            .reference_urls
+            .iter()
+            .filter(|_| topical)
+            .filter_map(|u| Url::parse(u).ok().map(|url| (url, "reference")));
+        let seeds = spec.seeds.iter().map(|s| (s.clone(), "seed"));
+        for (url, source) in seeds.chain(references) {
+            let uri = CrawlUri {
+                source: source.into(),
+                ..CrawlUri::seed(url.as_str())
+            };
+            self.admit(Arrival::new(url, uri, Action::Offer, Scoping::Decided))?;
+        }
+        Ok(())
+    }
+}
