@@ -61,7 +61,9 @@ fn a_renamed_class_is_adopted_after_validation_stored_and_reused() {
     let dir = tempfile::tempdir().unwrap();
     {
         let store = Store::open(dir.path()).unwrap();
-        let helper = Helper::load(&root().join("kb")).unwrap().with_store(store);
+        let helper = Helper::load(&root().join("kb"))
+            .unwrap()
+            .with_store(store.clone());
         for t in [1, 2] {
             let (url, page) = renamed_topic(t);
             let m = analyze(&helper, &url, &page);
@@ -111,7 +113,8 @@ fn a_renamed_class_is_adopted_after_validation_stored_and_reused() {
                 .map(|t| format!("https://forum.example.org/viewtopic.php?t={t}"))
                 .collect::<Vec<_>>()
         );
-        helper.flush().unwrap();
+        // What the helper learned is committed by its caller (the engine, in a crawl).
+        store.commit(helper.take_learned()).unwrap();
     }
     // A new process: the adoption comes back from the store and is used at once.
     let store = Store::open(dir.path()).unwrap();
@@ -267,7 +270,9 @@ fn a_hosts_application_is_remembered_and_confirmed_by_its_levels() {
     let dir = tempfile::tempdir().unwrap();
     {
         let store = Store::open(dir.path()).unwrap();
-        let helper = Helper::load(&root().join("kb")).unwrap().with_store(store);
+        let helper = Helper::load(&root().join("kb"))
+            .unwrap()
+            .with_store(store.clone());
         // Another host has no detected application: the bare page is not WordPress by itself.
         let other = analyze(&helper, "https://other.example/p/9", BARE_POST);
         assert!(
@@ -286,7 +291,8 @@ fn a_hosts_application_is_remembered_and_confirmed_by_its_levels() {
         let app = m.application.as_ref().expect("the host's application");
         assert_eq!((app.name.as_str(), app.relaxed), ("wordpress", false));
         assert_eq!(m.level.as_ref().unwrap().name, "post");
-        helper.flush().unwrap();
+        // What the helper learned is committed by its caller (the engine, in a crawl).
+        store.commit(helper.take_learned()).unwrap();
     }
     // A new process: the host's application comes back from the store.
     let store = Store::open(dir.path()).unwrap();

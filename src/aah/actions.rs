@@ -184,9 +184,7 @@ impl Helper {
         }
         if let Some(store) = self.store.as_ref() {
             if !capture.fields.is_empty() {
-                if let Err(e) = store.capture(ctx.host, ctx.url, &capture) {
-                    tracing::warn!(url = ctx.url, error = %e, "cannot stage captured content");
-                }
+                store.capture(ctx.host, ctx.url, &capture);
             }
         }
     }

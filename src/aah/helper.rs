@@ -9,6 +9,8 @@ use std::sync::Mutex;
 
 use url::Url;
 
+use crate::store::WriteSet;
+
 use super::dom::{self, Dom};
 use super::engine::{self, Facts, Page};
 use super::error::AahError;
@@ -141,12 +143,14 @@ impl Helper {
         Ok(out)
     }
 
-    /// Commits captured content staged in the store.
-    pub fn flush(&self) -> Result<(), AahError> {
-        match &self.store {
-            Some(s) => s.flush(),
-            None => Ok(()),
-        }
+    /// What the helper learned since the last call (applications detected, relaxations
+    /// adopted, content captured), as writes for the caller's commit: the helper never commits
+    /// from a worker, so what it learned from a page is durable together with that page.
+    pub fn take_learned(&self) -> WriteSet {
+        self.store
+            .as_ref()
+            .map(|s| s.take_staged())
+            .unwrap_or_default()
     }
 
     pub(crate) fn limits(&self) -> Limits {
@@ -296,9 +300,7 @@ impl Helper {
         let app = &self.kb.apps[ai];
         if st.app != Some(ai) {
             if let Some(store) = &self.store {
-                if let Err(e) = store.put_app(&host, &app.id) {
-                    tracing::warn!(host, error = %e, "cannot store the host's application");
-                }
+                store.put_app(&host, &app.id);
             }
         }
         st.app = Some(ai);
@@ -398,9 +400,7 @@ impl Helper {
                 "adopted a relaxed expression"
             );
             if let Some(store) = &self.store {
-                if let Err(e) = store.put_adoption(&a) {
-                    tracing::warn!(host, error = %e, "cannot store an adopted relaxation");
-                }
+                store.put_adoption(&a);
             }
         }
         let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());

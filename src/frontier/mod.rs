@@ -300,6 +300,11 @@ impl Frontier {
         self.ws.put(key, value);
     }
 
+    /// Stages writes another part prepared (the helper's), for the next commit.
+    pub fn stage_all(&mut self, ws: crate::store::WriteSet) {
+        self.ws.append(ws);
+    }
+
     /// The error for a value read from the store that does not decode (`what` says which, and
     /// why); it names the store's folder.
     pub fn damaged(&self, what: impl Into<String>) -> StoreError {

@@ -94,6 +94,22 @@ impl WriteSet {
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
     }
+
+    /// The staged operations on keys starting with `prefix`, in key order.
+    pub fn staged_prefix<'a>(
+        &'a self,
+        prefix: &'a [u8],
+    ) -> impl Iterator<Item = (&'a [u8], Option<&'a [u8]>)> + 'a {
+        self.ops
+            .range(prefix.to_vec()..)
+            .take_while(move |(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (k.as_slice(), v.as_deref()))
+    }
+
+    /// Stages everything `other` staged, after what is staged here (its writes win).
+    pub fn append(&mut self, other: WriteSet) {
+        self.ops.extend(other.ops);
+    }
 }
 
 /// The crawl state database.

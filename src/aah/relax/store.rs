@@ -7,8 +7,9 @@
 //! - `Ac` host `\0` url → [`Captured`] (JSON);
 //! - `Aa` host → the id of the application detected on the host (UTF-8).
 //!
-//! Adoptions are rare and committed at once; captures and host applications are staged and
-//! committed in batches (every [`CAPTURE_BATCH`] writes, or by [`RelaxStore::flush`]).
+//! Workers never commit: adoptions, captures and host applications are staged here (and read
+//! back from here until committed), and the crawl engine takes them into its own commit
+//! ([`RelaxStore::take_staged`]), so they are durable together with the pages they came from.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -17,9 +18,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::aah::error::AahError;
 use crate::store::{Store, WriteSet};
-
-/// Captures staged before a commit.
-const CAPTURE_BATCH: usize = 64;
 
 /// A relaxed expression adopted for one action of one application on one host, with the
 /// evidence that justified it.
@@ -105,12 +103,9 @@ impl RelaxStore {
         }
     }
 
-    /// Stores an adoption and commits it.
-    pub(crate) fn put_adoption(&self, a: &Adoption) -> Result<(), AahError> {
-        let mut ws = WriteSet::default();
-        ws.put(key(b'r', &[&a.host, &a.application, &a.action]), encode(a));
-        self.store.commit(ws)?;
-        Ok(())
+    /// Stages an adoption.
+    pub(crate) fn put_adoption(&self, a: &Adoption) {
+        self.stage(key(b'r', &[&a.host, &a.application, &a.action]), encode(a));
     }
 
     /// Adoptions of one host (all applications), or of every host.
@@ -123,27 +118,34 @@ impl RelaxStore {
             }
             None => key(b'r', &[]),
         };
-        let mut out = Vec::new();
-        let mut err = None;
-        self.store
-            .for_each(&prefix, |k, v| match decode::<Adoption>(k, v) {
-                Ok(a) => out.push(a),
-                Err(e) => err = Some(e),
-            })?;
-        match err {
-            Some(e) => Err(e),
-            None => Ok(out),
+        // Committed adoptions, then the ones staged since (which win).
+        let mut found: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+        self.store.for_each(&prefix, |k, v| {
+            found.insert(k.to_vec(), v.to_vec());
+        })?;
+        {
+            let ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
+            for (k, v) in ws.staged_prefix(&prefix) {
+                match v {
+                    Some(v) => found.insert(k.to_vec(), v.to_vec()),
+                    None => found.remove(k),
+                };
+            }
         }
+        found
+            .iter()
+            .map(|(k, v)| decode::<Adoption>(k, v))
+            .collect()
     }
 
-    /// Stages the content captured from a page; commits when enough writes are staged.
-    pub(crate) fn capture(&self, host: &str, url: &str, c: &Captured) -> Result<(), AahError> {
-        self.stage(key(b'c', &[host, url]), encode(c))
+    /// Stages the content captured from a page.
+    pub(crate) fn capture(&self, host: &str, url: &str, c: &Captured) {
+        self.stage(key(b'c', &[host, url]), encode(c));
     }
 
-    /// Stages the application detected on a host; commits when enough writes are staged.
-    pub(crate) fn put_app(&self, host: &str, app: &str) -> Result<(), AahError> {
-        self.stage(key(b'a', &[host]), app.as_bytes().to_vec())
+    /// Stages the application detected on a host.
+    pub(crate) fn put_app(&self, host: &str, app: &str) {
+        self.stage(key(b'a', &[host]), app.as_bytes().to_vec());
     }
 
     /// The application detected on a host before (staged writes included).
@@ -153,16 +155,9 @@ impl RelaxStore {
             .map(|v| String::from_utf8_lossy(&v).into_owned()))
     }
 
-    fn stage(&self, k: Vec<u8>, v: Vec<u8>) -> Result<(), AahError> {
-        let full = {
-            let mut ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
-            ws.put(k, v);
-            ws.len() >= CAPTURE_BATCH
-        };
-        if full {
-            self.flush()?;
-        }
-        Ok(())
+    fn stage(&self, k: Vec<u8>, v: Vec<u8>) {
+        let mut ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
+        ws.put(k, v);
     }
 
     fn read(&self, k: &[u8]) -> Result<Option<Vec<u8>>, AahError> {
@@ -181,20 +176,45 @@ impl RelaxStore {
         self.read(&k)?.map(|v| decode(&k, &v)).transpose()
     }
 
-    /// Commits staged captures and host applications.
-    pub(crate) fn flush(&self) -> Result<(), AahError> {
-        let ws = std::mem::take(&mut *self.staged.lock().unwrap_or_else(|p| p.into_inner()));
-        if !ws.is_empty() {
-            self.store.commit(ws)?;
-        }
-        Ok(())
+    /// Everything staged since the last call, for the caller's commit.
+    pub(crate) fn take_staged(&self) -> WriteSet {
+        std::mem::take(&mut *self.staged.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 
-impl Drop for RelaxStore {
-    fn drop(&mut self) {
-        if let Err(e) = self.flush() {
-            tracing::warn!(error = %e, "relaxation store: captured content not saved");
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn adoption(host: &str, action: &str) -> Adoption {
+        Adoption {
+            host: host.into(),
+            application: "phpbb".into(),
+            level: "topic".into(),
+            action: action.into(),
+            original: "//div".into(),
+            relaxed: "//*".into(),
+            source: "relaxation".into(),
+            validated_on: vec![],
+            adopted_at: "2026-11-27T00:00:00Z".into(),
         }
+    }
+
+    #[test]
+    fn what_is_staged_is_read_back_and_only_the_caller_commits_it() {
+        let store = Store::temporary().unwrap();
+        let rs = RelaxStore::new(store.clone());
+        rs.put_adoption(&adoption("a.test", "body"));
+        rs.put_app("a.test", "phpbb");
+        assert_eq!(rs.adoptions(Some("a.test")).unwrap().len(), 1);
+        assert_eq!(rs.app("a.test").unwrap().as_deref(), Some("phpbb"));
+        assert!(store.get(&key(b'a', &["a.test"])).unwrap().is_none(), "nothing committed");
+        let ws = rs.take_staged();
+        assert_eq!(ws.len(), 2);
+        assert!(rs.take_staged().is_empty());
+        store.commit(ws).unwrap();
+        let again = RelaxStore::new(store);
+        assert_eq!(again.adoptions(None).unwrap(), vec![adoption("a.test", "body")]);
+        assert_eq!(again.app("a.test").unwrap().as_deref(), Some("phpbb"));
     }
 }

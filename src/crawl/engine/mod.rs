@@ -560,10 +560,10 @@ impl Engine {
         }
         let totals = super::state::to_json(&self.stats.totals(), "the crawl's totals")?;
         self.frontier.stage(keys::meta_key("totals"), totals);
-        self.frontier.commit()?;
         if let Some(h) = &self.ctx.helper {
-            h.flush()?;
+            self.frontier.stage_all(h.take_learned());
         }
+        self.frontier.commit()?;
         if let (Some(indexer), Some(cp)) = (&self.indexer, self.writer.checkpoint()) {
             indexer.commit(cp)?;
         }
