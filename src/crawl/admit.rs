@@ -92,7 +92,7 @@ impl Engine {
                 was_queued: was == Some(crate::frontier::keys::UrlState::Queued),
             });
         }
-        if self.is_blocked(&a.uri.url) {
+        if self.blocklist.matches(&a.uri.url) {
             return Ok(Admitted::Blocked);
         }
         if let Scoping::Decide { parent_in_scope } = a.scope {

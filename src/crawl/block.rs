@@ -45,32 +45,49 @@ pub fn compile(pattern: &str) -> Result<regex::Regex, String> {
         })
 }
 
-impl Engine {
-    /// Loads the patterns stored by earlier runs.
-    pub(super) fn load_blocked(&mut self) -> Result<(), CrawlError> {
+/// The blocked patterns of a crawl, kept in its state.
+#[derive(Default)]
+pub(super) struct Blocklist {
+    patterns: Vec<regex::Regex>,
+}
+
+impl Blocklist {
+    /// The patterns stored by earlier runs; one that no longer compiles is damage, named.
+    pub(super) fn load(frontier: &crate::frontier::Frontier) -> Result<Blocklist, CrawlError> {
         let stored: Vec<String> = super::state::read_json(
-            &self.frontier,
+            frontier,
             &keys::meta_key(BLOCKED_KEY),
             "the blocked URL patterns",
         )?
         .unwrap_or_default();
-        self.blocked = stored
+        let patterns = stored
             .iter()
             .map(|p| {
-                compile(p).map_err(|e| {
-                    self.frontier
-                        .damaged(format!("blocked URL pattern {p:?}: {e}"))
-                })
+                compile(p).map_err(|e| frontier.damaged(format!("blocked URL pattern {p:?}: {e}")))
             })
             .collect::<Result<_, _>>()?;
-        Ok(())
+        Ok(Blocklist { patterns })
     }
 
     /// Whether a URL matches a blocked pattern.
-    pub(super) fn is_blocked(&self, url: &str) -> bool {
-        self.blocked.iter().any(|r| r.is_match(url))
+    pub(super) fn matches(&self, url: &str) -> bool {
+        self.patterns.iter().any(|r| r.is_match(url))
     }
 
+    /// Adds a compiled pattern; returns the store key and value that keep the list.
+    fn add(&mut self, re: regex::Regex) -> Result<(Vec<u8>, Vec<u8>), CrawlError> {
+        self.patterns.push(re);
+        let all: Vec<&str> = self.patterns.iter().map(regex::Regex::as_str).collect();
+        let v = super::state::to_json(&all, "the blocked URL patterns")?;
+        Ok((keys::meta_key(BLOCKED_KEY), v))
+    }
+
+    fn len(&self) -> usize {
+        self.patterns.len()
+    }
+}
+
+impl Engine {
     /// Blocks `pattern`: stored, applied to every queued URL, and to every URL offered later.
     pub(super) fn block(
         &mut self,
@@ -80,7 +97,7 @@ impl Engine {
             Ok(r) => r,
             Err(e) => return Ok(Err(format!("pattern: {e}"))),
         };
-        if self.blocked.len() >= MAX_PATTERNS {
+        if self.blocklist.len() >= MAX_PATTERNS {
             return Ok(Err(format!(
                 "pattern: at most {MAX_PATTERNS} patterns per crawl"
             )));
@@ -101,10 +118,8 @@ impl Engine {
                 removed += 1;
             }
         }
-        self.blocked.push(re);
-        let all: Vec<&str> = self.blocked.iter().map(regex::Regex::as_str).collect();
-        let v = super::state::to_json(&all, "the blocked URL patterns")?;
-        self.frontier.stage(keys::meta_key(BLOCKED_KEY), v);
+        let (key, value) = self.blocklist.add(re)?;
+        self.frontier.stage(key, value);
         self.commit()?;
         self.stats.event(
             "pattern-blocked",
@@ -113,7 +128,7 @@ impl Engine {
         Ok(Ok(BlockReport {
             pattern: pattern.to_string(),
             removed,
-            patterns: self.blocked.len(),
+            patterns: self.blocklist.len(),
         }))
     }
 }

@@ -147,7 +147,6 @@ pub async fn run(
             &spec.raw.scoring.weights,
         ));
     }
-    engine.load_blocked()?;
     engine.offer_seeds()?;
     engine.commit()?;
     let (reason, files) = engine.run(control, paused).await?;

@@ -208,13 +208,19 @@ mod tests {
         rs.put_app("a.test", "phpbb");
         assert_eq!(rs.adoptions(Some("a.test")).unwrap().len(), 1);
         assert_eq!(rs.app("a.test").unwrap().as_deref(), Some("phpbb"));
-        assert!(store.get(&key(b'a', &["a.test"])).unwrap().is_none(), "nothing committed");
+        assert!(
+            store.get(&key(b'a', &["a.test"])).unwrap().is_none(),
+            "nothing committed"
+        );
         let ws = rs.take_staged();
         assert_eq!(ws.len(), 2);
         assert!(rs.take_staged().is_empty());
         store.commit(ws).unwrap();
         let again = RelaxStore::new(store);
-        assert_eq!(again.adoptions(None).unwrap(), vec![adoption("a.test", "body")]);
+        assert_eq!(
+            again.adoptions(None).unwrap(),
+            vec![adoption("a.test", "body")]
+        );
         assert_eq!(again.app("a.test").unwrap().as_deref(), Some("phpbb"));
     }
 }

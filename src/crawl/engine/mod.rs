@@ -95,7 +95,7 @@ pub struct Engine {
     /// Where the topic is published for the server (`topic.json`).
     pub(super) topic_file: Option<std::path::PathBuf>,
     /// Blocked URL patterns (see `block.rs`).
-    pub(super) blocked: Vec<regex::Regex>,
+    pub(super) blocklist: super::block::Blocklist,
     /// Learns the score weights from fetched pages (`scoring.learn`; see `analysis::learn`).
     pub(super) learner: Option<WeightLearner>,
     /// The crawl log (`logs/crawl.log`); `None` until opened.
@@ -113,7 +113,7 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Assembles an engine; restores statistics and dedup memory from the store.
+    /// Assembles an engine; restores statistics and the blocked patterns from the store.
     pub(super) fn new(
         spec: Arc<Spec>,
         frontier: Frontier,
@@ -128,6 +128,7 @@ impl Engine {
         if let Some(t) = totals {
             stats.restore(&t);
         }
+        let blocklist = super::block::Blocklist::load(&frontier)?;
         let (tx, rx) = mpsc::unbounded_channel();
         Ok(Engine {
             spec,
@@ -139,7 +140,7 @@ impl Engine {
             robots: HashMap::new(),
             indexer,
             topic_file: None,
-            blocked: Vec::new(),
+            blocklist,
             learner: None,
             log: None,
             log_files: 0,
