@@ -131,6 +131,15 @@ pub async fn run(
     let (spec, layout) = (o.spec, o.layout);
     let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
     let ctx = Arc::new(pipeline_ctx(&spec, o.analyzer, o.helper, o.dedup));
+    let scoring = &spec.raw.scoring;
+    let learn = (scoring.learn && online::wants_analysis(&spec)).then_some(&scoring.weights);
+    let part = online::Online::new(
+        ctx.clone(),
+        stats.clone(),
+        o.indexer,
+        Some(layout.topic()),
+        learn,
+    );
     let mut engine = Engine::new(
         spec.clone(),
         o.frontier,
@@ -138,15 +147,9 @@ pub async fn run(
         fetcher,
         ctx,
         stats.clone(),
-        o.indexer,
+        part,
     )?;
-    engine.topic_file = Some(layout.topic());
     engine.open_log(&layout.logs())?;
-    if spec.raw.scoring.learn && online::wants_analysis(&spec) {
-        engine.learner = Some(crate::analysis::WeightLearner::new(
-            &spec.raw.scoring.weights,
-        ));
-    }
     engine.offer_seeds()?;
     engine.commit()?;
     let (reason, files) = engine.run(control, paused).await?;

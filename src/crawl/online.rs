@@ -1,23 +1,24 @@
 //! The engine's side of the online stages: setting up the analyzer, the application-aware
-//! helper and the index for a crawl; and, per finished page, learning reference pages into the
-//! topic, the live focus statistics, and handing the located capture and its web objects to
-//! the indexer.
+//! helper and the index for a crawl; and [`Online`], the part that owns their state on the
+//! engine's side: per finished page, it learns reference pages into the topic and refits the
+//! weights, keeps the live focus statistics, and hands the located capture and its web
+//! objects to the indexer.
 
-use super::engine::Engine;
 use super::focus::RecentFetch;
-use super::pipeline::PageFacts;
+use super::pipeline::{PageFacts, PipelineCtx};
+use super::stats::Stats;
 use super::CrawlError;
 use crate::aah::{AppMatch, Helper};
-use crate::analysis::{Analyzer, ReferenceVector, Topic};
-use crate::archive::RecordLocation;
+use crate::analysis::{Analyzer, RawWeights, ReferenceVector, Topic, WeightLearner};
+use crate::archive::{Checkpoint, RecordLocation};
 use crate::frontier::{keys, Frontier, UrlLease};
 use crate::index::{
     self, CaptureDoc, Index, IndexError, Indexer, IndexerConfig, ObjectDoc, RebuildOptions,
     RevisitOf,
 };
 use crate::spec::Spec;
-use crate::store::Store;
-use std::path::Path;
+use crate::store::{Entry, Store};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Pages between two refits of the learned score weights.
@@ -105,9 +106,40 @@ pub struct Archived {
     pub revisit_of: Option<RevisitOf>,
 }
 
-impl Engine {
-    /// Everything the engine does with a page's online-stage results once its records are
-    /// written: topic, statistics, index.
+/// The online stages' state on the engine's side: the weight learner, the published copy of
+/// the topic, the live indexer; the analyzer itself is shared with the workers through the
+/// pipeline context, and replaced there as the topic and weights are learned.
+pub(super) struct Online {
+    ctx: Arc<PipelineCtx>,
+    stats: Arc<Stats>,
+    indexer: Option<Indexer>,
+    /// Where the topic is published for the server (`topic.json`).
+    topic_file: Option<PathBuf>,
+    /// Learns the score weights from fetched pages (`scoring.learn`; see `analysis::learn`).
+    learner: Option<WeightLearner>,
+}
+
+impl Online {
+    /// The online part of a crawl; `learn` refits the weights as pages are fetched.
+    pub(super) fn new(
+        ctx: Arc<PipelineCtx>,
+        stats: Arc<Stats>,
+        indexer: Option<Indexer>,
+        topic_file: Option<PathBuf>,
+        learn: Option<&RawWeights>,
+    ) -> Online {
+        Online {
+            ctx,
+            stats,
+            indexer,
+            topic_file,
+            learner: learn.map(WeightLearner::new),
+        }
+    }
+
+    /// Everything done with a page's online-stage results once its records are written:
+    /// topic, weights, statistics, index. Returns the store write of a topic that changed, for
+    /// the engine's next commit.
     pub(super) fn after_page(
         &mut self,
         lease: &UrlLease,
@@ -115,11 +147,12 @@ impl Engine {
         page: Option<PageFacts>,
         capture: Option<CaptureDoc>,
         archived: &Archived,
-    ) -> Result<(), CrawlError> {
+    ) -> Result<Option<Entry>, CrawlError> {
         let page = page.unwrap_or_default();
-        if let Some(reference) = &page.reference {
-            self.learn_reference(reference)?;
-        }
+        let topic = match &page.reference {
+            Some(reference) => self.learn_reference(reference)?,
+            None => None,
+        };
         if let (Some(parts), Some(a)) = (&lease.uri.parts, &page.analysis) {
             self.learn_weights(parts, a.relevance);
         }
@@ -129,7 +162,8 @@ impl Engine {
             archived,
             page.app.as_ref(),
             Some(lease.uri.priority),
-        )
+        )?;
+        Ok(topic)
     }
 
     /// Hands a capture, located in the archive, to the indexer, with the web objects the
@@ -161,11 +195,27 @@ impl Engine {
         Ok(())
     }
 
-    /// Adds a reference page to the topic vector, shares the new analyzer with the workers and
-    /// stages the topic for the next commit.
-    fn learn_reference(&mut self, v: &ReferenceVector) -> Result<(), CrawlError> {
+    /// Tells the indexer how far the archive is committed (it commits tantivy now and then).
+    pub(super) fn commit(&self, checkpoint: Option<Checkpoint>) -> Result<(), CrawlError> {
+        if let (Some(indexer), Some(cp)) = (&self.indexer, checkpoint) {
+            indexer.commit(cp)?;
+        }
+        Ok(())
+    }
+
+    /// Closes the indexer at the end of the crawl, at the archive's last checkpoint.
+    pub(super) fn close(&mut self, last: Option<Checkpoint>) -> Result<(), CrawlError> {
+        if let Some(indexer) = self.indexer.take() {
+            indexer.close(last)?;
+        }
+        Ok(())
+    }
+
+    /// Adds a reference page to the topic vector and shares the new analyzer with the
+    /// workers; returns the topic's store write.
+    fn learn_reference(&mut self, v: &ReferenceVector) -> Result<Option<Entry>, CrawlError> {
         let (Some(slot), Some(current)) = (&self.ctx.analyzer, self.ctx.analyzer()) else {
-            return Ok(());
+            return Ok(None);
         };
         let mut a = (*current).clone();
         a.add_reference_vector(v);
@@ -173,9 +223,8 @@ impl Engine {
         if let Some(path) = &self.topic_file {
             write_topic(path, &json);
         }
-        self.frontier.stage(keys::meta_key(TOPIC_KEY), json);
         *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
-        Ok(())
+        Ok(Some((keys::meta_key(TOPIC_KEY), json)))
     }
 
     /// Counts a fetched page as evidence of what its link's components predict, and every

@@ -13,7 +13,6 @@ pub(super) mod responses;
 mod robots;
 
 use super::crawl_log::Refused;
-use crate::analysis::WeightLearner;
 use responses::{backoff, redirect_target, retry_after};
 
 use super::control::Control;
@@ -27,7 +26,7 @@ use crate::fetch::{robots::Robots, FetchError, Fetcher};
 use crate::frontier::keys::{self, UrlState};
 use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, UrlLease};
-use crate::index::{Indexer, RevisitOf};
+use crate::index::RevisitOf;
 use crate::model::CrawlUri;
 use crate::spec::Spec;
 use std::collections::HashMap;
@@ -90,14 +89,10 @@ pub struct Engine {
     pub(super) ctx: Arc<PipelineCtx>,
     pub(super) stats: Arc<Stats>,
     pub(super) robots: HashMap<String, Robots>,
-    /// The live indexer of the crawl's capture index.
-    pub(super) indexer: Option<Indexer>,
-    /// Where the topic is published for the server (`topic.json`).
-    pub(super) topic_file: Option<std::path::PathBuf>,
+    /// The online stages' state: topic and weight learning, focus statistics, the indexer.
+    pub(super) online: super::online::Online,
     /// Blocked URL patterns (see `block.rs`).
     pub(super) blocklist: super::block::Blocklist,
-    /// Learns the score weights from fetched pages (`scoring.learn`; see `analysis::learn`).
-    pub(super) learner: Option<WeightLearner>,
     /// The crawl log (`logs/crawl.log`); `None` until opened.
     log: Option<crate::crawl::crawl_log::CrawlLog>,
     /// WARC files the crawl log has been rotated with.
@@ -121,7 +116,7 @@ impl Engine {
         fetcher: Fetcher,
         ctx: Arc<PipelineCtx>,
         stats: Arc<Stats>,
-        indexer: Option<Indexer>,
+        online: super::online::Online,
     ) -> Result<Engine, super::CrawlError> {
         let totals: Option<Totals> =
             super::state::read_json(&frontier, &keys::meta_key("totals"), "the crawl's totals")?;
@@ -138,10 +133,8 @@ impl Engine {
             ctx,
             stats,
             robots: HashMap::new(),
-            indexer,
-            topic_file: None,
+            online,
             blocklist,
-            learner: None,
             log: None,
             log_files: 0,
             inflight: 0,
@@ -249,9 +242,7 @@ impl Engine {
         let last = self.writer.checkpoint();
         off_the_workers(|| -> Result<(), super::CrawlError> {
             self.writer.close()?;
-            if let Some(indexer) = self.indexer.take() {
-                indexer.close(last)?;
-            }
+            self.online.close(last)?;
             Ok(())
         })?;
         self.stats.event(
@@ -496,7 +487,12 @@ impl Engine {
             .as_ref()
             .and_then(|f| f.analysis.as_ref())
             .map_or(0.0, |a| a.inherited);
-        self.after_page(&lease, status, p.page.take(), p.capture.take(), &archived)?;
+        let topic =
+            self.online
+                .after_page(&lease, status, p.page.take(), p.capture.take(), &archived)?;
+        if let Some((key, value)) = topic {
+            self.frontier.stage(key, value);
+        }
         let via = std::mem::take(&mut p.records.info.url);
         self.offer_all(p.outlinks, &p.rejected, &via, inherited)?;
         let timing = FetchTiming {
@@ -565,9 +561,7 @@ impl Engine {
             self.frontier.stage_all(h.take_learned());
         }
         self.frontier.commit()?;
-        if let (Some(indexer), Some(cp)) = (&self.indexer, self.writer.checkpoint()) {
-            indexer.commit(cp)?;
-        }
+        self.online.commit(self.writer.checkpoint())?;
         self.since_commit = 0;
         Ok(())
     }

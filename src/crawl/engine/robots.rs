@@ -40,7 +40,8 @@ impl Engine {
                         p.records.response_len,
                         vec![],
                     )?;
-                    self.index_capture(p.capture, &archived, None, None)?;
+                    self.online
+                        .index_capture(p.capture, &archived, None, None)?;
                     self.stats.robots_fetches.fetch_add(1, Relaxed);
                     self.stats.status(p.records.info.status);
                     last = p.robots;
