@@ -130,6 +130,7 @@ pub async fn run(
         .map_err(|e| CrawlError::Panicked(format!("opening the crawl: {e}")))??;
     let (spec, layout) = (o.spec, o.layout);
     let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
+    let archiver = engine::Archiver::new(o.writer, o.dedup.clone(), stats.clone());
     let ctx = Arc::new(pipeline_ctx(&spec, o.analyzer, o.helper, o.dedup));
     let scoring = &spec.raw.scoring;
     let learn = (scoring.learn && online::wants_analysis(&spec)).then_some(&scoring.weights);
@@ -143,7 +144,7 @@ pub async fn run(
     let mut engine = Engine::new(
         spec.clone(),
         o.frontier,
-        o.writer,
+        archiver,
         fetcher,
         ctx,
         stats.clone(),

@@ -1,15 +1,42 @@
-//! The engine's archiving: appending an exchange's records to the WARC file, and recording a
-//! payload's first capture for the revisits that later workers encode (see `crawl::dedup`).
+//! The archiver: the part that owns the WARC writer and records each payload's first capture
+//! for the revisits later workers encode (see `crawl::dedup`). The engine appends through it
+//! and commits what it hands back.
 
 use super::*;
+use crate::archive::{ArchiveError, Checkpoint};
 use crate::crawl::dedup::{Dedup, Original};
+use crate::store::Entry;
+use std::path::PathBuf;
 
-impl Engine {
-    /// Appends an exchange's records, as the worker encoded them.
+/// The WARC writer and the first captures, behind the few calls the engine makes.
+pub(crate) struct Archiver {
+    writer: WarcWriter,
+    dedup: Option<Arc<Dedup>>,
+    stats: Arc<Stats>,
+}
+
+impl Archiver {
+    /// An archiver writing through `writer`; `dedup` (shared with the workers) when
+    /// `warc.dedup` is on.
+    pub(crate) fn new(writer: WarcWriter, dedup: Option<Arc<Dedup>>, stats: Arc<Stats>) -> Self {
+        Archiver {
+            writer,
+            dedup,
+            stats,
+        }
+    }
+
+    /// The `WARC-Warcinfo-ID` records encoded now should name.
+    pub(super) fn warcinfo_id(&self) -> &str {
+        self.writer.warcinfo_id()
+    }
+
+    /// Appends an exchange's records, as the worker encoded them. Returns where they landed
+    /// and, for a payload's first capture, the store write that remembers it.
     pub(super) fn archive(
         &mut self,
         r: &EncodedRecords,
-    ) -> Result<Archived, crate::crawl::CrawlError> {
+    ) -> Result<(Archived, Option<Entry>), crate::crawl::CrawlError> {
         let info = &r.info;
         self.stats.bytes_received.fetch_add(r.response_len, Relaxed);
         let before = self.writer.bytes_written();
@@ -18,9 +45,10 @@ impl Engine {
         let locations = self
             .writer
             .append_encoded_for(&[&r.response, &r.request_and_metadata], &r.warcinfo_id)?;
+        let mut first = None;
         if r.revisit_of.is_some() {
             self.stats.revisits.fetch_add(1, Relaxed);
-        } else if let Some(dedup) = self.ctx.dedup.as_ref().filter(|_| Dedup::applies_to(info)) {
+        } else if let Some(dedup) = self.dedup.as_ref().filter(|_| Dedup::applies_to(info)) {
             // A capture of the same payload appended while this one was being encoded stays
             // the original; this one is kept in full.
             if dedup.appended(&info.payload_digest).is_none() {
@@ -29,16 +57,51 @@ impl Engine {
                     uri: info.url.clone(),
                     date: r.date.clone(),
                 };
-                let (key, value) = dedup.first_capture(&info.payload_digest, o)?;
-                self.frontier.stage(key, value);
+                first = Some(dedup.first_capture(&info.payload_digest, o)?);
             }
         }
         let written = self.writer.bytes_written().saturating_sub(before);
         self.stats.warc_bytes.fetch_add(written, Relaxed);
-        self.rotate_log_with_warc()?;
-        Ok(Archived {
+        let archived = Archived {
             locations,
             revisit_of: r.revisit_of.clone().map(RevisitOf::from),
-        })
+        };
+        Ok((archived, first))
+    }
+
+    /// Flushes and fsyncs the open file.
+    pub(super) fn sync(&mut self) -> Result<(), ArchiveError> {
+        self.writer.sync()
+    }
+
+    /// How far the archive is written, for the commit.
+    pub(super) fn checkpoint(&self) -> Option<Checkpoint> {
+        self.writer.checkpoint()
+    }
+
+    /// The files written so far (sealed and open).
+    pub(super) fn files(&self) -> Vec<String> {
+        self.writer.files()
+    }
+
+    /// Seals the open file; returns every file sealed.
+    pub(super) fn close(self) -> Result<Vec<PathBuf>, ArchiveError> {
+        self.writer.close()
+    }
+}
+
+impl Engine {
+    /// Appends an exchange's records, stages its first capture for the next commit and
+    /// rotates the crawl log with the WARC files.
+    pub(super) fn archive(
+        &mut self,
+        r: &EncodedRecords,
+    ) -> Result<Archived, crate::crawl::CrawlError> {
+        let (archived, first) = self.archiver.archive(r)?;
+        if let Some((key, value)) = first {
+            self.frontier.stage(key, value);
+        }
+        self.rotate_log_with_warc()?;
+        Ok(archived)
     }
 }

@@ -125,7 +125,7 @@ impl Engine {
 
     /// Rotates the crawl log when the WARC writer has started a new file since the last call.
     pub(super) fn rotate_log_with_warc(&mut self) -> Result<(), crate::crawl::CrawlError> {
-        let files = self.writer.files().len();
+        let files = self.archiver.files().len();
         if files <= self.log_files {
             return Ok(());
         }
@@ -154,7 +154,7 @@ impl Engine {
     ) -> Result<(), crate::crawl::CrawlError> {
         self.log =
             Some(CrawlLog::open(dir).map_err(|source| crate::crawl::CrawlError::Log { source })?);
-        self.log_files = self.writer.files().len();
+        self.log_files = self.archiver.files().len();
         Ok(())
     }
 }

@@ -7,6 +7,7 @@
 //! with the frontier, so the store and the archive agree after any crash.
 
 mod archiving;
+pub(crate) use archiving::Archiver;
 mod logging;
 mod outlinks;
 pub(super) mod responses;
@@ -84,7 +85,7 @@ enum FetchFailure {
 pub struct Engine {
     pub(super) spec: Arc<Spec>,
     pub(super) frontier: Frontier,
-    pub(super) writer: WarcWriter,
+    pub(super) archiver: Archiver,
     pub(super) fetcher: Fetcher,
     pub(super) ctx: Arc<PipelineCtx>,
     pub(super) stats: Arc<Stats>,
@@ -112,7 +113,7 @@ impl Engine {
     pub(super) fn new(
         spec: Arc<Spec>,
         frontier: Frontier,
-        writer: WarcWriter,
+        archiver: Archiver,
         fetcher: Fetcher,
         ctx: Arc<PipelineCtx>,
         stats: Arc<Stats>,
@@ -128,7 +129,7 @@ impl Engine {
         Ok(Engine {
             spec,
             frontier,
-            writer,
+            archiver,
             fetcher,
             ctx,
             stats,
@@ -237,11 +238,11 @@ impl Engine {
             }
         }
         self.commit()?;
-        let files = self.writer.files();
+        let files = self.archiver.files();
         self.publish();
-        let last = self.writer.checkpoint();
+        let last = self.archiver.checkpoint();
         off_the_workers(|| -> Result<(), super::CrawlError> {
-            self.writer.close()?;
+            self.archiver.close()?;
             self.online.close(last)?;
             Ok(())
         })?;
@@ -310,7 +311,7 @@ impl Engine {
     fn spawn_page(&mut self, lease: UrlLease) {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
-        let warcinfo = self.writer.warcinfo_id().to_string();
+        let warcinfo = self.archiver.warcinfo_id().to_string();
         let cpu = self.cpu.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
@@ -352,7 +353,7 @@ impl Engine {
     fn spawn_robots(&mut self, host: String, origin: String) {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
-        let warcinfo = self.writer.warcinfo_id().to_string();
+        let warcinfo = self.archiver.warcinfo_id().to_string();
         let cpu = self.cpu.clone();
         let at = origin.clone();
         tokio::spawn(async move {
@@ -549,9 +550,9 @@ impl Engine {
     /// [`Engine::commit`]'s blocking file work: fsyncs of the WARC file, the frontier's log
     /// and sled, and the helper's and the indexer's commits.
     fn commit_now(&mut self) -> Result<(), super::CrawlError> {
-        self.writer.sync()?;
+        self.archiver.sync()?;
         self.flush_log()?;
-        if let Some(cp) = self.writer.checkpoint() {
+        if let Some(cp) = self.archiver.checkpoint() {
             let v = super::state::to_json(&cp, "the WARC checkpoint")?;
             self.frontier.stage(keys::meta_key("checkpoint"), v);
         }
@@ -561,7 +562,7 @@ impl Engine {
             self.frontier.stage_all(h.take_learned());
         }
         self.frontier.commit()?;
-        self.online.commit(self.writer.checkpoint())?;
+        self.online.commit(self.archiver.checkpoint())?;
         self.since_commit = 0;
         Ok(())
     }
