@@ -1,10 +1,11 @@
-//! The crawl engine: one task that owns the frontier and the WARC writer and drives workers.
+//! The crawl engine: one task that owns the crawl's parts (frontier, archiver, online stage,
+//! blocklist) and drives workers.
 //!
 //! The loop: lease ready URLs from the frontier and start a worker per lease (fetch on tokio,
 //! then the processor chain on a blocking thread); take finished work back, append its records
-//! to the WARC file, queue its outlinks, and tell the frontier how the fetch went. Every
-//! `COMMIT_EVERY` the WARC file is flushed and its checkpoint committed to the store together
-//! with the frontier, so the store and the archive agree after any crash.
+//! to the WARC file, queue its outlinks through the one way in, and tell the frontier how the
+//! fetch went. Every `COMMIT_EVERY` the WARC file is flushed and its checkpoint committed to
+//! the store together with the frontier, so the store and the archive agree after any crash.
 
 mod archiving;
 pub(crate) use archiving::Archiver;
