@@ -27,6 +27,29 @@ fn targets(web: &FixtureWeb, host: usize) -> Vec<String> {
     web.hits_for(host).into_iter().map(|h| h.target).collect()
 }
 
+/// Every URL enters the frontier the same way: blocked patterns kept in a crawl's state (as
+/// `POST /api/v1/crawls/{id}/block` leaves them) keep out its seeds and the sitemaps robots.txt
+/// names, as they keep out outlinks and scored URLs.
+#[test]
+fn stored_blocked_patterns_keep_seeds_and_sitemaps_out() {
+    let web = FixtureWeb::start(1);
+    let site = support::sitemaps(&web, 0);
+    let data = tempfile::tempdir().unwrap();
+    let layout = magpie::crawl::layout::Layout::new(data.path(), "blocked");
+    std::fs::create_dir_all(layout.state()).unwrap();
+    let store = magpie::store::Store::open(&layout.state()).unwrap();
+    let mut ws = magpie::store::WriteSet::default();
+    let patterns = serde_json::to_vec(&["sitemap_index", r"/sm/1\.html"]).unwrap();
+    ws.put(magpie::frontier::keys::meta_key("blocked"), patterns);
+    store.commit(ws).unwrap();
+    drop(store);
+    let seeds = [web.url(0, "/"), site.pages[0].clone()];
+    harness::run(spec("blocked", &seeds, json!({})), data.path());
+    assert_eq!(targets(&web, 0), vec!["/robots.txt", "/"]);
+    let recs = harness::records(data.path(), "blocked");
+    assert_eq!(archived(&recs), urls(&web, 0, &["/robots.txt", "/"]));
+}
+
 #[test]
 fn sitemaps_named_in_robots_txt_bring_in_unlinked_pages() {
     let web = FixtureWeb::start(1);
