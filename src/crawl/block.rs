@@ -7,6 +7,7 @@ use super::engine::Engine;
 use super::CrawlError;
 use crate::frontier::keys;
 use crate::model::CrawlUri;
+use crate::store::Entry;
 use serde::Serialize;
 
 /// Store key of the blocked patterns (a JSON array of strings).
@@ -75,7 +76,7 @@ impl Blocklist {
     }
 
     /// Adds a compiled pattern; returns the store key and value that keep the list.
-    fn add(&mut self, re: regex::Regex) -> Result<(Vec<u8>, Vec<u8>), CrawlError> {
+    fn add(&mut self, re: regex::Regex) -> Result<Entry, CrawlError> {
         self.patterns.push(re);
         let all: Vec<&str> = self.patterns.iter().map(regex::Regex::as_str).collect();
         let v = super::state::to_json(&all, "the blocked URL patterns")?;

@@ -11,7 +11,7 @@ use super::CrawlError;
 use crate::frontier::keys;
 use crate::index::RevisitOf;
 use crate::model::ExchangeInfo;
-use crate::store::Store;
+use crate::store::{Entry, Store};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -77,8 +77,8 @@ impl Dedup {
         Ok(Some(o))
     }
 
-    /// The first capture of a payload appended during this run, if any (memory only: what a
-    /// worker missed while it encoded).
+    /// The first capture of a payload known in memory (appended in this run, or read from the
+    /// store before), without a store read: what a worker may have missed while it encoded.
     pub fn appended(&self, digest: &str) -> Option<Original> {
         let seen = self.seen.read().unwrap_or_else(|p| p.into_inner());
         seen.get(digest).cloned()
@@ -86,11 +86,7 @@ impl Dedup {
 
     /// Records the first capture of a payload, just appended; returns the store key and value
     /// to commit with the records.
-    pub fn first_capture(
-        &self,
-        digest: &str,
-        o: Original,
-    ) -> Result<(Vec<u8>, Vec<u8>), CrawlError> {
+    pub fn first_capture(&self, digest: &str, o: Original) -> Result<Entry, CrawlError> {
         let v = super::state::to_json(&o, "a payload's first capture")?;
         self.seen
             .write()
