@@ -101,7 +101,7 @@ pub fn spec(data: &[u8]) {
     let Ok(spec) = crate::spec::Spec::from_json(text) else {
         return;
     };
-    let json = serde_json::to_string(&spec.raw).expect("a spec serialises");
+    let json = serde_json::to_string(spec.written()).expect("a spec serialises");
     if let Err(e) = crate::spec::Spec::from_json(&json) {
         panic!("a valid spec written back does not load: {e}\n{json}");
     }

@@ -85,16 +85,16 @@ impl Scope {
             .map(uri::registered_domain)
             .collect();
         Scope {
-            allow: spec.allow.clone(),
-            deny: spec.deny.clone(),
+            allow: spec.scope.allow.clone(),
+            deny: spec.scope.deny.clone(),
             domains,
-            max_depth: spec.raw.scope.max_depth,
-            embeds: spec.raw.scope.embeds,
-            max_url_length: spec.raw.limits.max_url_length,
-            max_path_repeats: spec.raw.scope.max_path_repeats,
-            max_redirects: spec.raw.scope.max_redirects as usize,
-            max_sitemap_depth: spec.raw.scope.max_sitemap_depth as usize,
-            discovery_links: spec.raw.scope.discovery_links,
+            max_depth: spec.scope.max_depth,
+            embeds: spec.scope.embeds,
+            max_url_length: spec.limits.max_url_length,
+            max_path_repeats: spec.scope.max_path_repeats,
+            max_redirects: spec.scope.max_redirects,
+            max_sitemap_depth: spec.scope.max_sitemap_depth,
+            discovery_links: spec.scope.discovery_links,
         }
     }
 

@@ -125,3 +125,32 @@ pub fn validate_scoring(s: &RawScoring) -> Result<(), AnalysisError> {
     }
     Ok(())
 }
+
+/// The validated `topic` and `scoring` sections: what an analyzer is built from.
+#[derive(Debug, Clone)]
+pub struct AnalysisConfig {
+    /// The topic the keywords and entities make (reference pages are added as they are
+    /// fetched).
+    pub topic: super::Topic,
+    /// The scoring section, checked.
+    pub scoring: RawScoring,
+}
+
+impl AnalysisConfig {
+    /// Checks both sections (the topic first). `None` when the topic names nothing to look
+    /// for (no keyword, entity or reference page): the crawl then runs without analysis.
+    pub fn validate(
+        topic: &RawTopic,
+        scoring: &RawScoring,
+    ) -> Result<Option<AnalysisConfig>, AnalysisError> {
+        let compiled = super::Topic::from_spec(topic)?;
+        validate_scoring(scoring)?;
+        let empty = topic.keywords.is_empty()
+            && topic.entities.is_empty()
+            && topic.reference_urls.is_empty();
+        Ok((!empty).then(|| AnalysisConfig {
+            topic: compiled,
+            scoring: scoring.clone(),
+        }))
+    }
+}

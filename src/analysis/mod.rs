@@ -33,7 +33,7 @@ mod tests;
 #[cfg(test)]
 mod tests_bad_input;
 
-pub use config::{validate_scoring, RawScoring, RawTopic, RawWeights, MAX_WEIGHT};
+pub use config::{validate_scoring, AnalysisConfig, RawScoring, RawTopic, RawWeights, MAX_WEIGHT};
 pub use learn::{WeightLearner, PRIOR_PAGES};
 pub use page::MAX_TEXT_BYTES;
 pub use score::{HUGE_BLOCK_TOKENS, LANGUAGE_PENALTY, PARENT_DECAY, WINDOW_TOKENS};

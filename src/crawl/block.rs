@@ -2,11 +2,8 @@
 //! URL it matches leaves the frontier, and no URL it matches is queued again in this crawl.
 //! The patterns are kept in the crawl's state, so they survive restarts.
 
-use super::admit::{Action, Admitted, Arrival, Scoping};
-use super::engine::Engine;
 use super::CrawlError;
 use crate::frontier::keys;
-use crate::model::CrawlUri;
 use crate::store::Entry;
 use serde::Serialize;
 
@@ -76,61 +73,15 @@ impl Blocklist {
     }
 
     /// Adds a compiled pattern; returns the store key and value that keep the list.
-    fn add(&mut self, re: regex::Regex) -> Result<Entry, CrawlError> {
+    pub(super) fn add(&mut self, re: regex::Regex) -> Result<Entry, CrawlError> {
         self.patterns.push(re);
         let all: Vec<&str> = self.patterns.iter().map(regex::Regex::as_str).collect();
         let v = super::state::to_json(&all, "the blocked URL patterns")?;
         Ok((keys::meta_key(BLOCKED_KEY), v))
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.patterns.len()
-    }
-}
-
-impl Engine {
-    /// Blocks `pattern`: stored, applied to every queued URL, and to every URL offered later.
-    pub(super) fn block(
-        &mut self,
-        pattern: &str,
-    ) -> Result<Result<BlockReport, String>, CrawlError> {
-        let re = match compile(pattern) {
-            Ok(r) => r,
-            Err(e) => return Ok(Err(format!("pattern: {e}"))),
-        };
-        if self.blocklist.len() >= MAX_PATTERNS {
-            return Ok(Err(format!(
-                "pattern: at most {MAX_PATTERNS} patterns per crawl"
-            )));
-        }
-        let mut matching: Vec<String> = Vec::new();
-        self.frontier.for_each_queued(|_, u| {
-            if re.is_match(&u.url) {
-                matching.push(u.url);
-            }
-        })?;
-        let mut removed = 0;
-        for url in matching {
-            let Ok(u) = url::Url::parse(&url) else {
-                continue;
-            };
-            let a = Arrival::new(u, CrawlUri::seed(url), Action::Blacklist, Scoping::Decided);
-            if self.admit(a)? == (Admitted::Blacklisted { was_queued: true }) {
-                removed += 1;
-            }
-        }
-        let (key, value) = self.blocklist.add(re)?;
-        self.frontier.stage(key, value);
-        self.commit()?;
-        self.stats.event(
-            "pattern-blocked",
-            format!("{pattern}: {removed} queued URLs removed"),
-        );
-        Ok(Ok(BlockReport {
-            pattern: pattern.to_string(),
-            removed,
-            patterns: self.blocklist.len(),
-        }))
     }
 }
 

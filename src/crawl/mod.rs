@@ -6,7 +6,6 @@
 //! to that checkpoint (records past it belong to fetches the store does not know were done, and
 //! they will be fetched again) and sealed, if it is still `.open`; a sealed file is never cut.
 
-mod admit;
 pub mod block;
 pub mod control;
 pub mod crawl_log;
@@ -25,8 +24,7 @@ pub mod supervise;
 
 use crate::archive::{ArchiveError, WriterConfig};
 use crate::fetch::{FetchConfig, FetchError, Fetcher};
-use crate::frontier::politeness::PolitenessConfig;
-use crate::frontier::{FrontierConfig, FrontierError};
+use crate::frontier::FrontierError;
 use crate::parse::ParseLimits;
 use crate::scope::Scope;
 use crate::spec::Spec;
@@ -132,8 +130,11 @@ pub async fn run(
     let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
     let archiver = engine::Archiver::new(o.writer, o.dedup.clone(), stats.clone());
     let ctx = Arc::new(pipeline_ctx(&spec, o.analyzer, o.helper, o.dedup));
-    let scoring = &spec.raw.scoring;
-    let learn = (scoring.learn && online::wants_analysis(&spec)).then_some(&scoring.weights);
+    let learn = spec
+        .analysis
+        .as_ref()
+        .filter(|a| a.scoring.learn)
+        .map(|a| &a.scoring.weights);
     let part = online::Online::new(
         ctx.clone(),
         stats.clone(),
@@ -157,31 +158,8 @@ pub async fn run(
     Ok(stats.summary(spec.name(), reason.as_str(), files))
 }
 
-fn frontier_config(spec: &Spec) -> FrontierConfig {
-    let p = &spec.raw.politeness;
-    FrontierConfig {
-        politeness: PolitenessConfig {
-            min_delay: spec.min_delay,
-            max_delay: spec.max_delay,
-            delay_factor: p.delay_factor,
-            max_parallel_per_host: p.max_parallel_per_host,
-            max_parallel_per_ip: spec.max_parallel_per_ip,
-            max_retry_after: Duration::from_millis(p.max_retry_after_ms),
-        },
-        balance_per_queue: spec.raw.frontier.balance_per_queue,
-        max_pages_per_host: spec.raw.limits.max_pages_per_host,
-        respect_robots: p.respect_robots,
-        best_n: match spec.raw.frontier.best_n {
-            Some(0) => None,
-            Some(n) => Some(n),
-            None if online::wants_analysis(spec) => Some(spec.raw.limits.max_concurrency as u64),
-            None => None,
-        },
-    }
-}
-
 fn writer_config(spec: &Spec, layout: &Layout, opts: &CrawlOptions) -> WriterConfig {
-    let p = &spec.raw.politeness;
+    let p = &spec.politeness;
     let info_fields = vec![
         (
             "software".to_string(),
@@ -202,23 +180,23 @@ fn writer_config(spec: &Spec, layout: &Layout, opts: &CrawlOptions) -> WriterCon
     ];
     WriterConfig {
         dir: layout.warc(),
-        prefix: spec.raw.warc.prefix.clone(),
-        max_file_bytes: spec.raw.warc.max_file_bytes,
-        gzip_level: spec.raw.warc.gzip_level,
+        prefix: spec.warc.prefix.clone(),
+        max_file_bytes: spec.warc.max_file_bytes,
+        gzip_level: spec.warc.gzip_level,
         hostname: opts.hostname.clone(),
         info_fields,
     }
 }
 
 fn fetch_config(spec: &Spec, layout: &Layout) -> FetchConfig {
-    let l = &spec.raw.limits;
+    let l = &spec.limits;
     FetchConfig {
-        user_agent: spec.raw.politeness.user_agent.clone(),
-        connect_timeout: Duration::from_millis(l.connect_timeout_ms.min(l.timeout_ms)),
-        first_byte_timeout: Duration::from_millis(l.timeout_ms),
-        total_timeout: Duration::from_millis(l.timeout_ms),
+        user_agent: spec.politeness.user_agent.clone(),
+        connect_timeout: l.connect_timeout,
+        first_byte_timeout: l.timeout,
+        total_timeout: l.timeout,
         max_body_bytes: l.max_bytes_per_page,
-        allow_private: spec.raw.network.allow_private,
+        allow_private: spec.allow_private,
         spool_dir: layout.spool(),
         spool_mem_bytes: 2 * 1024 * 1024,
         dns_ttl: Duration::from_secs(300),
@@ -231,22 +209,22 @@ fn pipeline_ctx(
     helper: Option<Arc<crate::aah::Helper>>,
     dedup: Option<Arc<dedup::Dedup>>,
 ) -> pipeline::PipelineCtx {
-    let l = &spec.raw.limits;
+    let l = &spec.limits;
     pipeline::PipelineCtx {
         scope: Scope::new(spec),
         parse_limits: ParseLimits {
             max_html_bytes: 5 * 1024 * 1024,
             max_links: l.max_links_per_page,
             max_url_len: l.max_url_length,
-            text: analyzer.is_some() || spec.raw.index.enabled,
+            text: analyzer.is_some() || spec.index,
         },
         max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
-        gzip_level: spec.raw.warc.gzip_level,
-        user_agent: spec.raw.politeness.user_agent.clone(),
+        gzip_level: spec.warc.gzip_level,
+        user_agent: spec.politeness.user_agent.clone(),
         analyzer: analyzer.map(|a| std::sync::RwLock::new(Arc::new(a))),
         helper,
-        index: spec.raw.index.enabled,
-        obey_meta_robots: spec.raw.politeness.respect_robots,
+        index: spec.index,
+        obey_meta_robots: spec.politeness.respect_robots,
         dedup,
     }
 }

@@ -27,23 +27,16 @@ pub const REFIT_PAGES: u64 = 50;
 /// Store key of the topic vector (keywords plus the reference pages learned so far).
 const TOPIC_KEY: &str = "topic";
 
-/// Whether the spec asks for topical analysis: it names keywords, entities or reference pages.
-/// Without them the crawl keeps its breadth-first, depth-based priorities.
-pub fn wants_analysis(spec: &Spec) -> bool {
-    let t = &spec.raw.topic;
-    !(t.keywords.is_empty() && t.entities.is_empty() && t.reference_urls.is_empty())
-}
-
 /// The crawl's analyzer: around the stored topic when the crawl resumes, else from the spec.
 pub fn analyzer(spec: &Spec, frontier: &Frontier) -> Result<Option<Analyzer>, CrawlError> {
-    if !wants_analysis(spec) {
+    let Some(cfg) = &spec.analysis else {
         return Ok(None);
-    }
+    };
     let stored: Option<Topic> =
         super::state::read_json(frontier, &keys::meta_key(TOPIC_KEY), "the learned topic")?;
     let a = match stored {
-        Some(t) => Analyzer::from_topic(t, &spec.raw.scoring)?,
-        None => Analyzer::new(&spec.raw.topic, &spec.raw.scoring)?,
+        Some(t) => Analyzer::from_topic(t, &cfg.scoring)?,
+        None => Analyzer::from_topic(cfg.topic.clone(), &cfg.scoring)?,
     };
     Ok(Some(a))
 }
@@ -51,12 +44,11 @@ pub fn analyzer(spec: &Spec, frontier: &Frontier) -> Result<Option<Analyzer>, Cr
 /// The application-aware helper, when enabled: the spec's knowledge-base folder, or the
 /// knowledge base built into the program. It keeps what it learns in the crawl's store.
 pub fn helper(spec: &Spec, store: Store) -> Result<Option<Arc<Helper>>, CrawlError> {
-    let aah = &spec.raw.aah;
-    if !aah.enabled {
+    let Some(aah) = &spec.aah else {
         return Ok(None);
-    }
+    };
     let h = match &aah.kb {
-        Some(dir) => Helper::load(Path::new(dir))?,
+        Some(dir) => Helper::load(dir)?,
         None => Helper::from_kb(crate::aah::builtin()?),
     };
     Ok(Some(Arc::new(h.with_store(store))))

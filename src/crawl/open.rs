@@ -44,12 +44,12 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
     }
     let resuming = layout.exists();
     let store = state::open(&layout)?;
-    let spec_json = serde_json::to_string_pretty(&spec.raw).unwrap_or_default();
+    let spec_json = serde_json::to_string_pretty(spec.written()).unwrap_or_default();
     std::fs::write(layout.spec(), spec_json).map_err(io_err(layout.spec()))?;
 
     let helper = online::helper(&spec, store.clone())?;
-    let dedup = (spec.raw.warc.dedup).then(|| Arc::new(Dedup::new(store.clone())));
-    let frontier = Frontier::open(store, super::frontier_config(&spec))?;
+    let dedup = spec.warc.dedup.then(|| Arc::new(Dedup::new(store.clone())));
+    let frontier = Frontier::open(store, spec.frontier.clone())?;
     let checkpoint = state::checkpoint(&frontier)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
     tracing::info!(?report, resuming, "archive recovered");
@@ -61,7 +61,7 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
             "records after the last commit kept in a sealed WARC file; their URLs are fetched again"
         );
     }
-    let indexer = match spec.raw.index.enabled {
+    let indexer = match spec.index {
         true => Some(online::start_indexer(&online::open_index(
             &spec,
             &opts.data,

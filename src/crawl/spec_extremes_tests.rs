@@ -68,11 +68,11 @@ fn spec_json(ints: &[(u8, u64)], floats: &[(u8, f64)]) -> Value {
 
 /// The longest fetch the spec lets happen, as the frontier would be told of it.
 fn slowest_fetch(spec: &Spec) -> FetchTiming {
-    let l = &spec.raw.limits;
+    let l = &spec.limits;
     FetchTiming {
-        duration: Duration::from_millis(l.timeout_ms),
+        duration: l.timeout,
         retry_after: Some(Duration::from_secs(u64::MAX)),
-        backoff: Some(backoff(l.retry_delay_ms, l.max_retries)),
+        backoff: Some(backoff(l.retry_delay, l.max_retries)),
     }
 }
 
@@ -90,7 +90,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let layout = Layout::new(dir.path(), spec.name());
         let opts = CrawlOptions { data: dir.path().into(), fresh: false, hostname: "h".into() };
-        let fc = frontier_config(&spec);
+        let fc = spec.frontier.clone();
         let _ = writer_config(&spec, &layout, &opts);
         let fetch = fetch_config(&spec, &layout);
         let _ = pipeline_ctx(&spec, None, None, None);
@@ -100,8 +100,7 @@ proptest! {
 
         // The engine's and the frontier's arithmetic, with the longest waits the spec allows.
         let now = Instant::now();
-        let p = &spec.raw.politeness;
-        let expires = politeness::after(now, Duration::from_secs(p.robots_ttl_s));
+        let expires = politeness::after(now, spec.politeness.robots_ttl);
         let slow = slowest_fetch(&spec);
         let (pause, _) = pause_after(&fc.politeness, Some(Duration::MAX), &slow);
         prop_assert!(pause >= fc.politeness.min_delay);
@@ -112,7 +111,7 @@ proptest! {
         for round in 0..4 {
             match f.next(at) {
                 Some(Lease::Robots { host, .. }) if round == 0 => {
-                    f.robots_failed(&host, backoff(spec.raw.limits.retry_delay_ms, 16), at);
+                    f.robots_failed(&host, backoff(spec.limits.retry_delay, 16), at);
                 }
                 Some(Lease::Robots { host, .. }) => {
                     f.robots_done(&host, expires, Some(Duration::MAX), Some(slow), at);

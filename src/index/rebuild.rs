@@ -51,7 +51,7 @@ impl Default for RebuildOptions {
 impl RebuildOptions {
     /// The limits the crawl pipeline uses for this spec.
     pub fn from_spec(spec: &Spec) -> RebuildOptions {
-        let l = &spec.raw.limits;
+        let l = &spec.limits;
         RebuildOptions {
             max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
             parse: ParseLimits {

@@ -1,6 +1,7 @@
 //! Tests of the crawl specification: defaults, validation with JSON paths, every section.
 
 use super::*;
+use std::time::Duration;
 
 fn err(json: &str) -> String {
     Spec::from_json(json).unwrap_err().to_string()
@@ -9,13 +10,16 @@ fn err(json: &str) -> String {
 #[test]
 fn minimal_spec_gets_documented_defaults() {
     let s = Spec::from_json(r#"{"name":"t","seeds":["http://example.org/"]}"#).unwrap();
-    assert_eq!(s.raw.limits.max_pages, 10_000);
-    assert_eq!(s.raw.politeness.min_delay_ms, 1000);
-    assert_eq!(s.max_parallel_per_ip, 1);
-    assert!(s.raw.scope.embeds && s.raw.scope.sitemaps && s.raw.warc.dedup);
-    assert!(!s.raw.network.allow_private);
-    assert!(s.raw.aah.enabled);
-    assert_eq!(s.raw.aah.kb, None);
+    assert_eq!(s.limits.max_pages, 10_000);
+    let p = &s.frontier.politeness;
+    assert_eq!(p.min_delay, Duration::from_secs(1));
+    assert_eq!(p.max_parallel_per_ip, 1);
+    assert!(s.scope.embeds && s.scope.sitemaps && s.warc.dedup);
+    assert!(!s.allow_private);
+    assert!(s.aah.as_ref().is_some_and(|a| a.kb.is_none()));
+    assert!(s.index && s.analysis.is_none() && s.frontier.best_n.is_none());
+    assert_eq!(s.politeness.robots_ttl, Duration::from_secs(86_400));
+    assert_eq!(s.limits.connect_timeout, Duration::from_secs(10));
 }
 
 #[test]
@@ -28,7 +32,7 @@ fn aah_section_is_checked() {
     let s =
         Spec::from_json(r#"{"name":"t","seeds":["http://x/"],"aah":{"enabled":false,"kb":""}}"#)
             .unwrap();
-    assert!(!s.raw.aah.enabled);
+    assert!(s.aah.is_none());
 }
 
 #[test]
@@ -58,13 +62,14 @@ fn errors_name_the_json_path() {
 #[test]
 fn topic_and_scoring_have_documented_defaults() {
     let s = Spec::from_json(r#"{"name":"t","seeds":["http://example.org/"]}"#).unwrap();
-    assert!(s.raw.topic.keywords.is_empty() && s.raw.topic.languages.is_empty());
-    let w = &s.raw.scoring.weights;
+    let raw = s.written();
+    assert!(raw.topic.keywords.is_empty() && raw.topic.languages.is_empty());
+    let w = &raw.scoring.weights;
     assert_eq!(
         (w.document, w.paragraph, w.anchor, w.url, w.parent),
         (1.0, 1.0, 1.0, 0.5, 0.0)
     );
-    assert_eq!(s.raw.scoring.threshold, 0.2);
+    assert_eq!(raw.scoring.threshold, 0.2);
     let zero = r#"{"name":"t","seeds":["http://x/"],"scoring":{"weights":
         {"document":0,"paragraph":0,"anchor":0,"url":0,"parent":0}}}"#;
     assert!(
@@ -96,8 +101,8 @@ fn raw_spec_round_trips() {
     let s =
         Spec::from_json(r#"{"name":"t","seeds":["http://example.org/"],"scope":{"max_depth":3}}"#)
             .unwrap();
-    let again = Spec::from_json(&serde_json::to_string(&s.raw).unwrap()).unwrap();
-    assert_eq!(again.raw, s.raw);
+    let again = Spec::from_json(&serde_json::to_string(s.written()).unwrap()).unwrap();
+    assert_eq!(again.written(), s.written());
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! and one decision applies to each, in one order: blacklist, blocked patterns, scope, then
 //! the frontier's offer (new URLs only) or update path (the crawl's update function).
 
-use super::engine::Engine;
-use super::CrawlError;
+use super::Engine;
+use crate::crawl::CrawlError;
 use crate::frontier::update::Scored;
 use crate::frontier::Offer;
 use crate::model::CrawlUri;
@@ -103,7 +103,7 @@ impl Engine {
         let origin = a.url.origin().ascii_serialization();
         let admitted = match a.action {
             Action::Score(s) => {
-                let update = self.spec.raw.frontier.update;
+                let update = self.spec.update;
                 match self.frontier.score(fp, &host, &origin, a.uri, s, update)? {
                     Scored::Inserted(_) => Admitted::Added,
                     Scored::Updated { .. } => Admitted::Updated,
@@ -123,16 +123,14 @@ impl Engine {
 
     /// Offers the seeds, and the topic's reference pages when the crawl has a topic, on every
     /// run: known ones are left alone, seeds added to the spec are queued.
-    pub(super) fn offer_seeds(&mut self) -> Result<(), CrawlError> {
+    pub(in crate::crawl) fn offer_seeds(&mut self) -> Result<(), CrawlError> {
         let spec = self.spec.clone();
         let topical = self.ctx.analyzer.is_some();
         let references = spec
-            .raw
-            .topic
-            .reference_urls
+            .references
             .iter()
             .filter(|_| topical)
-            .filter_map(|u| Url::parse(u).ok().map(|url| (url, "reference")));
+            .map(|u| (u.clone(), "reference"));
         let seeds = spec.seeds.iter().map(|s| (s.clone(), "seed"));
         for (url, source) in seeds.chain(references) {
             let uri = CrawlUri {

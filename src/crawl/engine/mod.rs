@@ -7,12 +7,14 @@
 //! fetch went. Every `COMMIT_EVERY` the WARC file is flushed and its checkpoint committed to
 //! the store together with the frontier, so the store and the archive agree after any crash.
 
+mod admit;
 mod archiving;
 pub(crate) use archiving::Archiver;
 mod logging;
 mod outlinks;
 pub(super) mod responses;
 mod robots;
+mod steering;
 
 use super::crawl_log::Refused;
 use responses::{backoff, redirect_target, retry_after};
@@ -84,17 +86,17 @@ enum FetchFailure {
 
 /// The engine's parts; built by `crawl::run`.
 pub struct Engine {
-    pub(super) spec: Arc<Spec>,
-    pub(super) frontier: Frontier,
-    pub(super) archiver: Archiver,
-    pub(super) fetcher: Fetcher,
-    pub(super) ctx: Arc<PipelineCtx>,
-    pub(super) stats: Arc<Stats>,
-    pub(super) robots: HashMap<String, Robots>,
+    spec: Arc<Spec>,
+    frontier: Frontier,
+    archiver: Archiver,
+    fetcher: Fetcher,
+    ctx: Arc<PipelineCtx>,
+    stats: Arc<Stats>,
+    robots: HashMap<String, Robots>,
     /// The online stages' state: topic and weight learning, focus statistics, the indexer.
-    pub(super) online: super::online::Online,
+    online: super::online::Online,
     /// Blocked URL patterns (see `block.rs`).
-    pub(super) blocklist: super::block::Blocklist,
+    blocklist: super::block::Blocklist,
     /// The crawl log (`logs/crawl.log`); `None` until opened.
     log: Option<crate::crawl::crawl_log::CrawlLog>,
     /// WARC files the crawl log has been rotated with.
@@ -162,7 +164,7 @@ impl Engine {
         loop {
             if !stopping && !paused {
                 if self.stats.pages.load(Relaxed) + self.inflight as u64
-                    >= self.spec.raw.limits.max_pages
+                    >= self.spec.limits.max_pages
                 {
                     reason = StopReason::MaxPages;
                     stopping = true;
@@ -264,15 +266,15 @@ impl Engine {
 
     /// Whether no further worker may start now (concurrency or page limit reached).
     fn at_capacity(&self) -> bool {
-        let limits = &self.spec.raw.limits;
+        let limits = &self.spec.limits;
         self.inflight >= limits.max_concurrency
             || self.stats.pages.load(Relaxed) + self.inflight as u64 >= limits.max_pages
     }
 
     /// Starts workers for every lease that is ready, up to the concurrency limit.
     fn dispatch(&mut self) -> Result<(), super::CrawlError> {
-        let max = self.spec.raw.limits.max_concurrency;
-        let max_pages = self.spec.raw.limits.max_pages;
+        let max = self.spec.limits.max_concurrency;
+        let max_pages = self.spec.limits.max_pages;
         while self.inflight < max
             && self.stats.pages.load(Relaxed) + (self.inflight as u64) < max_pages
         {
@@ -443,7 +445,7 @@ impl Engine {
         let status = info.status;
         let retry_after = retry_after(info.header("retry-after"));
         let spec = self.spec.clone();
-        let limits = &spec.raw.limits;
+        let limits = &spec.limits;
         // A server error, or an answer cut off by the server: tried again while retries are
         // left (a cut-off answer is archived, marked `WARC-Truncated: disconnect`, only when
         // they are spent).
@@ -464,7 +466,7 @@ impl Engine {
             let timing = FetchTiming {
                 duration: took,
                 retry_after,
-                backoff: Some(backoff(limits.retry_delay_ms, lease.uri.retries)),
+                backoff: Some(backoff(limits.retry_delay, lease.uri.retries)),
             };
             self.frontier
                 .complete(&lease, Completion::Retry, Some(timing), now);
@@ -514,7 +516,7 @@ impl Engine {
         took: Duration,
         now: Instant,
     ) -> Result<(), super::CrawlError> {
-        let limits = &self.spec.raw.limits;
+        let limits = &self.spec.limits;
         let (kind, retryable) = match &e {
             FetchFailure::Fetch(f) => (f.kind(), f.retryable()),
             FetchFailure::Archive(msg) => {
@@ -527,7 +529,7 @@ impl Engine {
         let timing = FetchTiming {
             duration: took,
             retry_after: None,
-            backoff: Some(backoff(limits.retry_delay_ms, lease.uri.retries)),
+            backoff: Some(backoff(limits.retry_delay, lease.uri.retries)),
         };
         let retry = retryable && lease.uri.retries < limits.max_retries;
         self.log_failure(&lease.uri, kind, retry)?;

@@ -1,8 +1,8 @@
 //! The engine's queuing of discovered URLs: a page's outlinks (through the frontier's offer or
 //! update path, blacklisting spam) and the sitemaps a host's robots.txt names.
 
+use super::admit::{Action, Admitted, Arrival, Scoping};
 use super::*;
-use crate::crawl::admit::{Action, Admitted, Arrival, Scoping};
 
 impl Engine {
     /// Sitemaps named in robots.txt, or `/sitemap.xml` of a seed host that names none.

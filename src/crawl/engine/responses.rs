@@ -15,8 +15,8 @@ pub(super) fn redirect_target(
 }
 
 /// Exponential backoff: `base × 2^attempt`, at most an hour.
-pub(in crate::crawl) fn backoff(base_ms: u64, attempt: u8) -> Duration {
-    Duration::from_millis(base_ms.saturating_mul(1u64 << attempt.min(16)))
+pub(in crate::crawl) fn backoff(base: Duration, attempt: u8) -> Duration {
+    base.saturating_mul(1u32 << attempt.min(16))
         .min(Duration::from_secs(3600))
 }
 
@@ -50,8 +50,9 @@ mod tests {
 
     #[test]
     fn backoff_doubles_and_is_bounded() {
-        assert_eq!(backoff(100, 0), Duration::from_millis(100));
-        assert_eq!(backoff(100, 3), Duration::from_millis(800));
-        assert_eq!(backoff(u64::MAX, 40), Duration::from_secs(3600));
+        let ms = Duration::from_millis;
+        assert_eq!(backoff(ms(100), 0), ms(100));
+        assert_eq!(backoff(ms(100), 3), ms(800));
+        assert_eq!(backoff(Duration::MAX, 40), Duration::from_secs(3600));
     }
 }

@@ -15,9 +15,9 @@ impl Engine {
         now: Instant,
     ) -> Result<(), crate::crawl::CrawlError> {
         let spec = self.spec.clone();
-        let limits = &spec.raw.limits;
+        let limits = &spec.limits;
         let retry_in = backoff(
-            limits.retry_delay_ms,
+            limits.retry_delay,
             self.frontier.robots_failures(&host).min(8) as u8,
         );
         let mut private = false;
@@ -66,7 +66,7 @@ impl Engine {
         };
         match robots {
             Some(r) if !r.is_temporary_failure() => {
-                let ttl = Duration::from_secs(self.spec.raw.politeness.robots_ttl_s);
+                let ttl = self.spec.politeness.robots_ttl;
                 let expires = crate::frontier::politeness::after(now, ttl);
                 let timing = FetchTiming {
                     duration: took,
@@ -76,7 +76,7 @@ impl Engine {
                 self.frontier
                     .robots_done(&host, expires, r.crawl_delay(), Some(timing), now);
                 let first_time = !self.robots.contains_key(&host);
-                if first_time && self.spec.raw.scope.sitemaps {
+                if first_time && self.spec.scope.sitemaps {
                     self.offer_sitemaps(&host, &origin, &r)?;
                 }
                 self.robots.insert(host, r);

@@ -52,7 +52,7 @@ pub async fn get(
     let spec = state.manager.spec(&id)?;
     Ok(HttpResponse::Ok().json(CrawlDetail {
         view,
-        spec: &spec.raw,
+        spec: spec.written(),
     }))
 }
 

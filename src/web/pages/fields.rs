@@ -326,10 +326,10 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         let mut errors = BTreeMap::new();
         let spec = validate(&v, &mut errors).expect("valid");
-        assert_eq!(spec.raw.seeds.len(), 2);
-        assert_eq!(spec.raw.limits.max_pages, 50);
-        assert!(spec.raw.scope.embeds);
-        assert!(!spec.raw.scope.sitemaps, "unchecked boxes are false");
+        assert_eq!(spec.seeds.len(), 2);
+        assert_eq!(spec.limits.max_pages, 50);
+        assert!(spec.scope.embeds);
+        assert!(!spec.scope.sitemaps, "unchecked boxes are false");
     }
 
     #[test]

@@ -47,14 +47,15 @@ pub async fn page(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
     let spec = state.manager.spec(&id)?;
-    let p = &spec.raw.politeness;
+    let p = &spec.frontier.politeness;
+    let ms = |d: std::time::Duration| fmt_ms(d.as_millis() as u64);
     let policy = format!(
         "Pause between fetches from one host: {} × the last fetch's duration, at least {} and at most {}; {} per host at a time. robots.txt is {}.",
         p.delay_factor,
-        fmt_ms(p.min_delay_ms),
-        fmt_ms(p.max_delay_ms),
+        ms(p.min_delay),
+        ms(p.max_delay),
         p.max_parallel_per_host,
-        if p.respect_robots { "obeyed" } else { "ignored (the spec says so)" }
+        if spec.politeness.respect_robots { "obeyed" } else { "ignored (the spec says so)" }
     );
     let frontier = format!("/crawls/{}/frontier", urlencode(&id));
     let (mut hosts, closed) = match state.manager.frontier(&id, 1, None).await {
@@ -71,7 +72,7 @@ pub async fn page(
     hosts.sort_by(|a, b| b.fetched.cmp(&a.fetched).then(a.host.cmp(&b.host)));
     let more = hosts.len().saturating_sub(MAX_HOSTS);
     hosts.truncate(MAX_HOSTS);
-    let respect = p.respect_robots;
+    let respect = spec.politeness.respect_robots;
     let apps = state.manager.get(&id)?.focus.host_apps;
     // Closed crawls cannot be asked; their host queues are reported closed above.
     let relaxations = state

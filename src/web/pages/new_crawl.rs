@@ -111,7 +111,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpRe
     let q = super::Params::of(&req, &["from"])?;
     let (spec, notice) = match q.get("from") {
         Some(from) => {
-            let raw = state.manager.spec(from)?.raw.clone();
+            let raw = state.manager.spec(from)?.written().clone();
             let mut v = serde_json::to_value(raw).unwrap_or_default();
             v["name"] = Value::String(format!("{from}-copy"));
             (
@@ -232,6 +232,6 @@ pub async fn download(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
     let spec = state.manager.spec(&id)?;
-    let v = serde_json::to_value(&spec.raw).unwrap_or_default();
+    let v = serde_json::to_value(spec.written()).unwrap_or_default();
     Ok(attachment(&id, &v))
 }

@@ -1,0 +1,144 @@
+//! The engine's answers to the operator's commands (see `crawl/control.rs`): scored-URL
+//! intake, blocked patterns, frontier and relaxation views. Each goes through the one way in
+//! (`admit.rs`) or reads the parts, and commits before it answers.
+
+use super::admit::{Action, Admitted, Arrival, Scoping};
+use super::Engine;
+use crate::aah::Adoption;
+use crate::crawl::block::{compile, BlockReport, MAX_PATTERNS};
+use crate::crawl::control::FrontierView;
+use crate::crawl::CrawlError;
+use crate::intake::{IntakeReport, Rejected, ScoredUrl};
+use crate::model::{CrawlUri, Hop};
+use crate::uri;
+
+impl Engine {
+    /// The helper's adopted relaxations (empty when the helper is off).
+    pub(super) fn relaxations(&self, host: Option<&str>) -> Result<Vec<Adoption>, String> {
+        match &self.ctx.helper {
+            Some(h) => h.relaxations(host).map_err(|e| e.to_string()),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Applies intake items and commits them at once, so the new order is visible immediately.
+    pub(super) fn intake(
+        &mut self,
+        items: Vec<(usize, ScoredUrl)>,
+    ) -> Result<IntakeReport, CrawlError> {
+        let mut report = IntakeReport {
+            received: items.len(),
+            ..Default::default()
+        };
+        let max_len = self.spec.limits.max_url_length;
+        for (index, item) in items {
+            let reject = |reason: String| Rejected { index, reason };
+            let score = match item.check() {
+                Ok(s) => s,
+                Err(reason) => {
+                    report.rejected.push(reject(reason));
+                    continue;
+                }
+            };
+            let url = match uri::parse_absolute(&item.url, max_len) {
+                Ok(u) => u,
+                Err(e) => {
+                    report.rejected.push(reject(format!("bad URL: {e}")));
+                    continue;
+                }
+            };
+            let via_in_scope = item
+                .via
+                .as_deref()
+                .and_then(|v| url::Url::parse(v).ok())
+                .is_none_or(|v| self.ctx.scope.contains(&v));
+            let uri = CrawlUri {
+                via: item.via.clone(),
+                source: item.source_name().to_string(),
+                hops: Hop::Link.code().to_string(),
+                ..CrawlUri::seed(url.as_str())
+            };
+            let action = match item.blacklist {
+                true => Action::Blacklist,
+                false => Action::Score(score.unwrap_or(0.0)),
+            };
+            let scope = Scoping::Decide {
+                parent_in_scope: via_in_scope,
+            };
+            let admitted = self.admit(Arrival::new(url, uri, action, scope))?;
+            if admitted != Admitted::Blocked {
+                self.stats.intake(item.source_name());
+            }
+            match admitted {
+                Admitted::Added => report.inserted += 1,
+                Admitted::Updated => report.updated += 1,
+                Admitted::Unchanged => report.ignored += 1,
+                Admitted::Blacklisted { .. } => report.blacklisted += 1,
+                Admitted::Blocked => report.rejected.push(reject("blocked by a pattern".into())),
+                Admitted::OutOfScope(r) => report
+                    .rejected
+                    .push(reject(format!("out of scope ({})", r.as_str()))),
+            }
+        }
+        self.commit()?;
+        Ok(report)
+    }
+
+    /// The frontier view for the API.
+    pub(super) fn frontier_view(
+        &self,
+        limit: usize,
+        host: Option<&str>,
+    ) -> Result<FrontierView, String> {
+        let urls = self.frontier.peek(limit, host).map_err(|e| e.to_string())?;
+        let mut hosts = self.frontier.hosts();
+        if let Some(h) = host {
+            hosts.retain(|v| v.host == h);
+        }
+        Ok(FrontierView { urls, hosts })
+    }
+
+    /// Blocks `pattern`: stored, applied to every queued URL, and to every URL offered later.
+    pub(super) fn block(
+        &mut self,
+        pattern: &str,
+    ) -> Result<Result<BlockReport, String>, CrawlError> {
+        let re = match compile(pattern) {
+            Ok(r) => r,
+            Err(e) => return Ok(Err(format!("pattern: {e}"))),
+        };
+        if self.blocklist.len() >= MAX_PATTERNS {
+            return Ok(Err(format!(
+                "pattern: at most {MAX_PATTERNS} patterns per crawl"
+            )));
+        }
+        let mut matching: Vec<String> = Vec::new();
+        self.frontier.for_each_queued(|_, u| {
+            if re.is_match(&u.url) {
+                matching.push(u.url);
+            }
+        })?;
+        let mut removed = 0;
+        for url in matching {
+            let Ok(u) = url::Url::parse(&url) else {
+                continue;
+            };
+            let a = Arrival::new(u, CrawlUri::seed(url), Action::Blacklist, Scoping::Decided);
+            if self.admit(a)? == (Admitted::Blacklisted { was_queued: true }) {
+                removed += 1;
+            }
+        }
+        let (key, value) = self.blocklist.add(re)?;
+        self.frontier.stage(key, value);
+        self.commit()?;
+        self.stats.event(
+            "pattern-blocked",
+            format!("{pattern}: {removed} queued URLs removed"),
+        );
+        Ok(Ok(BlockReport {
+            pattern: pattern.to_string(),
+            removed,
+            patterns: self.blocklist.len(),
+        }))
+    }
+}
