@@ -28,8 +28,9 @@
 //!   `max_file_bytes` (a single oversized record still gets a file of its own).
 //! - **Warcinfo references.** [`WarcWriter::warcinfo_id`] names the warcinfo record of the file
 //!   the next append goes to. If that append causes a rotation, the writer rewrites the
-//!   `WARC-Warcinfo-ID` of the appended records to the new file's warcinfo (re-encoding that one
-//!   member), so every record points at the warcinfo of its own file. Records encoded while
+//!   `WARC-Warcinfo-ID` of the appended records to the new file's warcinfo, in place in the
+//!   member's stored head (`gzip.rs`), so every record points at the warcinfo of its own file
+//!   and none is compressed twice. Records encoded while
 //!   other appends go on (on worker threads) use [`WarcWriter::append_encoded_for`], which
 //!   rewrites them whenever the file rotated since the ID they name was current.
 //! - **Recovery.** A [`Checkpoint`] (file + offset after the last appended member) that the crawl

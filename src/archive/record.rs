@@ -5,7 +5,7 @@
 //! parallel and handed to the single-threaded [`super::WarcWriter`] as finished bytes.
 
 use super::{gzip, sha1_digest, ArchiveError};
-use flate2::{write::GzEncoder, Compression};
+use flate2::{write::DeflateEncoder, Compression, CrcWriter};
 use std::io::{Read, Write};
 use std::net::IpAddr;
 
@@ -40,12 +40,18 @@ pub fn encode_record(
             .sum::<usize>(),
     );
     head.push_str("WARC/1.1\r\n");
+    // The head up to the `WARC-Warcinfo-ID` line is stored uncompressed, so that a rotation
+    // can name another file's warcinfo without compressing the record again (`gzip.rs`).
+    let mut stored = 0;
     for (name, value) in fields {
         check_field(name, value)?;
         head.push_str(name);
         head.push_str(": ");
         head.push_str(value);
         head.push_str("\r\n");
+        if name.eq_ignore_ascii_case("WARC-Warcinfo-ID") && head.len() <= gzip::MAX_STORED {
+            stored = head.len();
+        }
     }
     head.push_str("Content-Length: ");
     head.push_str(&block_len.to_string());
@@ -58,16 +64,29 @@ pub fn encode_record(
             let copied = block.take(block_len).read_to_end(plain)? as u64;
             check_block_end(block, block_len, copied)?;
             plain.extend_from_slice(b"\r\n\r\n");
-            Ok(())
+            Ok(stored)
         });
     }
+    // Streamed: the stored head only while the length the trailer keeps (modulo 4 GiB) is exact.
+    let total = head.len() as u64 + block_len + 4;
+    let stored = if total < 1 << 32 { stored } else { 0 };
     let capacity = (block_len / 3).min(8 << 20) as usize + head.len() / 2 + 64;
-    let mut enc = GzEncoder::new(Vec::with_capacity(capacity), Compression::new(level.min(9)));
-    enc.write_all(head.as_bytes())?;
+    let mut out = Vec::with_capacity(capacity);
+    gzip::start_member(&mut out, &head.as_bytes()[..stored]);
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&head.as_bytes()[..stored]);
+    let mut enc = CrcWriter::new(DeflateEncoder::new(out, Compression::new(level.min(9))));
+    enc.write_all(&head.as_bytes()[stored..])?;
     let copied = std::io::copy(&mut block.take(block_len), &mut enc)?;
     check_block_end(block, block_len, copied)?;
     enc.write_all(b"\r\n\r\n")?;
-    Ok(enc.finish()?)
+    crc.combine(&crc32fast::Hasher::new_with_initial_len(
+        enc.crc().sum(),
+        enc.crc().amount() as u64,
+    ));
+    let mut out = enc.into_inner().finish()?;
+    gzip::end_member(&mut out, crc.finalize(), total);
+    Ok(out)
 }
 
 /// Errors unless exactly `block_len` bytes were copied and `block` has nothing more.
@@ -138,7 +157,7 @@ pub struct RecordCommon<'a> {
     pub ip: Option<IpAddr>,
 }
 
-/// The leading fields: type, id, date, target, warcinfo.
+/// The leading fields: type, warcinfo, id, date, target.
 fn common_fields<'a>(
     kind: &'a str,
     c: &RecordCommon<'a>,
@@ -151,12 +170,13 @@ fn common_fields<'a>(
         });
     }
     out.push(("WARC-Type", kind));
-    out.push(("WARC-Record-ID", c.record_id));
-    out.push(("WARC-Date", c.date));
-    out.push(("WARC-Target-URI", c.target_uri));
+    // Second, so that the stored head of the record's member is short (see `encode_record`).
     if !c.warcinfo_id.is_empty() {
         out.push(("WARC-Warcinfo-ID", c.warcinfo_id));
     }
+    out.push(("WARC-Record-ID", c.record_id));
+    out.push(("WARC-Date", c.date));
+    out.push(("WARC-Target-URI", c.target_uri));
     Ok(())
 }
 

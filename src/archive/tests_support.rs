@@ -186,9 +186,9 @@ pub(super) fn check_expect(head: &RecordHead, block: &[u8], e: &Expect, warcinfo
         &names[..4],
         &[
             "WARC-Type",
+            "WARC-Warcinfo-ID",
             "WARC-Record-ID",
             "WARC-Date",
-            "WARC-Target-URI"
         ]
     );
     assert_eq!(names.last(), Some(&"Content-Length"));

@@ -1,6 +1,7 @@
 //! Writer tests: size rotation, serial numbering, checkpoints and crash recovery.
 
 use super::tests_support::*;
+use super::writer::OPEN_SUFFIX;
 use super::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -276,6 +277,17 @@ fn records_encoded_before_a_rotation_name_the_warcinfo_of_their_file() {
         .append_encoded_for(&refs, &first_info)
         .expect("late append");
     assert!(locs.iter().all(|l| l.file == locs[0].file));
+    // Patched in place, not compressed again: each member keeps its length, and differs from
+    // the one encoded only in the warcinfo ID and the CRC.
+    w.flush().expect("flush");
+    let open = dir.path().join(format!("{}{OPEN_SUFFIX}", locs[0].file));
+    let file = std::fs::read(open).expect("the open file");
+    for (l, m) in locs.iter().zip(&late) {
+        assert_eq!(l.length, m.len() as u64, "patched in place");
+        let written = &file[l.offset as usize..(l.offset + l.length) as usize];
+        let changed = written.iter().zip(m.iter()).filter(|(a, b)| a != b).count();
+        assert!((1..=36 + 4).contains(&changed), "{changed} bytes changed");
+    }
     let paths = w.close().expect("close");
     assert_eq!(paths.len(), 2);
     let recs = read_all(&paths[1]);

@@ -1,6 +1,7 @@
 //! The rotating WARC file writer: appends pre-encoded gzip members, opens files lazily with a
 //! warcinfo record, rotates by size, seals finished files and reports checkpoints.
 
+use super::gzip;
 use super::reader::WarcReader;
 use super::{encode_record, new_record_id, warc_date, warcinfo_record, ArchiveError};
 use serde::{Deserialize, Serialize};
@@ -334,9 +335,47 @@ fn check_member(member: &[u8]) -> Result<(), ArchiveError> {
     Ok(())
 }
 
-/// Re-encodes `member` with every `WARC-Warcinfo-ID: old` replaced by `new`; returns the input
-/// untouched when no record names `old`.
+/// `member` (one gzip member or several in a row) with every `WARC-Warcinfo-ID: old` replaced
+/// by `new`; the input untouched when no record names `old`. A member of `encode_record` (under
+/// 4 GiB) keeps the field in its stored head and is patched in place (finding where members
+/// end takes inflating them, never compressing); anything else (a member from elsewhere, a
+/// record of 4 GiB or more) is decoded and encoded again.
 fn rewrite_warcinfo_id<'a>(
+    member: &'a [u8],
+    old: &str,
+    new: &str,
+    level: u32,
+) -> Result<Cow<'a, [u8]>, ArchiveError> {
+    let field = |id: &str| format!("WARC-Warcinfo-ID: {id}\r\n");
+    let (old_field, new_field) = (field(old), field(new));
+    let Some(parts) = gzip::split_members(member) else {
+        return reencode_warcinfo_id(member, old, new, level);
+    };
+    let mut out = Vec::with_capacity(member.len());
+    let mut changed = false;
+    for part in parts {
+        match gzip::patch_stored(part, old_field.as_bytes(), new_field.as_bytes()) {
+            Some(patched) => {
+                changed = true;
+                out.extend_from_slice(&patched);
+            }
+            None => match reencode_warcinfo_id(part, old, new, level)? {
+                Cow::Owned(o) => {
+                    changed = true;
+                    out.extend_from_slice(&o);
+                }
+                Cow::Borrowed(b) => out.extend_from_slice(b),
+            },
+        }
+    }
+    Ok(if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(member)
+    })
+}
+
+fn reencode_warcinfo_id<'a>(
     member: &'a [u8],
     old: &str,
     new: &str,
