@@ -129,7 +129,7 @@ fn a_damaged_checkpoint_or_totals_value_is_refused() {
                 let store = magpie::store::Store::open(&crawl.join("state")).unwrap();
                 let mut ws = magpie::store::WriteSet::default();
                 ws.put(
-                    magpie::frontier::keys::meta_key(key),
+                    magpie::store::Key::Meta(key).bytes(),
                     b"{\"file\": 12".to_vec(),
                 );
                 store.commit(ws).unwrap();

@@ -3,8 +3,8 @@
 //! The patterns are kept in the crawl's state, so they survive restarts.
 
 use super::CrawlError;
-use crate::frontier::keys;
 use crate::store::Entry;
+use crate::store::Key;
 use serde::Serialize;
 
 /// Store key of the blocked patterns (a JSON array of strings).
@@ -54,7 +54,7 @@ impl Blocklist {
     pub(super) fn load(frontier: &crate::frontier::Frontier) -> Result<Blocklist, CrawlError> {
         let stored: Vec<String> = super::state::read_json(
             frontier,
-            &keys::meta_key(BLOCKED_KEY),
+            &Key::Meta(BLOCKED_KEY).bytes(),
             "the blocked URL patterns",
         )?
         .unwrap_or_default();
@@ -77,7 +77,7 @@ impl Blocklist {
         self.patterns.push(re);
         let all: Vec<&str> = self.patterns.iter().map(regex::Regex::as_str).collect();
         let v = super::state::to_json(&all, "the blocked URL patterns")?;
-        Ok((keys::meta_key(BLOCKED_KEY), v))
+        Ok((Key::Meta(BLOCKED_KEY).bytes(), v))
     }
 
     pub(super) fn len(&self) -> usize {

@@ -8,9 +8,9 @@
 //! encoded, rather than encoding a record twice.
 
 use super::CrawlError;
-use crate::frontier::keys;
 use crate::index::RevisitOf;
 use crate::model::ExchangeInfo;
+use crate::store::Key;
 use crate::store::{Entry, Store};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -63,7 +63,7 @@ impl Dedup {
         if let Some(o) = self.appended(digest) {
             return Ok(Some(o));
         }
-        let Some(v) = self.store.get(&keys::digest_key(digest))? else {
+        let Some(v) = self.store.get(&Key::FirstCapture(digest).bytes())? else {
             return Ok(None);
         };
         let o: Original = serde_json::from_slice(&v).map_err(|e| {
@@ -92,7 +92,7 @@ impl Dedup {
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .insert(digest.to_string(), o);
-        Ok((keys::digest_key(digest), v))
+        Ok((Key::FirstCapture(digest).bytes(), v))
     }
 }
 
@@ -132,7 +132,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let mut ws = crate::store::WriteSet::default();
-        ws.put(keys::digest_key("sha1:B"), b"{not json".to_vec());
+        ws.put(Key::FirstCapture("sha1:B").bytes(), b"{not json".to_vec());
         store.commit(ws).unwrap();
         let err = Dedup::new(store).original("sha1:B").unwrap_err();
         assert!(err.to_string().contains("sha1:B"), "{err}");

@@ -11,12 +11,13 @@ use super::CrawlError;
 use crate::aah::{AppMatch, Helper};
 use crate::analysis::{Analyzer, RawWeights, ReferenceVector, Topic, WeightLearner};
 use crate::archive::{Checkpoint, RecordLocation};
-use crate::frontier::{keys, Frontier, UrlLease};
+use crate::frontier::{Frontier, UrlLease};
 use crate::index::{
     self, CaptureDoc, Index, IndexError, Indexer, IndexerConfig, ObjectDoc, RebuildOptions,
     RevisitOf,
 };
 use crate::spec::Spec;
+use crate::store::Key;
 use crate::store::{Entry, Store};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,7 +34,7 @@ pub fn analyzer(spec: &Spec, frontier: &Frontier) -> Result<Option<Analyzer>, Cr
         return Ok(None);
     };
     let stored: Option<Topic> =
-        super::state::read_json(frontier, &keys::meta_key(TOPIC_KEY), "the learned topic")?;
+        super::state::read_json(frontier, &Key::Meta(TOPIC_KEY).bytes(), "the learned topic")?;
     let a = match stored {
         Some(t) => Analyzer::from_topic(t, &cfg.scoring)?,
         None => Analyzer::from_topic(cfg.topic.clone(), &cfg.scoring)?,
@@ -216,7 +217,7 @@ impl Online {
             write_topic(path, &json);
         }
         *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
-        Ok(Some((keys::meta_key(TOPIC_KEY), json)))
+        Ok(Some((Key::Meta(TOPIC_KEY).bytes(), json)))
     }
 
     /// Counts a fetched page as evidence of what its link's components predict, and every

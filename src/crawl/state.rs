@@ -9,7 +9,8 @@
 use super::layout::Layout;
 use super::CrawlError;
 use crate::archive::Checkpoint;
-use crate::frontier::{keys, Frontier};
+use crate::frontier::Frontier;
+use crate::store::Key;
 use crate::store::{Store, StoreError, WriteSet};
 use serde::de::DeserializeOwned;
 
@@ -41,7 +42,7 @@ pub(super) fn open(layout: &Layout) -> Result<Store, CrawlError> {
         source,
     })?;
     let store = Store::open(&state)?;
-    if store.get(&keys::meta_key(CREATED_KEY))?.is_some() {
+    if store.get(&Key::Meta(CREATED_KEY).bytes())?.is_some() {
         return Ok(store);
     }
     if db_existed && store.is_empty() {
@@ -53,7 +54,7 @@ pub(super) fn open(layout: &Layout) -> Result<Store, CrawlError> {
     }
     let mut ws = WriteSet::default();
     let now = serde_json::Value::from(chrono::Utc::now().to_rfc3339());
-    ws.put(keys::meta_key(CREATED_KEY), now.to_string().into_bytes());
+    ws.put(Key::Meta(CREATED_KEY).bytes(), now.to_string().into_bytes());
     store.commit(ws)?;
     Ok(store)
 }
@@ -120,7 +121,7 @@ pub(super) fn to_json<T: serde::Serialize + ?Sized>(
 pub(super) fn checkpoint(frontier: &Frontier) -> Result<Option<Checkpoint>, CrawlError> {
     read_json(
         frontier,
-        &keys::meta_key("checkpoint"),
+        &Key::Meta("checkpoint").bytes(),
         "the WARC checkpoint",
     )
 }
@@ -134,7 +135,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let layout = Layout::new(dir.path(), "c");
         let store = open(&layout).expect("a new crawl opens");
-        assert!(store.get(&keys::meta_key(CREATED_KEY)).unwrap().is_some());
+        assert!(store
+            .get(&Key::Meta(CREATED_KEY).bytes())
+            .unwrap()
+            .is_some());
         drop(store);
 
         // A store written before the mark existed, holding a crawl, is taken and marked.
@@ -142,13 +146,16 @@ mod tests {
         {
             let store = Store::open(&old.state()).unwrap();
             let mut ws = WriteSet::default();
-            ws.put(keys::meta_key("seq"), b"3".to_vec());
+            ws.put(Key::Meta("seq").bytes(), b"3".to_vec());
             store.commit(ws).unwrap();
         }
         std::fs::create_dir_all(old.warc()).unwrap();
         std::fs::write(old.warc().join("x-00000.warc.gz"), b"").unwrap();
         let store = open(&old).expect("an old store opens");
-        assert!(store.get(&keys::meta_key(CREATED_KEY)).unwrap().is_some());
+        assert!(store
+            .get(&Key::Meta(CREATED_KEY).bytes())
+            .unwrap()
+            .is_some());
     }
 
     #[test]
@@ -168,9 +175,11 @@ mod tests {
             respect_robots: false,
             best_n: None,
         };
-        let mut frontier = Frontier::open(store, cfg).unwrap();
-        frontier.stage(keys::meta_key("topic"), b"[1,".to_vec());
-        let err = read_json::<Vec<u8>>(&frontier, &keys::meta_key("topic"), "the learned topic")
+        let mut txn = crate::store::WriteSet::default();
+        txn.put(Key::Meta("topic").bytes(), b"[1,".to_vec());
+        store.commit(txn).unwrap();
+        let frontier = Frontier::open(store, cfg).unwrap();
+        let err = read_json::<Vec<u8>>(&frontier, &Key::Meta("topic").bytes(), "the learned topic")
             .expect_err("damaged");
         let msg = err.to_string();
         assert!(
@@ -178,7 +187,7 @@ mod tests {
             "{msg}"
         );
         assert_eq!(
-            read_json::<u8>(&frontier, &keys::meta_key("absent"), "x").unwrap(),
+            read_json::<u8>(&frontier, &Key::Meta("absent").bytes(), "x").unwrap(),
             None
         );
     }

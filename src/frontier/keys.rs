@@ -1,12 +1,6 @@
-//! Names of the crawl-state keys in the store, the stored form of priorities and URL states,
-//! and the compact encoding of a queued URL (the body of its record in the frontier's
-//! `urls.dat`).
-//!
-//! Store keys carry a one-byte prefix: `m` name → crawl-level metadata (JSON): the frontier's
-//! commit number, WARC checkpoint, statistics, and `created`, written by a new crawl's first
-//! commit (an empty store without it where a crawl ran before lost its contents; see
-//! `crawl::state`); `d` payload digest → the first capture of that payload (JSON), for revisit
-//! records.
+//! The stored form of priorities and URL states, and the compact encoding of a queued URL (the
+//! body of its record in the frontier's `urls.dat`). The store's keys are named in
+//! `store/keys.rs`.
 
 use crate::model::CrawlUri;
 
@@ -33,16 +27,6 @@ pub enum UrlState {
 pub fn inverted(priority: f32) -> u32 {
     let p = (priority.clamp(0.0, 1.0) * PRIORITY_SCALE) as u32;
     PRIORITY_SCALE as u32 - p
-}
-
-/// The `m` key of a metadata entry.
-pub fn meta_key(name: &str) -> Vec<u8> {
-    [b"m", name.as_bytes()].concat()
-}
-
-/// The `d` key of a payload digest.
-pub fn digest_key(digest: &str) -> Vec<u8> {
-    [b"d", digest.as_bytes()].concat()
 }
 
 /// First byte of the binary encoding of a queued URL. Older crawl state holds JSON, which

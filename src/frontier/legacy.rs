@@ -8,13 +8,14 @@ use super::keys::{self, UrlState};
 use super::ops::Op;
 use super::table::Slot;
 use super::{Frontier, FrontierError, NO_HOST};
+use crate::store::{Family, Key};
 
 impl Frontier {
     /// Moves an older crawl's queues out of sled; does nothing for a crawl without them.
     pub(super) fn import_legacy(&mut self) -> Result<(), FrontierError> {
         let mut damage: Option<String> = None;
         let mut queued = Vec::new();
-        self.store.for_each(b"q", |k, v| {
+        self.store.for_each(&Family::LegacyQueue.prefix(), |k, v| {
             let host = k[1..].split(|&b| b == 0).next().map(<[u8]>::to_vec);
             let fp = v.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok());
             let uri = v.get(8..).and_then(keys::decode_uri);
@@ -30,20 +31,21 @@ impl Frontier {
             }
         })?;
         let mut marked = Vec::new();
-        self.store.for_each(b"s", |k, v| {
-            let fp = k.get(1..).and_then(|b| <[u8; 8]>::try_from(b).ok());
-            match (fp, v.first()) {
-                (Some(fp), Some(&b)) if (2..=5).contains(&b) => {
-                    marked.push((k.to_vec(), u64::from_be_bytes(fp), b))
+        self.store
+            .for_each(&Family::LegacyStates.prefix(), |k, v| {
+                let fp = k.get(1..).and_then(|b| <[u8; 8]>::try_from(b).ok());
+                match (fp, v.first()) {
+                    (Some(fp), Some(&b)) if (2..=5).contains(&b) => {
+                        marked.push((k.to_vec(), u64::from_be_bytes(fp), b))
+                    }
+                    (Some(_), Some(1)) => marked.push((k.to_vec(), 0, 1)),
+                    _ => {
+                        damage.get_or_insert_with(|| "seen-set entry".into());
+                    }
                 }
-                (Some(_), Some(1)) => marked.push((k.to_vec(), 0, 1)),
-                _ => {
-                    damage.get_or_insert_with(|| "seen-set entry".into());
-                }
-            }
-        })?;
+            })?;
         let mut hosts = Vec::new();
-        self.store.for_each(b"h", |k, v| {
+        self.store.for_each(&Family::LegacyHosts.prefix(), |k, v| {
             match (
                 std::str::from_utf8(&k[1..]),
                 serde_json::from_slice::<HostRecord>(v),
@@ -69,10 +71,10 @@ impl Frontier {
                 .map(|u| u.origin().ascii_serialization())
                 .unwrap_or_default();
             self.offer(fp, &host, &origin, uri);
-            self.ws.delete(key);
+            self.legacy.delete(key);
         }
         for (key, fp, b) in marked {
-            self.ws.delete(key);
+            self.legacy.delete(key);
             if b == 1 || self.table.find(fp).is_some() {
                 continue;
             }
@@ -85,7 +87,7 @@ impl Frontier {
             self.mark_unqueued(fp, NO_HOST, slot);
         }
         for (key, name, rec) in hosts {
-            self.ws.delete(key);
+            self.legacy.delete(key);
             let origin = self
                 .ids
                 .get(&name)
@@ -98,7 +100,7 @@ impl Frontier {
                 errors: rec.errors,
             });
         }
-        self.ws.delete(keys::meta_key("seq"));
+        self.legacy.delete(Key::Meta("seq").bytes());
         tracing::info!(
             queued = self.queued,
             "frontier: older crawl state moved into the log"

@@ -128,7 +128,8 @@ pub struct Frontier {
     store: Store,
     cfg: FrontierConfig,
     /// Crawl state staged for the next commit (checkpoints, statistics).
-    ws: WriteSet,
+    /// Deletions of older crawl state moved into the log, for the next commit.
+    legacy: WriteSet,
     journal: journal::Journal,
     table: UrlTable,
     hosts: Vec<Host>,
@@ -295,28 +296,15 @@ impl Frontier {
         Ok(uri)
     }
 
-    /// Stages an extra write to be committed with the frontier (checkpoints, statistics).
-    pub fn stage(&mut self, key: Vec<u8>, value: Vec<u8>) {
-        self.ws.put(key, value);
-    }
-
-    /// Stages writes another part prepared (the helper's), for the next commit.
-    pub fn stage_all(&mut self, ws: crate::store::WriteSet) {
-        self.ws.append(ws);
-    }
-
     /// The error for a value read from the store that does not decode (`what` says which, and
     /// why); it names the store's folder.
     pub fn damaged(&self, what: impl Into<String>) -> StoreError {
         self.store.damaged(what)
     }
 
-    /// Reads a committed value (or one staged for this commit).
+    /// Reads a committed value of the crawl's store.
     pub fn read(&self, key: &[u8]) -> Result<Option<Vec<u8>>, FrontierError> {
-        match self.ws.staged(key) {
-            Some(v) => Ok(v.map(|v| v.to_vec())),
-            None => Ok(self.store.get(key)?),
-        }
+        Ok(self.store.get(key)?)
     }
 
     /// When [`Frontier::next`] may next hand something out: at once if a host is ready and

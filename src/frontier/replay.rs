@@ -11,7 +11,7 @@ use super::journal::Journal;
 use super::ops::{self, Op};
 use super::table::{Row, Slot, UrlTable};
 use super::{keys, Frontier, FrontierConfig, FrontierError, NO_HOST};
-use crate::store::Store;
+use crate::store::{Key, Store, WriteSet};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -139,7 +139,7 @@ impl Frontier {
     /// Opens the frontier of the crawl whose state is `store`: replays its log (in the
     /// `frontier` folder beside the store's files) up to the commit the store records.
     pub fn open(store: Store, cfg: FrontierConfig) -> Result<Frontier, FrontierError> {
-        let committed = match store.get(&keys::meta_key(COMMIT_KEY))? {
+        let committed = match store.get(&Key::Meta(COMMIT_KEY).bytes())? {
             None => 0,
             Some(v) => std::str::from_utf8(&v)
                 .ok()
@@ -157,7 +157,7 @@ impl Frontier {
         let mut f = Frontier {
             store,
             cfg,
-            ws: Default::default(),
+            legacy: Default::default(),
             journal,
             table: r.table,
             hosts: r.hosts,
@@ -196,13 +196,19 @@ impl Frontier {
     /// Makes everything staged durable, atomically: the frontier's log first, then the rest of
     /// the crawl state with the log's commit number (see [`super::journal`]).
     pub fn commit(&mut self) -> Result<(), FrontierError> {
+        self.commit_with(WriteSet::default())
+    }
+
+    /// [`Frontier::commit`], with the rest of the crawl's transaction (`txn`: the writes its
+    /// other parts staged), so that the store and the log move together.
+    pub fn commit_with(&mut self, mut txn: WriteSet) -> Result<(), FrontierError> {
         if let Some(e) = self.poisoned.take() {
             return Err(e.into());
         }
         let n = self.journal.commit()?;
-        self.ws
-            .put(keys::meta_key(COMMIT_KEY), n.to_string().into_bytes());
-        self.store.commit(std::mem::take(&mut self.ws))?;
+        txn.append(std::mem::take(&mut self.legacy));
+        txn.put(Key::Meta(COMMIT_KEY).bytes(), n.to_string().into_bytes());
+        self.store.commit(txn)?;
         self.journal.finish_rewrite(false)?;
         let compacted = 38 * self.table.len() as u64 + 64 * self.hosts.len() as u64;
         if self.journal.ops_len() > COMPACT_MIN.max(COMPACT_RATIO * compacted) {
@@ -329,7 +335,7 @@ mod tests {
         }
         ws.put([&b"s"[..], &13u64.to_be_bytes()].concat(), vec![2]);
         ws.put(b"ha.test".to_vec(), br#"{"fetched":1,"errors":0}"#.to_vec());
-        ws.put(keys::meta_key("seq"), b"3".to_vec());
+        ws.put(Key::Meta("seq").bytes(), b"3".to_vec());
         store.commit(ws).unwrap();
     }
 
@@ -363,13 +369,13 @@ mod tests {
         f.commit().unwrap();
         drop(f);
         let mut ws = WriteSet::default();
-        ws.put(keys::meta_key(COMMIT_KEY), b"7".to_vec());
+        ws.put(Key::Meta(COMMIT_KEY).bytes(), b"7".to_vec());
         store.commit(ws).unwrap();
         let err = Frontier::open(store.clone(), cfg(0, false)).err().unwrap();
         let msg = err.to_string();
         assert!(msg.contains("ops.log") && msg.contains("commit 7"), "{msg}");
         let mut ws = WriteSet::default();
-        ws.put(keys::meta_key(COMMIT_KEY), b"x".to_vec());
+        ws.put(Key::Meta(COMMIT_KEY).bytes(), b"x".to_vec());
         store.commit(ws).unwrap();
         let err = Frontier::open(store, cfg(0, false)).err().unwrap();
         assert!(err.to_string().contains("commit number"), "{err}");

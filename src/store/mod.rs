@@ -1,7 +1,8 @@
 //! The crawl's durable state: the only module that talks to sled.
 //!
-//! One sled tree holds everything, with a one-byte prefix per kind of key (the frontier
-//! defines them). Writes are staged in a [`WriteSet`] and applied with [`Store::commit`] as
+//! One sled tree holds everything, with a prefix per family of keys, all named in [`keys`].
+//! Writes are staged in a [`WriteSet`], the crawl's one transaction, and applied with
+//! [`Store::commit`] as
 //! one atomic sled batch followed by a flush, so after a crash the state is exactly that of
 //! the last commit. Background flushing is off: nothing reaches disk between commits in a way
 //! recovery could observe half-applied. Reads see committed data only; callers keep their own
@@ -10,6 +11,9 @@
 //! A store that cannot be read is an error, never an empty store or a crash: sled panics on some
 //! damaged logs and pages, and those panics (on opening, reading or committing) are caught and
 //! reported as [`StoreError::Damaged`] naming the file.
+
+pub mod keys;
+pub use keys::{Family, Key};
 
 use std::cell::Cell;
 use std::collections::BTreeMap;

@@ -2,10 +2,8 @@
 //! relaxations, per host and application, and the content captured from terminal pages so a
 //! recrawl can relearn actions a template change broke.
 //!
-//! Keys all start with `A` (the frontier owns `q`, `s`, `h`, `m`, `d`):
-//! - `Ar` host `\0` application `\0` action → [`Adoption`] (JSON);
-//! - `Ac` host `\0` url → [`Captured`] (JSON);
-//! - `Aa` host → the id of the application detected on the host (UTF-8).
+//! Its keys (`store/keys.rs`): `Key::Adoption` → [`Adoption`] (JSON), `Key::Captured` →
+//! [`Captured`] (JSON), `Key::HostApp` → the id of the application detected on the host.
 //!
 //! Workers never commit: adoptions, captures and host applications are staged here (and read
 //! back from here until committed), and the crawl engine takes them into its own commit
@@ -17,7 +15,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::aah::error::AahError;
-use crate::store::{Store, WriteSet};
+use crate::store::{Family, Key, Store, WriteSet};
 
 /// A relaxed expression adopted for one action of one application on one host, with the
 /// evidence that justified it.
@@ -72,17 +70,6 @@ pub(crate) struct RelaxStore {
     staged: Mutex<WriteSet>,
 }
 
-fn key(kind: u8, parts: &[&str]) -> Vec<u8> {
-    let mut k = vec![b'A', kind];
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            k.push(0);
-        }
-        k.extend_from_slice(p.as_bytes());
-    }
-    k
-}
-
 fn decode<T: for<'de> Deserialize<'de>>(k: &[u8], v: &[u8]) -> Result<T, AahError> {
     serde_json::from_slice(v).map_err(|e| AahError::Record {
         key: String::from_utf8_lossy(k).replace('\0', "/"),
@@ -105,19 +92,17 @@ impl RelaxStore {
 
     /// Stages an adoption.
     pub(crate) fn put_adoption(&self, a: &Adoption) {
-        self.stage(key(b'r', &[&a.host, &a.application, &a.action]), encode(a));
+        let k = Key::Adoption {
+            host: &a.host,
+            application: &a.application,
+            action: &a.action,
+        };
+        self.stage(k.bytes(), encode(a));
     }
 
     /// Adoptions of one host (all applications), or of every host.
     pub(crate) fn adoptions(&self, host: Option<&str>) -> Result<Vec<Adoption>, AahError> {
-        let prefix = match host {
-            Some(h) => {
-                let mut k = key(b'r', &[h]);
-                k.push(0);
-                k
-            }
-            None => key(b'r', &[]),
-        };
+        let prefix = Family::Adoptions(host).prefix();
         // Committed adoptions, then the ones staged since (which win).
         let mut found: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
         self.store.for_each(&prefix, |k, v| {
@@ -140,18 +125,18 @@ impl RelaxStore {
 
     /// Stages the content captured from a page.
     pub(crate) fn capture(&self, host: &str, url: &str, c: &Captured) {
-        self.stage(key(b'c', &[host, url]), encode(c));
+        self.stage(Key::Captured { host, url }.bytes(), encode(c));
     }
 
     /// Stages the application detected on a host.
     pub(crate) fn put_app(&self, host: &str, app: &str) {
-        self.stage(key(b'a', &[host]), app.as_bytes().to_vec());
+        self.stage(Key::HostApp(host).bytes(), app.as_bytes().to_vec());
     }
 
     /// The application detected on a host before (staged writes included).
     pub(crate) fn app(&self, host: &str) -> Result<Option<String>, AahError> {
         Ok(self
-            .read(&key(b'a', &[host]))?
+            .read(&Key::HostApp(host).bytes())?
             .map(|v| String::from_utf8_lossy(&v).into_owned()))
     }
 
@@ -172,7 +157,7 @@ impl RelaxStore {
 
     /// Content captured from a page on an earlier visit (staged captures included).
     pub(crate) fn captured(&self, host: &str, url: &str) -> Result<Option<Captured>, AahError> {
-        let k = key(b'c', &[host, url]);
+        let k = Key::Captured { host, url }.bytes();
         self.read(&k)?.map(|v| decode(&k, &v)).transpose()
     }
 
@@ -209,7 +194,10 @@ mod tests {
         assert_eq!(rs.adoptions(Some("a.test")).unwrap().len(), 1);
         assert_eq!(rs.app("a.test").unwrap().as_deref(), Some("phpbb"));
         assert!(
-            store.get(&key(b'a', &["a.test"])).unwrap().is_none(),
+            store
+                .get(&Key::HostApp("a.test").bytes())
+                .unwrap()
+                .is_none(),
             "nothing committed"
         );
         let ws = rs.take_staged();

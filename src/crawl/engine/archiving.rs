@@ -99,7 +99,7 @@ impl Engine {
     ) -> Result<Archived, crate::crawl::CrawlError> {
         let (archived, first) = self.archiver.archive(r)?;
         if let Some((key, value)) = first {
-            self.frontier.stage(key, value);
+            self.txn.put(key, value);
         }
         self.rotate_log_with_warc()?;
         Ok(archived)

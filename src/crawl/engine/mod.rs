@@ -17,6 +17,7 @@ mod robots;
 mod steering;
 
 use super::crawl_log::Refused;
+use crate::store::{Key, WriteSet};
 use responses::{backoff, redirect_target, retry_after};
 
 use super::control::Control;
@@ -27,7 +28,7 @@ use super::stats::{Stats, Totals};
 use super::supervise::{catch_panic, off_the_workers};
 use crate::archive::WarcWriter;
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
-use crate::frontier::keys::{self, UrlState};
+use crate::frontier::keys::UrlState;
 use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, UrlLease};
 use crate::index::RevisitOf;
@@ -97,6 +98,10 @@ pub struct Engine {
     online: super::online::Online,
     /// Blocked URL patterns (see `block.rs`).
     blocklist: super::block::Blocklist,
+    /// The crawl's transaction: what the parts staged since the last commit (first captures,
+    /// the topic, blocked patterns, checkpoint and totals, the helper's learning), committed
+    /// whole with the frontier's log.
+    txn: WriteSet,
     /// The crawl log (`logs/crawl.log`); `None` until opened.
     log: Option<crate::crawl::crawl_log::CrawlLog>,
     /// WARC files the crawl log has been rotated with.
@@ -122,8 +127,11 @@ impl Engine {
         stats: Arc<Stats>,
         online: super::online::Online,
     ) -> Result<Engine, super::CrawlError> {
-        let totals: Option<Totals> =
-            super::state::read_json(&frontier, &keys::meta_key("totals"), "the crawl's totals")?;
+        let totals: Option<Totals> = super::state::read_json(
+            &frontier,
+            &Key::Meta("totals").bytes(),
+            "the crawl's totals",
+        )?;
         if let Some(t) = totals {
             stats.restore(&t);
         }
@@ -139,6 +147,7 @@ impl Engine {
             robots: HashMap::new(),
             online,
             blocklist,
+            txn: WriteSet::default(),
             log: None,
             log_files: 0,
             inflight: 0,
@@ -495,7 +504,7 @@ impl Engine {
             self.online
                 .after_page(&lease, status, p.page.take(), p.capture.take(), &archived)?;
         if let Some((key, value)) = topic {
-            self.frontier.stage(key, value);
+            self.txn.put(key, value);
         }
         let via = std::mem::take(&mut p.records.info.url);
         self.offer_all(p.outlinks, &p.rejected, &via, inherited)?;
@@ -557,14 +566,14 @@ impl Engine {
         self.flush_log()?;
         if let Some(cp) = self.archiver.checkpoint() {
             let v = super::state::to_json(&cp, "the WARC checkpoint")?;
-            self.frontier.stage(keys::meta_key("checkpoint"), v);
+            self.txn.put(Key::Meta("checkpoint").bytes(), v);
         }
         let totals = super::state::to_json(&self.stats.totals(), "the crawl's totals")?;
-        self.frontier.stage(keys::meta_key("totals"), totals);
+        self.txn.put(Key::Meta("totals").bytes(), totals);
         if let Some(h) = &self.ctx.helper {
-            self.frontier.stage_all(h.take_learned());
+            self.txn.append(h.take_learned());
         }
-        self.frontier.commit()?;
+        self.frontier.commit_with(std::mem::take(&mut self.txn))?;
         self.online.commit(self.archiver.checkpoint())?;
         self.since_commit = 0;
         Ok(())

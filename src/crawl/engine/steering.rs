@@ -129,7 +129,7 @@ impl Engine {
             }
         }
         let (key, value) = self.blocklist.add(re)?;
-        self.frontier.stage(key, value);
+        self.txn.put(key, value);
         self.commit()?;
         self.stats.event(
             "pattern-blocked",
