@@ -70,7 +70,7 @@ http {{
   default_type application/octet-stream;
   charset utf-8;
   charset_types text/plain text/css;
-  log_format peers '$server_addr $status $request_uri';
+  log_format peers '$server_addr $status $request_uri $msec $request_time';
   access_log {ng}/access.log peers;
 {temps}  sendfile on;
   keepalive_requests 100000;
@@ -146,21 +146,24 @@ def run(cmd, cwd):
 
 
 def read_log(path):
-    """Per (host, path): how often nginx served it with 200, and the order of first requests."""
-    counts, order = {}, []
+    """Per (host, path): how often nginx served it with 200, and when it was first requested.
+
+    nginx logs a request when it ends, and its two workers write independently, so the order of
+    lines is not the order of requests: a request's start is its log time less its duration."""
+    counts, starts = {}, {}
     with open(path) as f:
         for line in f:
             parts = line.split()
-            if len(parts) != 3 or parts[1] != "200":
+            if len(parts) != 5 or parts[1] != "200":
                 continue
             key = (parts[0], parts[2])
-            if key not in counts:
-                order.append(key)
+            start = float(parts[3]) - float(parts[4])
+            starts[key] = min(start, starts.get(key, start))
             counts[key] = counts.get(key, 0) + 1
-    return counts, order
+    return counts, starts
 
 
-def check(counts, order, n, pages_per_host):
+def check(counts, starts, n, pages_per_host):
     """What is wrong with a crawl that should fetch every page once, obeying robots.txt."""
     problems = []
     pages = {k: c for k, c in counts.items() if PAGE.match(k[1])}
@@ -174,9 +177,9 @@ def check(counts, order, n, pages_per_host):
         if robots != 1:
             problems.append(f"robots.txt of {h} fetched {robots} times")
             continue
-        first = next((i for i, k in enumerate(order) if k[0] == h and PAGE.match(k[1])), None)
-        if first is not None and order.index((h, "/robots.txt")) > first:
-            problems.append(f"{h}: a page was fetched before robots.txt")
+        first = min((t for k, t in starts.items() if k[0] == h and PAGE.match(k[1])), default=None)
+        if first is not None and starts[(h, "/robots.txt")] > first:
+            problems.append(f"{h}: a page was requested before robots.txt")
     return problems
 
 
@@ -239,7 +242,7 @@ def main():
                 time.sleep(0.5)
                 code, wall, cpu, rss = run(command(name, args, args.port, args.hosts, work), work)
                 time.sleep(0.5)
-                counts, order = read_log(access)
+                counts, starts = read_log(access)
                 pages = sum(1 for k in counts if PAGE.match(k[1]))
                 row = {"round": r, "crawler": name, "exit": code, "pages": pages,
                        "seconds": round(wall, 2), "pages_per_s": round(pages / wall),
@@ -247,7 +250,7 @@ def main():
                        "peak_rss_mb": round(rss, 1),
                        "output_mb": round(du(work) / 1e6, 1)}
                 if name.startswith("magpie"):
-                    problems = check(counts, order, args.hosts, args.pages)
+                    problems = check(counts, starts, args.hosts, args.pages)
                     if code != 0:
                         problems.append(f"exit code {code}")
                     row["problems"] = problems
