@@ -283,6 +283,25 @@ mod tests {
     }
 
     #[test]
+    fn members_in_a_row_are_split_where_they_end() {
+        let one = member(1, |b| {
+            b.extend_from_slice(b"first record");
+            Ok(5)
+        })
+        .unwrap();
+        let two = member(9, |b| {
+            b.extend_from_slice(&[7u8; 70_000]);
+            Ok(0)
+        })
+        .unwrap();
+        let both = [one.clone(), two.clone()].concat();
+        assert_eq!(split_members(&both), Some(vec![&one[..], &two[..]]));
+        assert_eq!(split_members(&one), Some(vec![&one[..]]));
+        assert_eq!(split_members(&both[..both.len() - 3]), None, "a cut member");
+        assert_eq!(split_members(b"not gzip at all"), None);
+    }
+
+    #[test]
     fn a_failing_fill_is_reported_and_leaves_the_scratch_usable() {
         let err = member(1, |b| {
             b.extend_from_slice(b"partial");

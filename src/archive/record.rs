@@ -389,17 +389,28 @@ Content-Length: 5\r\n\r\nhello\r\n\r\n"
     }
 
     #[test]
-    fn one_shot_and_streamed_records_hold_the_same_bytes() {
+    fn one_shot_and_streamed_records_hold_the_same_bytes_and_patch_in_place() {
+        let (old, new) = ("<urn:uuid:old-one>", "<urn:uuid:new-one>");
         for len in [gzip::ONE_SHOT_MAX - 200, gzip::ONE_SHOT_MAX + 1] {
             let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
-            let m = encode_record(&[("WARC-Type", "resource")], &mut &data[..], len, 1)
-                .expect("encode");
-            let mut want = b"WARC/1.1\r\nWARC-Type: resource\r\n".to_vec();
-            want.extend_from_slice(format!("Content-Length: {len}\r\n\r\n").as_bytes());
+            let fields = [("WARC-Type", "resource"), ("WARC-Warcinfo-ID", old)];
+            let m = encode_record(&fields, &mut &data[..], len, 1).expect("encode");
+            let head = |id: &str| {
+                let mut h =
+                    format!("WARC/1.1\r\nWARC-Type: resource\r\nWARC-Warcinfo-ID: {id}\r\n");
+                h.push_str(&format!("Content-Length: {len}\r\n\r\n"));
+                h.into_bytes()
+            };
+            let mut want = head(old);
             want.extend_from_slice(&data);
             want.extend_from_slice(b"\r\n\r\n");
             assert!(gunzip(&m) == want, "block of {len} bytes");
-            let short = encode_record(&[("WARC-Type", "resource")], &mut &data[1..], len, 1);
+            // The warcinfo line is in the stored head, whichever path encoded the record.
+            let field = |id: &str| format!("WARC-Warcinfo-ID: {id}\r\n").into_bytes();
+            let patched = gzip::patch_stored(&m, &field(old), &field(new)).expect("stored head");
+            want.splice(..head(old).len(), head(new));
+            assert!(gunzip(&patched) == want, "patched block of {len} bytes");
+            let short = encode_record(&fields, &mut &data[1..], len, 1);
             assert!(matches!(short, Err(ArchiveError::BlockLength { .. })));
         }
     }
