@@ -462,4 +462,9 @@ async fn a_spec_posted_to_the_server_cannot_name_a_knowledge_base_folder() {
         "no file of /etc is read: {text}"
     );
     assert!(!dir.path().join("kbdir").exists(), "nothing created");
+    // Nor with the helper off: the folder would be stored with the crawl and served back.
+    spec["aah"] = json!({ "enabled": false, "kb": "/etc" });
+    let (code, body) = srv.post_json("/api/v1/crawls", &spec).await;
+    assert_eq!(code, 400, "{body}");
+    assert!(!dir.path().join("kbdir").exists(), "nothing created");
 }

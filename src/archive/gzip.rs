@@ -134,7 +134,13 @@ pub(crate) fn patch_stored(member: &[u8], old: &[u8], new: &[u8]) -> Option<Vec<
     if nlen != !len || member.len() < end + 8 {
         return None;
     }
-    let at = STORED_AT + memchr::memmem::find(&member[STORED_AT..end], old)?;
+    // The head `encode_record` stores ends with the line to patch. Anything else (a stored
+    // block another encoder wrote, as zlib does at level 0 or on incompressible data) may be
+    // part of a record of 4 GiB or more, whose length the trailer cannot give: not patched.
+    if !member[STORED_AT..end].ends_with(old) {
+        return None;
+    }
+    let at = end - old.len();
     let trailer = member.len() - 8;
     let crc = u32::from_le_bytes(member[trailer..trailer + 4].try_into().ok()?);
     let size = u32::from_le_bytes(member[trailer + 4..].try_into().ok()?) as u64;
@@ -254,8 +260,8 @@ mod tests {
             let m = member(level, |b| {
                 b.extend_from_slice(b"WARC/1.1\r\nWARC-Warcinfo-ID: ");
                 b.extend_from_slice(old);
-                b.extend_from_slice(b"\r\n");
                 let stored = b.len();
+                b.extend_from_slice(b"\r\n");
                 b.extend_from_slice(&text);
                 Ok(stored)
             })
@@ -271,6 +277,8 @@ mod tests {
             // GzDecoder checks the CRC and the length: a wrong mend fails here.
             assert_eq!(gunzip(&patched), want.as_bytes(), "level {level}");
             assert!(patch_stored(&m, b"not there", b"nor there").is_none());
+            // Only the end of the stored head is patched (where the encoder puts the line).
+            assert!(patch_stored(&m, b"WARC/1.1", b"WARC/9.9").is_none());
             assert!(patch_stored(&m, old, b"shorter").is_none());
         }
         // The ID only in the compressed part is not patched (the caller re-encodes).

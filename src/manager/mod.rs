@@ -151,7 +151,7 @@ impl Manager {
     /// would read whatever folder it names and report other files' names and contents in its
     /// errors. Crawls of the server use the knowledge base built into the program.
     pub async fn create(self: &Arc<Self>, spec: Spec) -> Result<String, ManagerError> {
-        if spec.aah.as_ref().is_some_and(|a| a.kb.is_some()) {
+        if spec.written().aah.kb.is_some() {
             return Err(ManagerError::Invalid(
                 "aah.kb: a crawl created through the server uses the built-in knowledge base; \
                  a knowledge-base folder can only be named in a spec run with magpie crawl"
