@@ -4,10 +4,12 @@
 //! (scope → frontier → fetch → parse → archive; `crawl` wires them together):
 //!
 //! - [`model`]: the shared vocabulary (`CrawlUri`, `ExchangeInfo`, `ParsedPage`, `Link`); no I/O.
-//! - [`spec`]: the crawl specification, parsed then validated; errors name the JSON path.
+//! - [`spec`]: the crawl specification, parsed then validated into typed per-stage sections;
+//!   errors name the JSON path.
 //! - [`uri`]: URL resolution, canonical form, fingerprints, registered domains, SURT.
 //! - [`scope`]: decide rules: is a discovered URL part of the crawl?
-//! - [`store`]: the only sled user: atomic, durable commits of the crawl state.
+//! - [`store`]: the only sled user: every key family, and atomic, durable commits of the
+//!   crawl's one transaction.
 //! - [`frontier`]: per-host priority queues in compact memory over a durable log, the seen-test,
 //!   politeness; [`frontier::contract`] is its contract.
 //! - [`http_head`]: the one lenient HTTP response-head parser, for the wire and for stored blocks.
