@@ -3,8 +3,7 @@
 //! The patterns are kept in the crawl's state, so they survive restarts.
 
 use super::CrawlError;
-use crate::store::Entry;
-use crate::store::Key;
+use crate::store::{Entry, Key};
 use serde::Serialize;
 
 /// Store key of the blocked patterns (a JSON array of strings).
@@ -78,6 +77,10 @@ impl Blocklist {
         let all: Vec<&str> = self.patterns.iter().map(regex::Regex::as_str).collect();
         let v = super::state::to_json(&all, "the blocked URL patterns")?;
         Ok((Key::Meta(BLOCKED_KEY).bytes(), v))
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
     }
 
     pub(super) fn len(&self) -> usize {

@@ -10,8 +10,7 @@
 use super::CrawlError;
 use crate::index::RevisitOf;
 use crate::model::ExchangeInfo;
-use crate::store::Key;
-use crate::store::{Entry, Store};
+use crate::store::{Entry, Key, Store};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::RwLock;

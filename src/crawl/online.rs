@@ -17,8 +17,7 @@ use crate::index::{
     RevisitOf,
 };
 use crate::spec::Spec;
-use crate::store::Key;
-use crate::store::{Entry, Store};
+use crate::store::{Entry, Key, Store};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -35,11 +34,8 @@ pub fn analyzer(spec: &Spec, frontier: &Frontier) -> Result<Option<Analyzer>, Cr
     };
     let stored: Option<Topic> =
         super::state::read_json(frontier, &Key::Meta(TOPIC_KEY).bytes(), "the learned topic")?;
-    let a = match stored {
-        Some(t) => Analyzer::from_topic(t, &cfg.scoring)?,
-        None => Analyzer::from_topic(cfg.topic.clone(), &cfg.scoring)?,
-    };
-    Ok(Some(a))
+    let topic = stored.unwrap_or_else(|| cfg.topic.clone());
+    Ok(Some(Analyzer::from_topic(topic, &cfg.scoring)?))
 }
 
 /// The application-aware helper, when enabled: the spec's knowledge-base folder, or the

@@ -10,8 +10,7 @@ use super::layout::Layout;
 use super::CrawlError;
 use crate::archive::Checkpoint;
 use crate::frontier::Frontier;
-use crate::store::Key;
-use crate::store::{Store, StoreError, WriteSet};
+use crate::store::{Key, Store, StoreError, WriteSet};
 use serde::de::DeserializeOwned;
 
 /// The `m` key written into a new store by its first commit: a store without it that is empty

@@ -48,8 +48,7 @@ pub struct HtmlDoc {
 impl HtmlDoc {
     /// Decodes (see [`charset::decode`]) and parses up to `limits.max_html_bytes` of a body.
     pub fn parse(body: &[u8], content_type: Option<&str>, limits: &ParseLimits) -> HtmlDoc {
-        let body = &body[..body.len().min(limits.max_html_bytes)];
-        let (text, charset) = charset::decode(body, content_type, true);
+        let (text, charset) = decode_bounded(body, content_type, limits);
         let tree = guard::parse_document(&text);
         HtmlDoc {
             text,
@@ -57,6 +56,20 @@ impl HtmlDoc {
             tree,
         }
     }
+}
+
+/// The text of up to `limits.max_html_bytes` of an HTML body, decoded (see
+/// [`charset::decode`]), and the charset used: what the tree and the token stream both read.
+pub(super) fn decode_bounded(
+    body: &[u8],
+    content_type: Option<&str>,
+    limits: &ParseLimits,
+) -> (String, &'static str) {
+    charset::decode(
+        &body[..body.len().min(limits.max_html_bytes)],
+        content_type,
+        true,
+    )
 }
 
 /// The [`ParsedPage`] of a parsed document; `content_language` is the fallback language.

@@ -30,10 +30,10 @@ use html5ever::LocalName;
 use url::Url;
 
 use super::elements::Attrs;
-use super::html::with_charset_and_language;
+use super::html::{decode_bounded, with_charset_and_language};
 use super::links::{self, LinkSink};
 use super::text::{Norm, MAX_ANCHOR_BYTES};
-use super::{charset, guard, ParseLimits};
+use super::{guard, ParseLimits};
 use crate::model::{Hop, ParsedPage};
 use crate::uri::resolve_quiet;
 
@@ -46,8 +46,7 @@ pub fn html_links(
     base: &Url,
     limits: &ParseLimits,
 ) -> ParsedPage {
-    let body = &body[..body.len().min(limits.max_html_bytes)];
-    let (text, charset) = charset::decode(body, content_type, true);
+    let (text, charset) = decode_bounded(body, content_type, limits);
     let text = &text[..guard::attr_safe_len(&text)];
     let walk = RefCell::new(Walk::new(base, limits));
     let tokenizer = Tokenizer::new(Sink(&walk), TokenizerOpts::default());

@@ -14,7 +14,7 @@ use crate::analysis::AnalysisConfig;
 use crate::frontier::update::UpdateFn;
 use crate::frontier::FrontierConfig;
 pub use raw::*;
-pub use typed::{Aah, Limits, Politeness, ScopeRules, Warc};
+pub use typed::{Aah, Limits, Politeness, ScopeRules};
 
 mod raw;
 mod typed;
@@ -61,8 +61,8 @@ pub struct Spec {
     pub politeness: Politeness,
     /// `limits`.
     pub limits: Limits,
-    /// `warc`.
-    pub warc: Warc,
+    /// `warc`, its prefix checked (its values need no conversion).
+    pub warc: RawWarc,
     /// `network.allow_private`.
     pub allow_private: bool,
     /// The frontier's configuration (`politeness` pauses, `frontier`, pages per host).
@@ -142,7 +142,7 @@ impl Spec {
             scope: typed::scope(&raw, allow, deny),
             politeness: typed::politeness(&raw),
             limits: typed::limits(&raw),
-            warc: typed::warc(&raw),
+            warc: raw.warc.clone(),
             allow_private: raw.network.allow_private,
             frontier: typed::frontier(&raw, analysis.is_some()),
             update: raw.frontier.update,

@@ -1,5 +1,6 @@
 //! The validated sections of a spec, grouped by the stage that reads them: durations typed,
-//! defaults resolved, patterns compiled. Only [`super::Spec::validate`] builds them, from a
+//! defaults resolved, patterns compiled. (A section that needs none of that, `warc`, keeps its
+//! JSON type once checked.) Only [`super::Spec::validate`] builds them, from a
 //! [`RawSpec`] already checked; nothing reads the raw form after that.
 
 use regex::Regex;
@@ -68,19 +69,6 @@ pub struct Limits {
     pub max_links_per_page: usize,
 }
 
-/// `warc`: the archive files.
-#[derive(Debug, Clone)]
-pub struct Warc {
-    /// `warc.prefix`.
-    pub prefix: String,
-    /// `warc.max_file_bytes`.
-    pub max_file_bytes: u64,
-    /// `warc.dedup`.
-    pub dedup: bool,
-    /// `warc.gzip_level`.
-    pub gzip_level: u32,
-}
-
 /// `aah`, when the helper is enabled.
 #[derive(Debug, Clone)]
 pub struct Aah {
@@ -124,16 +112,6 @@ pub(super) fn limits(raw: &RawSpec) -> Limits {
         retry_delay: Duration::from_millis(l.retry_delay_ms),
         max_concurrency: l.max_concurrency,
         max_links_per_page: l.max_links_per_page,
-    }
-}
-
-pub(super) fn warc(raw: &RawSpec) -> Warc {
-    let w = &raw.warc;
-    Warc {
-        prefix: w.prefix.clone(),
-        max_file_bytes: w.max_file_bytes,
-        dedup: w.dedup,
-        gzip_level: w.gzip_level,
     }
 }
 

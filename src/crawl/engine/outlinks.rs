@@ -107,7 +107,10 @@ impl Engine {
                 (false, Some(total)) => Action::Score(total),
                 (false, None) => Action::Offer,
             };
-            let (raw, hops) = (uri.url.clone(), uri.hops.clone());
+            // The URL and hops a refusal is logged with; only a blacklisted link or a crawl
+            // with blocked patterns can be refused, so most links copy nothing.
+            let refusable = blacklist || !self.blocklist.is_empty();
+            let logged = refusable.then(|| (uri.url.clone(), uri.hops.clone()));
             let arrival = Arrival {
                 fp,
                 url,
@@ -115,10 +118,13 @@ impl Engine {
                 action,
                 scope: Scoping::Decided,
             };
-            match self.admit(arrival)? {
-                Admitted::Blacklisted { .. } => self.blacklisted((fp, &raw, &hops), via, "spam")?,
-                Admitted::Blocked => self.blacklisted((fp, &raw, &hops), via, "blocked")?,
-                _ => {}
+            let reason = match self.admit(arrival)? {
+                Admitted::Blacklisted { .. } => "spam",
+                Admitted::Blocked => "blocked",
+                _ => continue,
+            };
+            if let Some((raw, hops)) = &logged {
+                self.blacklisted((fp, raw, hops), via, reason)?;
             }
         }
         Ok(())
