@@ -188,6 +188,11 @@ fn writer_config(spec: &Spec, layout: &Layout, opts: &CrawlOptions) -> WriterCon
     }
 }
 
+/// How long a connection waits for the next request to its host: under the 5 s that Apache and
+/// lighttpd keep an idle connection by default, so the server rarely closes one first, and over
+/// the default one-second politeness delay, so a polite crawl still reuses its connections.
+const KEEP_ALIVE: Duration = Duration::from_secs(4);
+
 fn fetch_config(spec: &Spec, layout: &Layout) -> FetchConfig {
     let l = &spec.limits;
     FetchConfig {
@@ -200,6 +205,7 @@ fn fetch_config(spec: &Spec, layout: &Layout) -> FetchConfig {
         spool_dir: layout.spool(),
         spool_mem_bytes: 2 * 1024 * 1024,
         dns_ttl: Duration::from_secs(300),
+        keep_alive: KEEP_ALIVE,
     }
 }
 

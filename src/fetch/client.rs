@@ -3,6 +3,7 @@
 
 use super::dns::{is_private, DnsCache};
 use super::exchange::{deadline_after, exchange, Limits};
+use super::pool::{Conn, Origin, Pool};
 use super::spool::Spool;
 use super::{FetchConfig, FetchError};
 use crate::model::ExchangeInfo;
@@ -43,6 +44,7 @@ struct Inner {
     cfg: FetchConfig,
     tls: TlsConnector,
     dns: DnsCache,
+    pool: Pool,
 }
 
 impl Fetcher {
@@ -67,6 +69,7 @@ impl Fetcher {
         Ok(Fetcher {
             inner: Arc::new(Inner {
                 dns: DnsCache::new(cfg.dns_ttl, cfg.connect_timeout),
+                pool: Pool::new(cfg.keep_alive),
                 cfg,
                 tls: TlsConnector::from(Arc::new(tls)),
             }),
@@ -120,24 +123,11 @@ impl Fetcher {
         let port = url
             .port_or_known_default()
             .unwrap_or(if tls { 443 } else { 80 });
-        let request = request_bytes(url, &cfg.user_agent);
+        let pool = &self.inner.pool;
+        let request = request_bytes(url, &cfg.user_agent, pool.enabled());
 
         let t0 = Instant::now();
         let deadline = deadline_after(t0, cfg.total_timeout);
-        let connect_by = deadline_after(t0, cfg.connect_timeout).min(deadline);
-        let connect = TcpStream::connect(SocketAddr::new(ip, port));
-        let tcp = match timeout_at(connect_by, connect).await {
-            Err(_) => return Err(timeout(target, "connect")),
-            Ok(Err(source)) => {
-                return Err(FetchError::Connect {
-                    url: target.to_string(),
-                    source,
-                })
-            }
-            Ok(Ok(s)) => s,
-        };
-        // The request goes out in one write; do not let Nagle hold it back.
-        let _ = tcp.set_nodelay(true);
         let lim = Limits {
             url: target,
             deadline,
@@ -146,29 +136,33 @@ impl Fetcher {
             spool_mem: cfg.spool_mem_bytes,
             spool_dir: &cfg.spool_dir,
         };
-        let rec = if tls {
-            let name = match server_name {
-                Some(n) => n,
+        let origin = Origin {
+            tls,
+            host: url.host_str().unwrap_or_default().to_string(),
+            ip,
+            port,
+        };
+        let mut kept = pool.take(&origin);
+        let (conn, rec) = loop {
+            let was_kept = kept.is_some();
+            let mut conn = match kept.take() {
+                Some(c) => c,
                 None => {
-                    let host = url.host_str().unwrap_or_default().to_string();
-                    ServerName::try_from(host).map_err(|e| FetchError::Tls {
-                        url: target.to_string(),
-                        reason: e.to_string(),
-                    })?
+                    self.connect(url, target, &origin, server_name.clone(), t0)
+                        .await?
                 }
             };
-            let handshake_by = deadline_after(Instant::now(), cfg.connect_timeout).min(deadline);
-            let handshake = self.inner.tls.connect(name, tcp);
-            let mut stream = match timeout_at(handshake_by, handshake).await {
-                Err(_) => return Err(timeout(target, "tls")),
-                Ok(Err(e)) => return Err(tls_error(target, e)),
-                Ok(Ok(s)) => s,
-            };
-            exchange(&mut stream, &request, &lim).await?
-        } else {
-            let mut stream = tcp;
-            exchange(&mut stream, &request, &lim).await?
+            match exchange(&mut conn, &request, &lim).await {
+                Ok(rec) => break (conn, rec),
+                // A kept connection the server closed meanwhile, before any response byte was
+                // read (nothing is recorded yet): ask again on a new one, as browsers do.
+                Err(FetchError::Io { .. }) if was_kept => continue,
+                Err(e) => return Err(e),
+            }
         };
+        if rec.reusable {
+            pool.put(origin, conn);
+        }
         let duration_ms = u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX);
         Ok(Fetched {
             info: ExchangeInfo {
@@ -186,6 +180,54 @@ impl Fetcher {
             request,
             response: rec.spool,
         })
+    }
+
+    /// Opens a new connection to `origin` (TCP, then TLS for `https`) within `connect_timeout`
+    /// for each step and the whole-exchange deadline.
+    async fn connect(
+        &self,
+        url: &Url,
+        target: &str,
+        origin: &Origin,
+        server_name: Option<ServerName<'static>>,
+        t0: Instant,
+    ) -> Result<Conn, FetchError> {
+        let cfg = &self.inner.cfg;
+        let deadline = deadline_after(t0, cfg.total_timeout);
+        let connect_by = deadline_after(Instant::now(), cfg.connect_timeout).min(deadline);
+        let connect = TcpStream::connect(SocketAddr::new(origin.ip, origin.port));
+        let tcp = match timeout_at(connect_by, connect).await {
+            Err(_) => return Err(timeout(target, "connect")),
+            Ok(Err(source)) => {
+                return Err(FetchError::Connect {
+                    url: target.to_string(),
+                    source,
+                })
+            }
+            Ok(Ok(s)) => s,
+        };
+        // The request goes out in one write; do not let Nagle hold it back.
+        let _ = tcp.set_nodelay(true);
+        if !origin.tls {
+            return Ok(Conn::Plain(tcp));
+        }
+        let name = match server_name {
+            Some(n) => n,
+            None => {
+                let host = url.host_str().unwrap_or_default().to_string();
+                ServerName::try_from(host).map_err(|e| FetchError::Tls {
+                    url: target.to_string(),
+                    reason: e.to_string(),
+                })?
+            }
+        };
+        let handshake_by = deadline_after(Instant::now(), cfg.connect_timeout).min(deadline);
+        let handshake = self.inner.tls.connect(name, tcp);
+        match timeout_at(handshake_by, handshake).await {
+            Err(_) => Err(timeout(target, "tls")),
+            Ok(Err(e)) => Err(tls_error(target, e)),
+            Ok(Ok(s)) => Ok(Conn::Tls(Box::new(s))),
+        }
     }
 }
 
@@ -215,8 +257,9 @@ fn tls_error(url: &str, e: std::io::Error) -> FetchError {
     }
 }
 
-/// The HTTP/1.0 request magpie sends for `url` (see the module docs for why 1.0).
-pub(crate) fn request_bytes(url: &Url, user_agent: &str) -> Vec<u8> {
+/// The HTTP/1.0 request magpie sends for `url` (see the module docs for why 1.0), asking to
+/// keep the connection open when the fetcher keeps connections.
+pub(crate) fn request_bytes(url: &Url, user_agent: &str, keep_alive: bool) -> Vec<u8> {
     let mut path = &url[Position::BeforePath..Position::AfterQuery];
     if path.is_empty() {
         path = "/";
@@ -234,8 +277,13 @@ pub(crate) fn request_bytes(url: &Url, user_agent: &str) -> Vec<u8> {
     req.extend_from_slice(user_agent.as_bytes());
     req.extend_from_slice(
         b"\r\nAccept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n\
-          Accept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+          Accept-Encoding: gzip\r\nConnection: ",
     );
+    req.extend_from_slice(if keep_alive {
+        b"keep-alive\r\n\r\n".as_slice()
+    } else {
+        b"close\r\n\r\n"
+    });
     req
 }
 
@@ -245,7 +293,7 @@ mod tests {
 
     fn req(url: &str) -> String {
         let u = Url::parse(url).expect("url");
-        String::from_utf8(request_bytes(&u, "magpie/0.1")).expect("ascii")
+        String::from_utf8(request_bytes(&u, "magpie/0.1", false)).expect("ascii")
     }
 
     #[test]
@@ -268,6 +316,12 @@ mod tests {
         assert_eq!(
             req("http://[::1]:8080/p"),
             format!("GET /p HTTP/1.0\r\nHost: [::1]:8080\r\n{tail}")
+        );
+        let u = Url::parse("http://example.com/").expect("url");
+        let kept = String::from_utf8(request_bytes(&u, "magpie/0.1", true)).expect("ascii");
+        assert!(
+            kept.ends_with("\r\nConnection: keep-alive\r\n\r\n"),
+            "{kept}"
         );
     }
 }

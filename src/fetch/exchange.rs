@@ -38,6 +38,9 @@ pub(crate) struct Recorded {
     pub block_digest: String,
     pub payload_digest: String,
     pub spool: Spool,
+    /// The connection may carry another exchange: the server said `Connection: keep-alive`,
+    /// and the message ended on its declared length with nothing after it.
+    pub reusable: bool,
 }
 
 /// How the end of the body is found.
@@ -145,6 +148,7 @@ where
         payload: Sha1::new(),
         framing: framing(parsed.status, &parsed.headers),
         body_read: 0,
+        overrun: false,
         max_body: lim.max_body,
         spool_mem: lim.spool_mem,
         spool_dir: lim.spool_dir,
@@ -166,7 +170,12 @@ where
             Ok(Ok(n)) => rec.body(&buf[..n]).map_err(io_err)?,
         };
     }
+    let reusable = flow == Flow::Complete
+        && !rec.overrun
+        && matches!(rec.framing, Framing::Length(_) | Framing::Empty)
+        && keeps_alive(&parsed.headers);
     Ok(Recorded {
+        reusable,
         started,
         status: parsed.status,
         headers: parsed.headers,
@@ -195,6 +204,8 @@ struct Recorder<'a> {
     payload: Sha1,
     framing: Framing,
     body_read: u64,
+    /// Bytes came after the end of the message (they are not recorded).
+    overrun: bool,
     max_body: u64,
     spool_mem: usize,
     spool_dir: &'a Path,
@@ -209,6 +220,7 @@ impl Recorder<'_> {
     /// Takes body bytes as they arrive; says whether the message is over.
     fn body(&mut self, data: &[u8]) -> io::Result<Flow> {
         let room = self.max_body.saturating_sub(self.body_read);
+        let arrived = data.len();
         let data = &data[..data.len().min(usize::try_from(room).unwrap_or(usize::MAX))];
         let (take, complete) = match &mut self.framing {
             Framing::Empty => (0, true),
@@ -228,6 +240,7 @@ impl Recorder<'_> {
                 (take, d.is_done())
             }
         };
+        self.overrun |= complete && take < arrived;
         self.record(&data[..take])?;
         self.body_read += take as u64;
         Ok(if complete {
@@ -275,6 +288,22 @@ fn framing(status: u16, headers: &[(String, String)]) -> Framing {
         Some(Some(n)) => Framing::Length(n),
         _ => Framing::Close,
     }
+}
+
+/// Whether the server agreed to keep the connection open: an HTTP/1.0 exchange stays open only
+/// when the response says `Connection: keep-alive` (and nothing says `close`).
+fn keeps_alive(headers: &[(String, String)]) -> bool {
+    let tokens = headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("connection"))
+        .flat_map(|(_, v)| v.split(','))
+        .map(str::trim);
+    let (mut keep, mut close) = (false, false);
+    for t in tokens {
+        keep |= t.eq_ignore_ascii_case("keep-alive");
+        close |= t.eq_ignore_ascii_case("close");
+    }
+    keep && !close
 }
 
 /// `sha1:` + base32, the digest form warcio, Heritrix and pywb use.

@@ -9,14 +9,19 @@
 //! request itself and reads the response off the socket, copying every byte into a [`Spool`]
 //! before anything interprets it; the head is parsed with `httparse` from that same copy.
 //!
-//! magpie sends **HTTP/1.0 requests** (with `Host` and `Connection: close`), as Heritrix does:
+//! magpie sends **HTTP/1.0 requests** (with `Host`), as Heritrix does:
 //!
 //! - a server may not answer an HTTP/1.0 request with `Transfer-Encoding: chunked`, so the
 //!   recorded block is normally the plain entity. This matters because `warcio check` digests
 //!   the raw block without de-chunking, while the WARC payload digest is defined over the
 //!   de-chunked entity; with no chunking both agree and the records verify in the usual tools;
-//! - the end of the body is the declared `Content-Length` or the close of the connection, so no
-//!   keep-alive or pipelining state exists, and one exchange is one connection;
+//! - the end of the body is the declared `Content-Length` or the close of the connection;
+//! - the request asks `Connection: keep-alive` (HTTP/1.0's opt-in). A connection is kept
+//!   (`pool`, for `keep_alive` seconds) only when the server answered `Connection: keep-alive`
+//!   and the message ended exactly on its declared length, so each exchange on it is still a
+//!   plain, self-delimited HTTP/1.0 message and nothing of another exchange is ever recorded
+//!   with it. A kept connection the server closed meanwhile is replaced once, before any byte
+//!   of the answer was recorded. With `keep_alive` zero the request says `Connection: close`;
 //! - `Accept-Encoding: gzip` is sent, and what the server sends is recorded as sent (never
 //!   decompressed); [`entity_body`] decodes a copy for the parser.
 //!
@@ -64,11 +69,14 @@ pub(crate) mod chunked;
 mod client;
 mod dns;
 pub(crate) mod exchange;
+mod pool;
 pub mod robots;
 mod spool;
 
 #[cfg(test)]
 mod client_tests;
+#[cfg(test)]
+mod keepalive_tests;
 #[cfg(test)]
 mod testserver;
 #[cfg(test)]
@@ -108,6 +116,9 @@ pub struct FetchConfig {
     pub spool_mem_bytes: usize,
     /// How long a resolved address is reused for a host.
     pub dns_ttl: Duration,
+    /// How long a connection may wait idle for the next request to its origin (zero: one
+    /// connection per exchange, `Connection: close`).
+    pub keep_alive: Duration,
 }
 
 /// Why a fetch failed; each variant names the URL (or host) it concerns.

@@ -75,6 +75,7 @@ pub(crate) fn config(spool_dir: &Path) -> FetchConfig {
         spool_dir: spool_dir.to_path_buf(),
         spool_mem_bytes: 1 << 20,
         dns_ttl: Duration::from_secs(60),
+        keep_alive: Duration::ZERO,
     }
 }
 
