@@ -132,6 +132,7 @@ impl Drop for Nginx {
             .arg("-p")
             .arg(&self.prefix)
             .args(["-s", "stop"])
+            .stderr(std::process::Stdio::null())
             .status();
     }
 }

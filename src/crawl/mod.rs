@@ -16,6 +16,7 @@ pub mod layout;
 pub mod online;
 mod open;
 pub mod pipeline;
+mod processors;
 pub mod progress;
 pub mod records;
 mod state;
@@ -44,6 +45,9 @@ pub enum CrawlError {
     /// The engine panicked (a bug); the crawl stops with the panic's message.
     #[error("the crawl engine panicked: {0}")]
     Panicked(String),
+    /// The processor threads could not be started.
+    #[error("cannot start the processor threads: {0}")]
+    Threads(std::io::Error),
     /// The data folder cannot be used.
     #[error("data folder {path}: {source}")]
     DataDir {

@@ -2,7 +2,7 @@
 //! blocklist) and drives workers.
 //!
 //! The loop: lease ready URLs from the frontier and start a worker per lease (fetch on tokio,
-//! then the processor chain on a blocking thread); take finished work back, append its records
+//! then the processor chain on a processor thread); take finished work back, append its records
 //! to the WARC file, queue its outlinks through the one way in, and tell the frontier how the
 //! fetch went. Every `COMMIT_EVERY` the WARC file is flushed and its checkpoint committed to
 //! the store together with the frontier, so the store and the archive agree after any crash.
@@ -23,6 +23,7 @@ use responses::{backoff, redirect_target, retry_after};
 use super::control::Control;
 use super::online::Archived;
 use super::pipeline::{self, Outlink, PipelineCtx, Processed};
+use super::processors::Processors;
 use super::records::EncodedRecords;
 use super::stats::{Stats, Totals};
 use super::supervise::{catch_panic, off_the_workers};
@@ -38,7 +39,7 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::mpsc;
 
 /// How often staged work is made durable.
 const COMMIT_EVERY: Duration = Duration::from_millis(200);
@@ -110,10 +111,8 @@ pub struct Engine {
     since_commit: usize,
     tx: mpsc::UnboundedSender<Done>,
     rx: mpsc::UnboundedReceiver<Done>,
-    /// One permit per core for the processor chain: exchanges wait for a permit instead of
-    /// each taking a blocking thread, so hundreds of fetches in flight do not become hundreds
-    /// of threads competing for a few cores (context switches, cold caches, allocator churn).
-    cpu: Arc<Semaphore>,
+    /// The threads that run the processor chain, one per core (see `crawl::processors`).
+    processors: Arc<Processors>,
 }
 
 impl Engine {
@@ -137,6 +136,8 @@ impl Engine {
         }
         let blocklist = super::block::Blocklist::load(&frontier)?;
         let (tx, rx) = mpsc::unbounded_channel();
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let processors = Processors::start(cores).map_err(super::CrawlError::Threads)?;
         Ok(Engine {
             spec,
             frontier,
@@ -154,9 +155,7 @@ impl Engine {
             since_commit: 0,
             tx,
             rx,
-            cpu: Arc::new(Semaphore::new(
-                std::thread::available_parallelism().map_or(2, |n| n.get()),
-            )),
+            processors: Arc::new(processors),
         })
     }
 
@@ -324,7 +323,7 @@ impl Engine {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.archiver.warcinfo_id().to_string();
-        let cpu = self.cpu.clone();
+        let procs = self.processors.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
             let uri = lease.uri.clone();
@@ -336,20 +335,14 @@ impl Engine {
                     ))),
                     Ok(url) => match fetcher.fetch(&url).await {
                         Err(e) => Err(FetchFailure::Fetch(e)),
-                        Ok(fetched) => {
-                            // The semaphore is never closed, so a permit always comes.
-                            let permit = cpu.acquire_owned().await.ok();
-                            tokio::task::spawn_blocking(move || {
-                                let _permit = permit;
-                                pipeline::process_page(&ctx, &uri, &fetched, &warcinfo)
-                            })
+                        Ok(fetched) => procs
+                            .run(move || pipeline::process_page(&ctx, &uri, &fetched, &warcinfo))
                             .await
-                            .map_err(|e| FetchFailure::Archive(e.to_string()))
+                            .map_err(FetchFailure::Archive)
                             .and_then(|r| {
                                 r.map(Box::new)
                                     .map_err(|e| FetchFailure::Archive(e.to_string()))
-                            })
-                        }
+                            }),
                     },
                 }
             };
@@ -366,7 +359,7 @@ impl Engine {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.archiver.warcinfo_id().to_string();
-        let cpu = self.cpu.clone();
+        let procs = self.processors.clone();
         let at = origin.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
@@ -393,16 +386,13 @@ impl Engine {
                     };
                     let location = redirect_target(&fetched.info, &url);
                     let (c, w) = (ctx.clone(), warcinfo.clone());
-                    let permit = cpu.clone().acquire_owned().await.ok();
-                    match tokio::task::spawn_blocking(move || {
-                        let _permit = permit;
-                        pipeline::process_robots(&c, &fetched, &w)
-                    })
-                    .await
+                    match procs
+                        .run(move || pipeline::process_robots(&c, &fetched, &w))
+                        .await
                     {
                         Ok(Ok(p)) => chain.push(p),
                         Ok(Err(e)) => failure = Some(FetchFailure::Archive(e.to_string())),
-                        Err(e) => failure = Some(FetchFailure::Archive(e.to_string())),
+                        Err(e) => failure = Some(FetchFailure::Archive(e)),
                     }
                     match location {
                         Some(target) if failure.is_none() => next = Ok(target),

@@ -1,0 +1,130 @@
+//! The processor threads: one per core, fed from one queue, run the processor chain on fetched
+//! exchanges.
+//!
+//! Why not `spawn_blocking` behind a semaphore: there, every page waits for a permit, then for a
+//! blocking-pool thread to wake, and the permit is held idle meanwhile; on two cores those
+//! hand-offs left about a sixth of the CPU unused. The blocking pool also grows to dozens of
+//! threads, each with its own allocator heap. Here a thread that finishes a page takes the next
+//! one from the queue at once, and the number of threads (so of pages being processed, and of
+//! heaps) is fixed.
+
+use super::supervise::panic_message;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::thread::JoinHandle;
+use tokio::sync::oneshot;
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A fixed set of threads taking jobs from one queue.
+pub(crate) struct Processors {
+    tx: Option<crossbeam_channel::Sender<Job>>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Processors {
+    /// Starts `n` threads (at least one).
+    pub(crate) fn start(n: usize) -> std::io::Result<Processors> {
+        let (tx, rx) = crossbeam_channel::unbounded::<Job>();
+        let threads = (0..n.max(1))
+            .map(|i| {
+                let rx = rx.clone();
+                std::thread::Builder::new()
+                    .name(format!("magpie-proc-{i}"))
+                    .spawn(move || {
+                        yield_to_later_stages();
+                        while let Ok(job) = rx.recv() {
+                            job();
+                        }
+                    })
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        Ok(Processors {
+            tx: Some(tx),
+            threads,
+        })
+    }
+
+    /// Runs `f` on a processor thread. The result comes back through the future, or the
+    /// message of the panic that stopped `f` (the thread itself goes on).
+    pub(crate) fn run<T, F>(&self, f: F) -> impl std::future::Future<Output = Result<T, String>>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let (done, result) = oneshot::channel();
+        let job: Job = Box::new(move || {
+            let out = catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(p.as_ref()));
+            let _ = done.send(out);
+        });
+        let sent = self.tx.as_ref().map(|tx| tx.send(job).is_ok()) == Some(true);
+        async move {
+            if !sent {
+                return Err("the processor threads have stopped".to_string());
+            }
+            result
+                .await
+                .unwrap_or_else(|_| Err("a processor thread dropped its job".to_string()))
+        }
+    }
+}
+
+/// Lowers the calling thread's priority a little (nice +5), so that on busy cores the stages
+/// after the processor chain (the engine, the index writer, the fetches) run first. Those
+/// stages consume what the processors produce; without this, a processor thread gets the same
+/// share of the CPU as the index writer's single thread, the writer falls behind, and finished
+/// pages pile up in its queue (tantivy buffers up to 10,000 documents) instead of the crawl
+/// slowing down. Failing to change the priority is harmless.
+fn yield_to_later_stages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread; no memory is shared with the kernel.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        let _ = libc::setpriority(libc::PRIO_PROCESS, tid, 5);
+    }
+}
+
+impl Drop for Processors {
+    /// Lets the threads finish the queued jobs, then joins them.
+    fn drop(&mut self) {
+        self.tx.take();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn jobs_run_on_the_threads_and_panics_come_back_as_errors() {
+        let p = Processors::start(2).expect("threads");
+        let name = p
+            .run(|| std::thread::current().name().map(str::to_owned))
+            .await;
+        assert!(name
+            .expect("ran")
+            .expect("named")
+            .starts_with("magpie-proc-"));
+        let all: Vec<_> = (0..50u64).map(|i| p.run(move || i * i)).collect();
+        for (i, r) in all.into_iter().enumerate() {
+            assert_eq!(r.await, Ok((i * i) as u64));
+        }
+        let failed = p.run(|| -> u8 { panic!("bad page") }).await;
+        assert_eq!(failed, Err("bad page".to_string()));
+        assert_eq!(p.run(|| 7).await, Ok(7), "a panic does not stop the thread");
+    }
+
+    #[test]
+    fn dropping_the_pool_finishes_queued_jobs() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p = Processors::start(1).expect("threads");
+        for i in 0..10 {
+            let tx = tx.clone();
+            drop(p.run(move || tx.send(i).expect("send")));
+        }
+        drop(p);
+        assert_eq!(rx.try_iter().count(), 10);
+    }
+}
