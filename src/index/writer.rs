@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tantivy::{IndexReader, IndexWriter, TantivyDocument, TantivyError};
 
 /// Memory tantivy may buffer before it writes a segment.
-const WRITER_MEMORY: usize = 64 << 20;
+const WRITER_MEMORY: usize = 48 << 20;
 
 /// Adds documents to an index and commits them together with the WARC position they reach.
 ///
