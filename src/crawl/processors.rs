@@ -13,7 +13,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::thread::JoinHandle;
 use tokio::sync::oneshot;
 
-type Job = Box<dyn FnOnce() + Send>;
+/// A queued job; called with `true` on a processor thread, or with `false` where it was queued
+/// when the threads have stopped (it then only reports that).
+type Job = Box<dyn FnOnce(bool) + Send>;
 
 /// A fixed set of threads taking jobs from one queue.
 pub(crate) struct Processors {
@@ -33,7 +35,7 @@ impl Processors {
                     .spawn(move || {
                         yield_to_later_stages();
                         while let Ok(job) = rx.recv() {
-                            job();
+                            job(true);
                         }
                     })
             })
@@ -44,23 +46,43 @@ impl Processors {
         })
     }
 
-    /// Runs `f` on a processor thread. The result comes back through the future, or the
-    /// message of the panic that stopped `f` (the thread itself goes on).
+    /// Runs `f` on a processor thread, then `finish` with its result, or with the message of
+    /// the panic that stopped `f` (the thread itself goes on), on the same thread: a result that
+    /// goes straight on to its next stage wakes no other thread. Should the threads have
+    /// stopped, `finish` is told so at once, on the calling thread.
+    pub(crate) fn then<T, F, G>(&self, f: F, finish: G)
+    where
+        F: FnOnce() -> T + Send + 'static,
+        G: FnOnce(Result<T, String>) + Send + 'static,
+    {
+        let job: Job = Box::new(move |run| {
+            if run {
+                finish(catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(p.as_ref())));
+            } else {
+                finish(Err("the processor threads have stopped".to_string()));
+            }
+        });
+        match &self.tx {
+            Some(tx) => {
+                if let Err(refused) = tx.send(job) {
+                    (refused.into_inner())(false);
+                }
+            }
+            None => job(false),
+        }
+    }
+
+    /// Runs `f` on a processor thread; the result comes back through the future.
     pub(crate) fn run<T, F>(&self, f: F) -> impl std::future::Future<Output = Result<T, String>>
     where
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
         let (done, result) = oneshot::channel();
-        let job: Job = Box::new(move || {
-            let out = catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(p.as_ref()));
+        self.then(f, move |out| {
             let _ = done.send(out);
         });
-        let sent = self.tx.as_ref().map(|tx| tx.send(job).is_ok()) == Some(true);
         async move {
-            if !sent {
-                return Err("the processor threads have stopped".to_string());
-            }
             result
                 .await
                 .unwrap_or_else(|_| Err("a processor thread dropped its job".to_string()))
@@ -114,6 +136,22 @@ mod tests {
         let failed = p.run(|| -> u8 { panic!("bad page") }).await;
         assert_eq!(failed, Err("bad page".to_string()));
         assert_eq!(p.run(|| 7).await, Ok(7), "a panic does not stop the thread");
+    }
+
+    #[test]
+    fn the_result_goes_on_from_the_processor_thread() {
+        let p = Processors::start(1).expect("threads");
+        let (tx, rx) = std::sync::mpsc::channel();
+        p.then(
+            || 6 * 7,
+            move |r| {
+                let name = std::thread::current().name().map(str::to_owned);
+                tx.send((r, name)).expect("send");
+            },
+        );
+        let (r, name) = rx.recv().expect("finished");
+        assert_eq!(r, Ok(42));
+        assert!(name.expect("named").starts_with("magpie-proc-"));
     }
 
     #[test]

@@ -326,30 +326,36 @@ impl Engine {
         let procs = self.processors.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
-            let uri = lease.uri.clone();
-            let work = async move {
-                match url::Url::parse(&uri.url) {
-                    Err(e) => Err(FetchFailure::Archive(format!(
-                        "bad queued URL {}: {e}",
-                        uri.url
-                    ))),
-                    Ok(url) => match fetcher.fetch(&url).await {
-                        Err(e) => Err(FetchFailure::Fetch(e)),
-                        Ok(fetched) => procs
-                            .run(move || pipeline::process_page(&ctx, &uri, &fetched, &warcinfo))
-                            .await
-                            .map_err(FetchFailure::Archive)
-                            .and_then(|r| {
-                                r.map(Box::new)
-                                    .map_err(|e| FetchFailure::Archive(e.to_string()))
-                            }),
-                    },
+            let url = lease.uri.url.clone();
+            let fetch = async move {
+                match url::Url::parse(&url) {
+                    Err(e) => Err(FetchFailure::Archive(format!("bad queued URL {url}: {e}"))),
+                    Ok(url) => fetcher.fetch(&url).await.map_err(FetchFailure::Fetch),
                 }
             };
-            let result = catch_panic(work).await.unwrap_or_else(|p| {
+            let fetched = catch_panic(fetch).await.unwrap_or_else(|p| {
                 Err(FetchFailure::Archive(format!("fetch task panicked: {p}")))
             });
-            let _ = tx.send(Done::Page(lease, result, t0.elapsed()));
+            let fetched = match fetched {
+                Ok(f) => f,
+                Err(e) => {
+                    let _ = tx.send(Done::Page(lease, Err(e), t0.elapsed()));
+                    return;
+                }
+            };
+            // The processor thread hands the result to the engine itself.
+            let uri = lease.uri.clone();
+            procs.then(
+                move || pipeline::process_page(&ctx, &uri, &fetched, &warcinfo),
+                move |out| {
+                    let result = match out {
+                        Ok(Ok(p)) => Ok(Box::new(p)),
+                        Ok(Err(e)) => Err(FetchFailure::Archive(e.to_string())),
+                        Err(p) => Err(FetchFailure::Archive(format!("processing panicked: {p}"))),
+                    };
+                    let _ = tx.send(Done::Page(lease, result, t0.elapsed()));
+                },
+            );
         });
     }
 
