@@ -65,6 +65,8 @@ pub(crate) struct Terms<'t> {
     /// The text of each term, when recording (reference pages only).
     texts: Option<Vec<String>>,
     buf: String,
+    /// Mixed into token hashes for [`memo`], so each language profile has its own entries.
+    salt: u64,
 }
 
 impl<'t> Terms<'t> {
@@ -79,6 +81,7 @@ impl<'t> Terms<'t> {
             info: Vec::with_capacity(1024),
             texts: record_texts.then(Vec::new),
             buf: String::new(),
+            salt: profile_salt(&profile),
         }
     }
 
@@ -88,17 +91,25 @@ impl<'t> Terms<'t> {
         if let Some(&i) = self.by_token.get(&key) {
             return i;
         }
-        let (id, stop, text) = {
-            let word = lowercase(raw, &mut self.buf);
-            let stop = is_stopword(self.profile.stopwords, word);
-            let stem = match (&self.stemmer, stop) {
-                (Some(s), false) => s.stem(word),
-                _ => std::borrow::Cow::Borrowed(word),
-            };
-            let id = term_id(&stem);
-            let text =
-                (self.texts.is_some() && !self.by_id.contains_key(&id)).then(|| stem.into_owned());
-            (id, stop, text)
+        let remembered = match self.texts {
+            None => memo::get(key ^ self.salt),
+            Some(_) => None,
+        };
+        let (id, stop, text) = match remembered {
+            Some((id, stop)) => (id, stop, None),
+            None => {
+                let word = lowercase(raw, &mut self.buf);
+                let stop = is_stopword(self.profile.stopwords, word);
+                let stem = match (&self.stemmer, stop) {
+                    (Some(s), false) => s.stem(word),
+                    _ => std::borrow::Cow::Borrowed(word),
+                };
+                let id = term_id(&stem);
+                memo::put(key ^ self.salt, (id, stop));
+                let text = (self.texts.is_some() && !self.by_id.contains_key(&id))
+                    .then(|| stem.into_owned());
+                (id, stop, text)
+            }
         };
         let i = match self.by_id.get(&id) {
             Some(&i) => i,
@@ -173,6 +184,44 @@ impl<'t> Terms<'t> {
     /// The recorded text of each term (empty unless recording).
     pub(crate) fn into_texts(self) -> Vec<String> {
         self.texts.unwrap_or_default()
+    }
+}
+
+/// A number that tells language profiles apart: the stemmer and the stopword list.
+fn profile_salt(p: &Profile) -> u64 {
+    let stemmer = p.stemmer.map_or(0, |a| a as u64 + 1);
+    let stopwords = p.stopwords.as_ptr() as u64;
+    ((stemmer << 56) ^ stopwords).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// What raw tokens became on the pages this thread read before: a word is lowercased, looked
+/// up in the stoplist and stemmed once per thread, not once per page (a site repeats its
+/// vocabulary from page to page; stemming was a twentieth of a topic crawl's CPU). Keyed by
+/// the token's hash mixed with the profile's salt; the result only depends on those two, so
+/// this never changes a term. Cleared when it reaches [`memo::MAX`] entries.
+mod memo {
+    use super::IdMap;
+    use std::cell::RefCell;
+
+    /// Most entries kept per thread (about 1.5 MB).
+    pub(super) const MAX: usize = 1 << 16;
+
+    thread_local! {
+        static SEEN: RefCell<IdMap<(u64, bool)>> = RefCell::new(IdMap::default());
+    }
+
+    pub(super) fn get(key: u64) -> Option<(u64, bool)> {
+        SEEN.with(|m| m.borrow().get(&key).copied())
+    }
+
+    pub(super) fn put(key: u64, value: (u64, bool)) {
+        SEEN.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() >= MAX {
+                m.clear();
+            }
+            m.insert(key, value);
+        });
     }
 }
 

@@ -57,6 +57,47 @@ fn stemming_conflates_inflections_and_case() {
 }
 
 #[test]
+fn terms_remembered_from_earlier_pages_equal_fresh_ones_in_each_language() {
+    let compiled = Topic::default().compile();
+    let words = [
+        "Connected",
+        "the",
+        "Häuser",
+        "die",
+        "Energie",
+        "energy",
+        "Ünïcödé",
+    ];
+    // A recording table never uses the thread's memory of earlier pages: it is the reference.
+    let fresh = |lang: &str| {
+        let mut t = Terms::new(Profile::of(lang), &compiled, true);
+        words
+            .iter()
+            .map(|w| {
+                let i = t.token(w) as usize;
+                (t.info[i].id, t.info[i].stop)
+            })
+            .collect::<Vec<_>>()
+    };
+    let remembered = |lang: &str| {
+        let mut t = Terms::new(Profile::of(lang), &compiled, false);
+        words
+            .iter()
+            .map(|w| {
+                let i = t.token(w) as usize;
+                (t.info[i].id, t.info[i].stop)
+            })
+            .collect::<Vec<_>>()
+    };
+    for lang in ["en", "de", "en", "xx", "de"] {
+        // Twice: the second page of each language reads what the first left behind.
+        assert_eq!(remembered(lang), fresh(lang), "{lang}");
+        assert_eq!(remembered(lang), fresh(lang), "{lang}, remembered");
+    }
+    assert_ne!(fresh("en"), fresh("de"), "the profiles differ");
+}
+
+#[test]
 fn stopwords_do_not_count() {
     let an = analyzer(&["energy"]);
     assert!((relevance(&an, "energy") - 1.0).abs() < 1e-6);
