@@ -13,14 +13,15 @@
 //! - [`frontier`]: per-host priority queues in compact memory over a durable log, the seen-test,
 //!   politeness; [`frontier::contract`] is its contract.
 //! - [`http_head`]: the one lenient HTTP response-head parser, for the wire and for stored blocks.
-//! - [`fetch`]: the recording HTTP client (exact wire bytes), DNS, robots.txt.
+//! - [`fetch`]: the recording HTTP client (exact wire bytes, kept connections), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
 //! - [`analysis`]: online analysis: page relevance and outlink scores against the topic.
 //! - [`aah`]: the application-aware helper: detects web applications and page kinds by XPath from
 //!   an XML knowledge base, extracts web objects, judges links, relaxes failing patterns.
 //! - [`archive`]: WARC 1.1 records, the writer with crash recovery, the reader and validator.
 //! - [`intake`]: the scored-URL JSON format external scorers POST, and its report.
-//! - [`crawl`]: the engine and the per-exchange processor chain; stats; progress; layout.
+//! - [`crawl`]: the engine, the per-exchange processor chain and the threads that run it;
+//!   stats; progress; layout.
 //! - [`manager`]: the crawls of `magpie serve`: lifecycle, control, intake routing, restart.
 //! - [`web`]: `magpie serve`: the HTTP API (`/api/v1`, events, metrics), the browser cockpit
 //!   (askama pages), and `magpie submit`.

@@ -148,7 +148,7 @@ impl Fetcher {
             let mut conn = match kept.take() {
                 Some(c) => c,
                 None => {
-                    self.connect(url, target, &origin, server_name.clone(), t0)
+                    self.connect(target, &origin, server_name.clone(), t0)
                         .await?
                 }
             };
@@ -186,7 +186,6 @@ impl Fetcher {
     /// for each step and the whole-exchange deadline.
     async fn connect(
         &self,
-        url: &Url,
         target: &str,
         origin: &Origin,
         server_name: Option<ServerName<'static>>,
@@ -213,13 +212,10 @@ impl Fetcher {
         }
         let name = match server_name {
             Some(n) => n,
-            None => {
-                let host = url.host_str().unwrap_or_default().to_string();
-                ServerName::try_from(host).map_err(|e| FetchError::Tls {
-                    url: target.to_string(),
-                    reason: e.to_string(),
-                })?
-            }
+            None => ServerName::try_from(origin.host.clone()).map_err(|e| FetchError::Tls {
+                url: target.to_string(),
+                reason: e.to_string(),
+            })?,
         };
         let handshake_by = deadline_after(Instant::now(), cfg.connect_timeout).min(deadline);
         let handshake = self.inner.tls.connect(name, tcp);

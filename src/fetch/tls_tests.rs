@@ -121,3 +121,73 @@ async fn untrusted_certificate_is_a_tls_error() {
     assert!(!err.retryable());
     assert!(err.to_string().contains("localhost"));
 }
+
+/// Serves `n` requests on one TLS connection, each answered with `Connection: keep-alive` and a
+/// `Content-Length`; returns how many requests that connection carried.
+async fn tls_keep_server(n: usize) -> (SocketAddr, JoinHandle<usize>) {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let cfg = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("versions")
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![CertificateDer::from(LEAF.to_vec())],
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(LEAF_KEY.to_vec())),
+        )
+        .expect("server cert");
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let handle = tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.expect("accept");
+        let mut tls = acceptor.accept(tcp).await.expect("handshake");
+        let mut served = 0;
+        let mut got = Vec::new();
+        let mut buf = [0u8; 1024];
+        while served < n {
+            while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                match tls.read(&mut buf).await {
+                    Ok(0) | Err(_) => return served,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                }
+            }
+            got.clear();
+            served += 1;
+            let body = format!("page {served}");
+            let wire = format!(
+                "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            if tls.write_all(wire.as_bytes()).await.is_err() || tls.flush().await.is_err() {
+                return served;
+            }
+        }
+        served
+    });
+    (addr, handle)
+}
+
+#[tokio::test]
+async fn https_connections_are_kept_too() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (addr, server) = tls_keep_server(2).await;
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from(CA.to_vec()))
+        .expect("test CA");
+    let mut cfg = config(dir.path());
+    cfg.keep_alive = std::time::Duration::from_secs(5);
+    let fetcher = Fetcher::with_roots(cfg, roots).expect("fetcher");
+    for i in 1..=2 {
+        let url = url::Url::parse(&format!("https://localhost:{}/{i}", addr.port())).expect("url");
+        let f = fetcher.fetch(&url).await.expect("fetch");
+        let mut text = String::new();
+        f.response
+            .reader()
+            .expect("reader")
+            .read_to_string(&mut text)
+            .expect("spool");
+        assert!(text.ends_with(&format!("\r\n\r\npage {i}")), "{text}");
+    }
+    assert_eq!(server.await.expect("server"), 2, "both over one connection");
+}
