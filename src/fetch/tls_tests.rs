@@ -16,9 +16,8 @@ const CA: &[u8] = include_bytes!("testdata/ca.der");
 const LEAF: &[u8] = include_bytes!("testdata/leaf.der");
 const LEAF_KEY: &[u8] = include_bytes!("testdata/leaf.key.der");
 
-/// Serves one TLS connection: reads the request head, writes `response`, then either closes
-/// properly (close_notify) or just drops the TCP connection.
-async fn tls_server(response: Vec<u8>, close_notify: bool) -> (SocketAddr, JoinHandle<Vec<u8>>) {
+/// The test server's TLS side: the leaf certificate signed by the test CA.
+fn acceptor() -> tokio_rustls::TlsAcceptor {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let cfg = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -29,7 +28,13 @@ async fn tls_server(response: Vec<u8>, close_notify: bool) -> (SocketAddr, JoinH
             PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(LEAF_KEY.to_vec())),
         )
         .expect("server cert");
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+    tokio_rustls::TlsAcceptor::from(Arc::new(cfg))
+}
+
+/// Serves one TLS connection: reads the request head, writes `response`, then either closes
+/// properly (close_notify) or just drops the TCP connection.
+async fn tls_server(response: Vec<u8>, close_notify: bool) -> (SocketAddr, JoinHandle<Vec<u8>>) {
+    let acceptor = acceptor();
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let handle = tokio::spawn(async move {
@@ -125,17 +130,7 @@ async fn untrusted_certificate_is_a_tls_error() {
 /// Serves `n` requests on one TLS connection, each answered with `Connection: keep-alive` and a
 /// `Content-Length`; returns how many requests that connection carried.
 async fn tls_keep_server(n: usize) -> (SocketAddr, JoinHandle<usize>) {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let cfg = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("versions")
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![CertificateDer::from(LEAF.to_vec())],
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(LEAF_KEY.to_vec())),
-        )
-        .expect("server cert");
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+    let acceptor = acceptor();
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let handle = tokio::spawn(async move {
