@@ -65,7 +65,8 @@ pub(crate) struct Terms<'t> {
     /// The text of each term, when recording (reference pages only).
     texts: Option<Vec<String>>,
     buf: String,
-    /// Mixed into token hashes for [`memo`], so each language profile has its own entries.
+    /// The seed of token hashes for [`memo`]: each language profile has its own entries, and
+    /// each process its own hashes.
     salt: u64,
 }
 
@@ -91,8 +92,9 @@ impl<'t> Terms<'t> {
         if let Some(&i) = self.by_token.get(&key) {
             return i;
         }
+        let memo_key = xxhash_rust::xxh3::xxh3_64_with_seed(raw.as_bytes(), self.salt);
         let remembered = match self.texts {
-            None => memo::get(key ^ self.salt),
+            None => memo::get(memo_key),
             Some(_) => None,
         };
         let (id, stop, text) = match remembered {
@@ -105,7 +107,7 @@ impl<'t> Terms<'t> {
                     _ => std::borrow::Cow::Borrowed(word),
                 };
                 let id = term_id(&stem);
-                memo::put(key ^ self.salt, (id, stop));
+                memo::put(memo_key, (id, stop));
                 let text = (self.texts.is_some() && !self.by_id.contains_key(&id))
                     .then(|| stem.into_owned());
                 (id, stop, text)
@@ -187,18 +189,26 @@ impl<'t> Terms<'t> {
     }
 }
 
-/// A number that tells language profiles apart: the stemmer and the stopword list.
+/// A number that tells language profiles apart (the stemmer and the stopword list), mixed with
+/// a number drawn once per process. The memory of earlier pages lives as long as its thread, so
+/// its keys must not be predictable: a page crafted to collide with a topic word would
+/// otherwise skew the scores of every later page that thread reads.
 fn profile_salt(p: &Profile) -> u64 {
+    static PROCESS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let process = *PROCESS.get_or_init(|| {
+        use std::hash::BuildHasher;
+        std::collections::hash_map::RandomState::new().hash_one(0x6d61_6770_6965_u64)
+    });
     let stemmer = p.stemmer.map_or(0, |a| a as u64 + 1);
     let stopwords = p.stopwords.as_ptr() as u64;
-    ((stemmer << 56) ^ stopwords).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    ((stemmer << 56) ^ stopwords).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ process
 }
 
 /// What raw tokens became on the pages this thread read before: a word is lowercased, looked
 /// up in the stoplist and stemmed once per thread, not once per page (a site repeats its
 /// vocabulary from page to page; stemming was a twentieth of a topic crawl's CPU). Keyed by
-/// the token's hash mixed with the profile's salt; the result only depends on those two, so
-/// this never changes a term. Cleared when it reaches [`memo::MAX`] entries.
+/// the token's hash seeded with the profile's salt; the result only depends on the token and
+/// the profile, so this never changes a term. Cleared when it reaches [`memo::MAX`] entries.
 mod memo {
     use super::IdMap;
     use std::cell::RefCell;

@@ -10,40 +10,37 @@
 
 use super::supervise::panic_message;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::thread::JoinHandle;
 use tokio::sync::oneshot;
 
 /// A queued job; called with `true` on a processor thread, or with `false` where it was queued
 /// when the threads have stopped (it then only reports that).
 type Job = Box<dyn FnOnce(bool) + Send>;
 
-/// A fixed set of threads taking jobs from one queue.
+/// A fixed set of threads taking jobs from one queue. Dropping it closes the queue: the threads
+/// finish the jobs already queued and end, and nobody waits for them (the last owner may be an
+/// async task, which must not block).
 pub(crate) struct Processors {
-    tx: Option<crossbeam_channel::Sender<Job>>,
-    threads: Vec<JoinHandle<()>>,
+    tx: crossbeam_channel::Sender<Job>,
 }
 
 impl Processors {
     /// Starts `n` threads (at least one).
     pub(crate) fn start(n: usize) -> std::io::Result<Processors> {
         let (tx, rx) = crossbeam_channel::unbounded::<Job>();
-        let threads = (0..n.max(1))
-            .map(|i| {
-                let rx = rx.clone();
-                std::thread::Builder::new()
-                    .name(format!("magpie-proc-{i}"))
-                    .spawn(move || {
-                        yield_to_later_stages();
-                        while let Ok(job) = rx.recv() {
-                            job(true);
-                        }
-                    })
-            })
-            .collect::<std::io::Result<Vec<_>>>()?;
-        Ok(Processors {
-            tx: Some(tx),
-            threads,
-        })
+        for i in 0..n.max(1) {
+            let rx = rx.clone();
+            std::thread::Builder::new()
+                .name(format!("magpie-proc-{i}"))
+                .spawn(move || {
+                    yield_to_later_stages();
+                    while let Ok(job) = rx.recv() {
+                        // `f` is guarded inside the job; this keeps the thread alive should
+                        // the step after it panic too.
+                        let _ = catch_unwind(AssertUnwindSafe(|| job(true)));
+                    }
+                })?;
+        }
+        Ok(Processors { tx })
     }
 
     /// Runs `f` on a processor thread, then `finish` with its result, or with the message of
@@ -62,13 +59,8 @@ impl Processors {
                 finish(Err("the processor threads have stopped".to_string()));
             }
         });
-        match &self.tx {
-            Some(tx) => {
-                if let Err(refused) = tx.send(job) {
-                    (refused.into_inner())(false);
-                }
-            }
-            None => job(false),
+        if let Err(refused) = self.tx.send(job) {
+            (refused.into_inner())(false);
         }
     }
 
@@ -90,7 +82,7 @@ impl Processors {
     }
 }
 
-/// Lowers the calling thread's priority a little (nice +5), so that on busy cores the stages
+/// Lowers the calling thread's priority a little (its nice value plus 5), so that on busy cores the stages
 /// after the processor chain (the engine, the index writer, the fetches) run first. Those
 /// stages consume what the processors produce; without this, a processor thread gets the same
 /// share of the CPU as the index writer's single thread, the writer falls behind, and finished
@@ -101,16 +93,11 @@ fn yield_to_later_stages() {
     // SAFETY: plain system calls on the calling thread; no memory is shared with the kernel.
     unsafe {
         let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        let _ = libc::setpriority(libc::PRIO_PROCESS, tid, 5);
-    }
-}
-
-impl Drop for Processors {
-    /// Lets the threads finish the queued jobs, then joins them.
-    fn drop(&mut self) {
-        self.tx.take();
-        for t in self.threads.drain(..) {
-            let _ = t.join();
+        // getpriority may return -1 as a nice value; errno tells an error apart.
+        *libc::__errno_location() = 0;
+        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+        if now != -1 || *libc::__errno_location() == 0 {
+            let _ = libc::setpriority(libc::PRIO_PROCESS, tid, (now + 5).min(19));
         }
     }
 }
@@ -160,9 +147,36 @@ mod tests {
         let p = Processors::start(1).expect("threads");
         for i in 0..10 {
             let tx = tx.clone();
-            drop(p.run(move || tx.send(i).expect("send")));
+            p.then(move || i, move |r| tx.send(r).expect("send"));
         }
-        drop(p);
-        assert_eq!(rx.try_iter().count(), 10);
+        drop((p, tx));
+        let done: Vec<_> = rx.iter().collect();
+        assert_eq!(done, (0..10).map(Ok).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_panic_after_the_job_does_not_stop_the_thread() {
+        let p = Processors::start(1).expect("threads");
+        p.then(|| (), |_| panic!("in the step after"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        p.then(|| 1, move |r| tx.send(r).expect("send"));
+        assert_eq!(rx.recv(), Ok(Ok(1)));
+    }
+
+    #[test]
+    fn the_threads_run_below_the_callers_priority() {
+        let p = Processors::start(1).expect("threads");
+        let (tx, rx) = std::sync::mpsc::channel();
+        // SAFETY: getpriority only reads the calling thread's nice value.
+        let mine = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        p.then(
+            || unsafe {
+                let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                libc::getpriority(libc::PRIO_PROCESS, tid)
+            },
+            move |r| tx.send(r).expect("send"),
+        );
+        let theirs = rx.recv().expect("ran").expect("no panic");
+        assert_eq!(theirs, (mine + 5).min(19));
     }
 }

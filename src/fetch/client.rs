@@ -154,9 +154,9 @@ impl Fetcher {
             };
             match exchange(&mut conn, &request, &lim).await {
                 Ok(rec) => break (conn, rec),
-                // A kept connection the server closed meanwhile, before any response byte was
-                // read (nothing is recorded yet): ask again on a new one, as browsers do.
-                Err(FetchError::Io { .. }) if was_kept => continue,
+                // A kept connection the server closed meanwhile, before the answer's head was
+                // complete (nothing is recorded yet): ask again on a new one, as browsers do.
+                Err(e) if was_kept && went_stale(&e) => continue,
                 Err(e) => return Err(e),
             }
         };
@@ -225,6 +225,15 @@ impl Fetcher {
             Ok(Ok(s)) => Ok(Conn::Tls(Box::new(s))),
         }
     }
+}
+
+/// Whether a failure on a kept connection is the server having closed it (a reset, a broken
+/// pipe, or the end of the stream before the head was complete), as opposed to a local fault
+/// such as a full spool disk, which a second attempt would only repeat.
+fn went_stale(e: &FetchError) -> bool {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof};
+    matches!(e, FetchError::Io { source, .. }
+        if matches!(source.kind(), BrokenPipe | ConnectionAborted | ConnectionReset | UnexpectedEof))
 }
 
 fn timeout(url: &str, phase: &'static str) -> FetchError {

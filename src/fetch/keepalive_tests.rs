@@ -17,6 +17,8 @@ enum Answer {
     Keep,
     /// The same, plus bytes past the declared length.
     KeepWithTrailingBytes,
+    /// The same, with bytes past the declared length sent 30 ms later.
+    KeepWithLateBytes,
     /// A 200 with `Content-Length` and no `Connection` header (HTTP/1.0: close after).
     Plain,
     /// Close the connection without answering (a server that timed it out meanwhile).
@@ -26,6 +28,8 @@ enum Answer {
 struct KeepServer {
     url: url::Url,
     accepted: Arc<AtomicUsize>,
+    /// Connections the client closed.
+    closed: Arc<AtomicUsize>,
 }
 
 fn body(n: usize) -> String {
@@ -37,27 +41,40 @@ async fn keep_server(script: fn(usize) -> Answer) -> KeepServer {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let accepted = Arc::new(AtomicUsize::new(0));
+    let closed = Arc::new(AtomicUsize::new(0));
     let requests = Arc::new(AtomicUsize::new(0));
-    let count = accepted.clone();
+    let (count, ends) = (accepted.clone(), closed.clone());
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             count.fetch_add(1, Ordering::SeqCst);
-            tokio::spawn(serve_conn(stream, requests.clone(), script));
+            let (requests, ends) = (requests.clone(), ends.clone());
+            tokio::spawn(async move {
+                if serve_conn(stream, requests, script).await {
+                    ends.fetch_add(1, Ordering::SeqCst);
+                }
+            });
         }
     });
     KeepServer {
         url: url::Url::parse(&format!("http://{addr}/")).expect("url"),
         accepted,
+        closed,
     }
 }
 
-async fn serve_conn(mut s: TcpStream, requests: Arc<AtomicUsize>, script: fn(usize) -> Answer) {
+/// Serves one connection; true when it ended because the client closed it.
+async fn serve_conn(
+    mut s: TcpStream,
+    requests: Arc<AtomicUsize>,
+    script: fn(usize) -> Answer,
+) -> bool {
     let mut got = Vec::new();
     let mut buf = [0u8; 1024];
     loop {
         while !got.windows(4).any(|w| w == b"\r\n\r\n") {
             match s.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
+                Ok(0) => return true,
+                Err(_) => return false,
                 Ok(n) => got.extend_from_slice(&buf[..n]),
             }
         }
@@ -67,9 +84,9 @@ async fn serve_conn(mut s: TcpStream, requests: Arc<AtomicUsize>, script: fn(usi
         let answer = script(n);
         let b = body(n);
         let connection = match answer {
-            Answer::Hangup => return,
+            Answer::Hangup => return false,
             Answer::Plain => "",
-            Answer::Keep | Answer::KeepWithTrailingBytes => "Connection: keep-alive\r\n",
+            _ => "Connection: keep-alive\r\n",
         };
         let mut wire = format!(
             "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n{connection}\r\n{b}",
@@ -79,7 +96,13 @@ async fn serve_conn(mut s: TcpStream, requests: Arc<AtomicUsize>, script: fn(usi
             wire.push_str("junk");
         }
         if s.write_all(wire.as_bytes()).await.is_err() || answer == Answer::Plain {
-            return;
+            return false;
+        }
+        if answer == Answer::KeepWithLateBytes {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            if s.write_all(b"late").await.is_err() {
+                return false;
+            }
         }
     }
 }
@@ -149,6 +172,43 @@ async fn bytes_past_the_message_end_the_connection_and_are_not_recorded() {
     let bodies = fetch_bodies(&f, &server.url, 2).await;
     assert_eq!(bodies, [body(0), body(1)]);
     assert_eq!(server.accepted.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn bytes_arriving_after_the_message_keep_the_connection_from_reuse() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = keep_server(|_| Answer::KeepWithLateBytes).await;
+    let f = fetcher(&dir, Duration::from_secs(5));
+    fetch_bodies(&f, &server.url, 1).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(fetch_bodies(&f, &server.url, 1).await, [body(1)]);
+    assert_eq!(server.accepted.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn idle_connections_are_closed_in_time_without_another_request_to_their_host() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (
+        keep_server(|_| Answer::Keep).await,
+        keep_server(|_| Answer::Keep).await,
+    );
+    let f = fetcher(&dir, Duration::from_millis(50));
+    fetch_bodies(&f, &a.url, 1).await;
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    // Parking b's connection sweeps a's, idle past its time.
+    fetch_bodies(&f, &b.url, 1).await;
+    for _ in 0..50 {
+        if a.closed.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        a.closed.load(Ordering::SeqCst),
+        1,
+        "a's idle connection closed"
+    );
+    assert_eq!(b.closed.load(Ordering::SeqCst), 0, "b's kept");
 }
 
 #[tokio::test]

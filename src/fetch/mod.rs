@@ -18,10 +18,15 @@
 //! - the end of the body is the declared `Content-Length` or the close of the connection;
 //! - the request asks `Connection: keep-alive` (HTTP/1.0's opt-in). A connection is kept
 //!   (`pool`, for `keep_alive` seconds) only when the server answered `Connection: keep-alive`
-//!   and the message ended exactly on its declared length, so each exchange on it is still a
-//!   plain, self-delimited HTTP/1.0 message and nothing of another exchange is ever recorded
-//!   with it. A kept connection the server closed meanwhile is replaced once, before any byte
-//!   of the answer was recorded. With `keep_alive` zero the request says `Connection: close`;
+//!   and the message ended exactly on its declared length with nothing left over (checked when
+//!   the connection is parked and again when it is taken), so each exchange on it is still a
+//!   plain, self-delimited HTTP/1.0 message. A server that declares a length too short and
+//!   sends the rest late can still have that rest read as the start of the next answer, as
+//!   with any HTTP/1.1 client; it then fails to parse, or is recorded as that answer. A kept
+//!   connection the server closed meanwhile is replaced once, before the answer's head was
+//!   complete. A server that says `keep-alive` but gives no usable length and keeps the
+//!   connection open ends the body only at `total_timeout` (`Truncation::Time`). With
+//!   `keep_alive` zero the request says `Connection: close`;
 //! - `Accept-Encoding: gzip` is sent, and what the server sends is recorded as sent (never
 //!   decompressed); [`entity_body`] decodes a copy for the parser.
 //!

@@ -4,7 +4,8 @@
 //! socket on each side, and for `https` a TLS handshake), so a connection whose exchange ended
 //! cleanly on a declared length, with the server agreeing to keep it open, waits here for a
 //! while. Every idle connection is bounded in time (`idle_for`) and in number (per origin and in
-//! all), so a crawl of many hosts never holds more than [`MAX_IDLE`] sockets it is not using.
+//! all), so a crawl of many hosts never holds more than [`MAX_IDLE`] sockets it is not using,
+//! none for long past `idle_for`.
 
 use std::collections::HashMap;
 use std::io;
@@ -38,6 +39,22 @@ impl Conn {
         }
     }
 
+    /// Whether nothing is left over on the connection now that its exchange has ended: no
+    /// bytes waiting in the socket, and for TLS, no record rustls has already taken in and not
+    /// handed out (the socket probe cannot see those). A server that sends more than it
+    /// declared is thus caught when the surplus has arrived by then, and again when the
+    /// connection is taken ([`Conn::still_open`]).
+    fn drained(&mut self) -> bool {
+        if let Conn::Tls(s) = self {
+            let tls = s.get_mut().1;
+            match tls.process_new_packets() {
+                Ok(state) if state.plaintext_bytes_to_read() == 0 && !state.peer_has_closed() => {}
+                _ => return false,
+            }
+        }
+        self.still_open()
+    }
+
     /// Whether an idle connection can still carry a request: the server has neither closed it
     /// nor sent anything unasked (an idle connection that became readable is unusable either
     /// way). Nothing is waited for.
@@ -63,15 +80,17 @@ pub(crate) struct Pool {
     inner: Mutex<Idle>,
 }
 
-#[derive(Default)]
 struct Idle {
     by_origin: HashMap<Origin, Vec<(Conn, Instant)>>,
     count: usize,
+    /// When expired connections were last dropped.
+    swept: Instant,
 }
 
 impl Idle {
     /// Drops every connection idle longer than `idle_for`.
     fn expire(&mut self, now: Instant, idle_for: Duration) {
+        self.swept = now;
         let mut count = 0;
         self.by_origin.retain(|_, conns| {
             conns.retain(|(_, since)| now.duration_since(*since) < idle_for);
@@ -87,7 +106,11 @@ impl Pool {
     pub(crate) fn new(idle_for: Duration) -> Pool {
         Pool {
             idle_for,
-            inner: Mutex::new(Idle::default()),
+            inner: Mutex::new(Idle {
+                by_origin: HashMap::new(),
+                count: 0,
+                swept: Instant::now(),
+            }),
         }
     }
 
@@ -116,14 +139,16 @@ impl Pool {
         found
     }
 
-    /// Parks a connection whose exchange ended cleanly; when the pool is full, it is closed.
-    pub(crate) fn put(&self, origin: Origin, conn: Conn) {
-        if !self.enabled() {
+    /// Parks a connection whose exchange ended cleanly, unless something is left over on it
+    /// or the pool is full (it is closed then). Connections idle past their time are closed
+    /// here too, at most once per `idle_for`, so none outlives it by more than that.
+    pub(crate) fn put(&self, origin: Origin, mut conn: Conn) {
+        if !self.enabled() || !conn.drained() {
             return;
         }
         let now = Instant::now();
         let mut idle = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if idle.count >= MAX_IDLE {
+        if idle.count >= MAX_IDLE || now.duration_since(idle.swept) >= self.idle_for {
             idle.expire(now, self.idle_for);
             if idle.count >= MAX_IDLE {
                 return;
