@@ -90,9 +90,10 @@ fn write_conf(dir: &Path, site: &Path, port: u16) -> PathBuf {
     let servers: String = HOSTS
         .iter()
         .map(|h| {
+            let root = site.join(h);
             format!(
-                "  server {{ listen {h}:{port}; server_name {h}; root {}/{h}; index index.html; }}\n",
-                site.display()
+                "  server {{ listen {h}:{port}; server_name {h}; root {}; index index.html; }}\n",
+                root.display()
             )
         })
         .collect();

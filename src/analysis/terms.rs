@@ -88,13 +88,13 @@ impl<'t> Terms<'t> {
 
     /// The local index of a raw token (as found in the text, any case).
     pub(crate) fn token(&mut self, raw: &str) -> u32 {
-        let key = term_id(raw);
+        // One hash per token serves both this page's table and the thread's memory.
+        let key = xxhash_rust::xxh3::xxh3_64_with_seed(raw.as_bytes(), self.salt);
         if let Some(&i) = self.by_token.get(&key) {
             return i;
         }
-        let memo_key = xxhash_rust::xxh3::xxh3_64_with_seed(raw.as_bytes(), self.salt);
         let remembered = match self.texts {
-            None => memo::get(memo_key),
+            None => memo::get(key),
             Some(_) => None,
         };
         let (id, stop, text) = match remembered {
@@ -107,7 +107,7 @@ impl<'t> Terms<'t> {
                     _ => std::borrow::Cow::Borrowed(word),
                 };
                 let id = term_id(&stem);
-                memo::put(memo_key, (id, stop));
+                memo::put(key, (id, stop));
                 let text = (self.texts.is_some() && !self.by_id.contains_key(&id))
                     .then(|| stem.into_owned());
                 (id, stop, text)

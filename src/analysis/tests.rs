@@ -69,8 +69,8 @@ fn terms_remembered_from_earlier_pages_equal_fresh_ones_in_each_language() {
         "Ünïcödé",
     ];
     // A recording table never uses the thread's memory of earlier pages: it is the reference.
-    let fresh = |lang: &str| {
-        let mut t = Terms::new(Profile::of(lang), &compiled, true);
+    let read = |lang: &str, record: bool| {
+        let mut t = Terms::new(Profile::of(lang), &compiled, record);
         words
             .iter()
             .map(|w| {
@@ -79,16 +79,8 @@ fn terms_remembered_from_earlier_pages_equal_fresh_ones_in_each_language() {
             })
             .collect::<Vec<_>>()
     };
-    let remembered = |lang: &str| {
-        let mut t = Terms::new(Profile::of(lang), &compiled, false);
-        words
-            .iter()
-            .map(|w| {
-                let i = t.token(w) as usize;
-                (t.info[i].id, t.info[i].stop)
-            })
-            .collect::<Vec<_>>()
-    };
+    let fresh = |lang: &str| read(lang, true);
+    let remembered = |lang: &str| read(lang, false);
     for lang in ["en", "de", "en", "xx", "de"] {
         // Twice: the second page of each language reads what the first left behind.
         assert_eq!(remembered(lang), fresh(lang), "{lang}");

@@ -232,8 +232,13 @@ impl Fetcher {
 /// such as a full spool disk, which a second attempt would only repeat.
 fn went_stale(e: &FetchError) -> bool {
     use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof};
-    matches!(e, FetchError::Io { source, .. }
-        if matches!(source.kind(), BrokenPipe | ConnectionAborted | ConnectionReset | UnexpectedEof))
+    match e {
+        FetchError::Io { source, .. } => matches!(
+            source.kind(),
+            BrokenPipe | ConnectionAborted | ConnectionReset | UnexpectedEof
+        ),
+        _ => false,
+    }
 }
 
 fn timeout(url: &str, phase: &'static str) -> FetchError {

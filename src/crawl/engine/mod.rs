@@ -326,10 +326,12 @@ impl Engine {
         let procs = self.processors.clone();
         tokio::spawn(async move {
             let t0 = Instant::now();
-            let url = lease.uri.url.clone();
-            let fetch = async move {
-                match url::Url::parse(&url) {
-                    Err(e) => Err(FetchFailure::Archive(format!("bad queued URL {url}: {e}"))),
+            let queued = &lease.uri.url;
+            let fetch = async {
+                match url::Url::parse(queued) {
+                    Err(e) => Err(FetchFailure::Archive(format!(
+                        "bad queued URL {queued}: {e}"
+                    ))),
                     Ok(url) => fetcher.fetch(&url).await.map_err(FetchFailure::Fetch),
                 }
             };
