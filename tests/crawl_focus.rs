@@ -303,3 +303,83 @@ fn a_helper_boost_moves_a_queued_url_up_its_host_queue() {
         "the boosted post is fetched before the links queued ahead of it"
     );
 }
+
+/// On a site whose pages declare English and read as English, detection confirms the
+/// declaration on the first pages and later pages are taken at their word, with spot checks; a
+/// page declaring French is detected, and the analysis record says how each language was found.
+#[test]
+fn a_sites_confirmed_language_is_trusted_and_every_record_says_how_it_was_found() {
+    const EN: &str = "The wind farm off the coast now supplies enough electricity for the whole \
+                      town, and the council plans a second one next to the harbour.";
+    const FR: &str = "Le parc éolien au large de la côte fournit désormais assez d'électricité \
+                      pour toute la ville, et la mairie prévoit un second parc près du port.";
+    // Each processor thread (one per core) confirms the site on its own.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let n = 24 + 12 * cores;
+    let web = FixtureWeb::start(1);
+    let links: String = (0..n)
+        .map(|i| format!("<li><a href=\"/p{i}\">wind farm {i}</a></li>"))
+        .collect();
+    web.route(
+        0,
+        "/",
+        html("Wind farms", &format!("<p>{EN}</p><ul>{links}</ul>")),
+    );
+    for i in 0..n {
+        web.route(
+            0,
+            &format!("/p{i}"),
+            html("Wind farm", &format!("<p>{EN} {i}</p>")),
+        );
+    }
+    web.route(
+        0,
+        "/fr",
+        Reply::html(format!(
+            "<!DOCTYPE html><html lang=\"fr\"><body><p>{FR}</p></body></html>"
+        )),
+    );
+    let data = tempfile::tempdir().unwrap();
+    let spec = harness::spec(
+        "lang",
+        &[web.url(0, "/"), web.url(0, "/fr")],
+        json!({ "topic": { "keywords": ["wind farm"] }, "scope": { "sitemaps": false } }),
+    );
+    let summary = harness::run(spec, data.path());
+    assert_eq!(summary.pages_analysed as usize, n + 2, "{summary:?}");
+    let recs = harness::records(data.path(), "lang");
+    let analysis = |path: &str| -> Value {
+        let rec = metadata(
+            &recs,
+            &web.url(0, path),
+            "application/vnd.magpie.analysis+json",
+        );
+        serde_json::from_slice(&rec.expect("analysis record").body).unwrap()
+    };
+    let fr = analysis("/fr");
+    assert_eq!(
+        (&fr["lang"], &fr["lang_source"]),
+        (&json!("fr"), &json!("detected"))
+    );
+    let mut by_source = std::collections::HashMap::<String, usize>::new();
+    for path in std::iter::once("/".to_string()).chain((0..n).map(|i| format!("/p{i}"))) {
+        let v = analysis(&path);
+        assert_eq!(v["lang"], "en", "{path}: {v}");
+        let source = v["lang_source"].as_str().unwrap().to_string();
+        match source.as_str() {
+            "detected" => assert!(v["lang_confidence"].as_f64().unwrap() > 0.5, "{v}"),
+            "confirmed" => assert_eq!(v["lang_confidence"], 0.0, "{v}"),
+            other => panic!("{path}: lang_source {other}"),
+        }
+        *by_source.entry(source).or_default() += 1;
+    }
+    // Each thread detects 3 pages, then spot-checks 1 in 16 (at most one more per thread
+    // for the rounding).
+    let detected = by_source.get("detected").copied().unwrap_or(0);
+    let most = 3 * cores + (n + 1) / 16 + cores;
+    assert!((3..=most).contains(&detected), "{by_source:?}");
+    assert_eq!(
+        detected + by_source.get("confirmed").copied().unwrap_or(0),
+        n + 1
+    );
+}

@@ -116,6 +116,31 @@ pub(crate) fn normalise(tag: &str) -> Option<Cow<'static, str>> {
     })
 }
 
+/// Where a page's language came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LangSource {
+    /// whatlang, sure of its guess.
+    Detector,
+    /// The page's declaration, whatlang not being sure.
+    Declared,
+    /// The page's declaration, which detection has confirmed on its site (see `site_lang`).
+    Confirmed,
+    /// Neither: the page's language is unknown.
+    Unknown,
+}
+
+impl LangSource {
+    /// The name given in analysis records; `None` for an unknown language.
+    pub(crate) fn name(self) -> Option<&'static str> {
+        match self {
+            LangSource::Detector => Some("detected"),
+            LangSource::Declared => Some("declared"),
+            LangSource::Confirmed => Some("confirmed"),
+            LangSource::Unknown => None,
+        }
+    }
+}
+
 /// The outcome of language identification for one page.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Detected {
@@ -124,8 +149,8 @@ pub(crate) struct Detected {
     /// whatlang's confidence in its own guess (0 when it made none), even when that guess was
     /// not trusted.
     pub confidence: f64,
-    /// Whether `lang` came from the detector (rather than the declaration or the default).
-    pub detected: bool,
+    /// Where `lang` came from.
+    pub source: LangSource,
 }
 
 /// Identifies the language of `sample` (a prefix of the page text), falling back to `declared`.
@@ -137,14 +162,20 @@ pub(crate) fn identify(sample: &str, declared: Option<&str>) -> Detected {
             return Detected {
                 lang: Some(code),
                 confidence,
-                detected: true,
+                source: LangSource::Detector,
             };
         }
     }
+    let lang = declared.and_then(normalise);
+    let source = if lang.is_some() {
+        LangSource::Declared
+    } else {
+        LangSource::Unknown
+    };
     Detected {
-        lang: declared.and_then(normalise),
+        lang,
         confidence,
-        detected: false,
+        source,
     }
 }
 
@@ -213,16 +244,16 @@ mod tests {
                     müssen sich auf längere Dürreperioden und heftigere Unwetter einstellen.";
         let d = identify(text, Some("en"));
         assert_eq!(d.lang.as_deref(), Some("de"));
-        assert!(d.detected && d.confidence > 0.9);
+        assert!(d.source == LangSource::Detector && d.confidence > 0.9);
     }
 
     #[test]
     fn unreliable_detection_falls_back_to_the_declaration() {
         let d = identify("ok", Some("fr-CA"));
         assert_eq!(d.lang.as_deref(), Some("fr"));
-        assert!(!d.detected);
+        assert_eq!(d.source, LangSource::Declared);
         let none = identify("", None);
-        assert_eq!(none.lang, None);
+        assert_eq!((none.lang, none.source), (None, LangSource::Unknown));
         assert_eq!(none.confidence, 0.0);
     }
 

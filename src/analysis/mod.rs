@@ -23,6 +23,7 @@ mod lang;
 mod learn;
 mod page;
 mod score;
+mod site_lang;
 mod stopwords;
 mod terms;
 mod tokens;
@@ -96,6 +97,11 @@ pub struct PageAnalysis {
     pub lang: Option<String>,
     /// whatlang's confidence in its own guess (0 when it made none).
     pub lang_confidence: f64,
+    /// Where `lang` came from: `detected` (whatlang was sure), `declared` (it was not, and the
+    /// page declares one), `confirmed` (the declaration, which detection has confirmed on the
+    /// page's host, taken without detecting this page); `None` with `lang`.
+    #[serde(default)]
+    pub lang_source: Option<String>,
     /// False when `topic.languages` is non-empty and the page's known language is not in it.
     pub lang_wanted: bool,
     /// The value this page passes on to its children as their `parent` input.

@@ -2,6 +2,7 @@
 //! (each distinct spelling lowercased, stoplisted and stemmed once), and topic phrases found.
 
 use super::lang::{identify, Detected, Profile, LANG_SAMPLE_BYTES};
+use super::site_lang::identify_on;
 use super::terms::{Counts, Terms, Tok};
 use super::topic::Compiled;
 use crate::model::ParsedPage;
@@ -39,8 +40,15 @@ pub(crate) fn prefix(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// Reads `page` against `topic`. With `record`, the term table keeps every term's text.
-pub(crate) fn read_page<'t>(page: &ParsedPage, topic: &'t Compiled, record: bool) -> PageText<'t> {
+/// Reads `page` against `topic`. `host` is the page's host when its language may be taken from
+/// what detection has confirmed there (`site_lang`); `None` detects it in any case. With
+/// `record`, the term table keeps every term's text.
+pub(crate) fn read_page<'t>(
+    page: &ParsedPage,
+    host: Option<&str>,
+    topic: &'t Compiled,
+    record: bool,
+) -> PageText<'t> {
     let mut sample = String::with_capacity(LANG_SAMPLE_BYTES + 2);
     for text in page.title.iter().chain(&page.blocks) {
         let room = LANG_SAMPLE_BYTES.saturating_sub(sample.len());
@@ -50,7 +58,11 @@ pub(crate) fn read_page<'t>(page: &ParsedPage, topic: &'t Compiled, record: bool
         sample.push_str(prefix(text, room));
         sample.push('\n');
     }
-    let detected = identify(&sample, page.declared_lang.as_deref());
+    let declared = page.declared_lang.as_deref();
+    let detected = match host {
+        Some(host) => identify_on(host, &sample, declared),
+        None => identify(&sample, declared),
+    };
     let profile = Profile::of(detected.lang.as_deref().unwrap_or(&topic.default_lang));
     let mut terms = Terms::new(profile, topic, record);
 

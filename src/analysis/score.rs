@@ -47,7 +47,8 @@ pub(super) fn analyze(
     page_url: &str,
     parent_inherited: f32,
 ) -> PageAnalysis {
-    let text = read_page(page, &an.compiled, false);
+    let host = host_and_path(page_url).0;
+    let text = read_page(page, Some(host), &an.compiled, false);
     let mut counts = text.page_counts();
     let PageText {
         mut terms,
@@ -71,7 +72,7 @@ pub(super) fn analyze(
         0.0
     };
     let inherited = PARENT_DECAY * if relevant { relevance } else { parent_in };
-    let page_spam = is_spam(an, host_and_path(page_url).0);
+    let page_spam = is_spam(an, host);
 
     let w = &an.weights;
     let weight_sum = w.document + w.paragraph + w.anchor + w.url + w.parent;
@@ -210,6 +211,7 @@ pub(super) fn analyze(
     PageAnalysis {
         relevance,
         relevant,
+        lang_source: detected.source.name().map(str::to_owned),
         lang: detected.lang.map(|l| l.into_owned()),
         lang_confidence: detected.confidence,
         lang_wanted,

@@ -281,7 +281,7 @@ impl ReferenceVector {
     /// Reads a page's counted terms as the topic `compiled` sees them (its phrases and
     /// stopwords); `None` for a page without any.
     pub(crate) fn of(compiled: &Compiled, page: &ParsedPage) -> Option<ReferenceVector> {
-        let text = read_page(page, compiled, true);
+        let text = read_page(page, None, compiled, true);
         let mut counts = text.page_counts();
         let terms = text.terms;
         let counted = counts.drain(&terms);

@@ -244,6 +244,7 @@ fn json_notes(uri: &CrawlUri, links: &[Link], n: &PageNotes) -> Vec<(&'static st
             "relevant": a.relevant,
             "lang": a.lang,
             "lang_confidence": a.lang_confidence,
+            "lang_source": a.lang_source,
             "lang_wanted": a.lang_wanted,
             "inherited": a.inherited,
             "priority": uri.priority,
