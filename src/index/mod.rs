@@ -34,6 +34,7 @@ mod related;
 mod schema;
 mod search;
 mod stored;
+mod words;
 mod writer;
 
 pub mod cli;

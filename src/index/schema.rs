@@ -6,20 +6,20 @@
 //! A field added in a later version does need a rebuild (`magpie index rebuild`), which
 //! [`SCHEMA_VERSION`] makes explicit.
 
+use super::words::WordTokenizer;
 use tantivy::schema::{
     DateOptions, DateTimePrecision, Field, IndexRecordOption, NumericOptions, Schema,
     TextFieldIndexing, TextOptions, FAST, STORED, STRING,
 };
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
-};
+use tantivy::tokenizer::TextAnalyzer;
 
 /// Bumped whenever the schema changes; an index written with another version must be rebuilt.
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Name of the analyzer for `title` and `text`: words split on non-alphanumerics, lowercased,
-/// accents folded to ASCII, tokens over 40 bytes dropped. Language-neutral on purpose: a crawl
-/// mixes languages, and stemming one language would damage the others.
+/// accents folded to ASCII, words of 40 bytes or more dropped (`words.rs`, in one pass).
+/// Language-neutral on purpose: a crawl mixes languages, and stemming one language would damage
+/// the others.
 pub const TEXT_ANALYZER: &str = "magpie_text";
 
 /// Handles of every field of the schema.
@@ -185,9 +185,5 @@ impl Default for Fields {
 /// The analyzer registered as [`TEXT_ANALYZER`] on every opened index (tantivy does not persist
 /// analyzers, only their names).
 pub fn text_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .build()
+    TextAnalyzer::from(WordTokenizer::default())
 }
