@@ -323,7 +323,11 @@ fn a_sites_confirmed_language_is_trusted_and_every_record_says_how_it_was_found(
     web.route(
         0,
         "/",
-        html("Wind farms", &format!("<p>{EN}</p><ul>{links}</ul>")),
+        // Prose first, so the language sample (the first 2 KiB) is not the link list.
+        html(
+            "Wind farms",
+            &format!("<p>{}</p><ul>{links}</ul>", [EN; 14].join(" ")),
+        ),
     );
     for i in 0..n {
         web.route(
@@ -343,7 +347,8 @@ fn a_sites_confirmed_language_is_trusted_and_every_record_says_how_it_was_found(
     let spec = harness::spec(
         "lang",
         &[web.url(0, "/"), web.url(0, "/fr")],
-        json!({ "topic": { "keywords": ["wind farm"] }, "scope": { "sitemaps": false } }),
+        json!({ "topic": { "keywords": ["wind farm"] }, "scope": { "sitemaps": false },
+                "limits": { "max_pages": n + 10 } }),
     );
     let summary = harness::run(spec, data.path());
     assert_eq!(summary.pages_analysed as usize, n + 2, "{summary:?}");

@@ -11,8 +11,9 @@ use std::borrow::Cow;
 
 use super::stopwords::stopwords;
 
-/// Bytes of body text given to the language detector. whatlang's cost grows with the text and
-/// its accuracy stops improving long before this on ordinary prose.
+/// Bytes of body text given to the language detector: its accuracy stops improving long before
+/// this on ordinary prose. (Most of whatlang's cost is fixed, one pass over each language's
+/// profile, so a smaller sample saves little; see `site_lang`.)
 pub(crate) const LANG_SAMPLE_BYTES: usize = 2048;
 
 /// whatlang's ISO 639-3 codes paired with ISO 639-1 codes.

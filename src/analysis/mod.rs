@@ -192,7 +192,9 @@ impl Analyzer {
     /// `page_url` is the page's own URL (on a spam domain, all its links are blacklisted);
     /// `parent_inherited` is the `inherited` value of the page this one was found on (pass 0
     /// for a seed, which has no ancestors). Never panics; every score is finite and in [0, 1].
-    /// Allocates a few buffers per call, none per word.
+    /// Allocates a few buffers per call, none per word. The page's language may be taken from
+    /// what this thread has confirmed on the page's host (`site_lang`), so the result can
+    /// depend on the pages the thread analysed before; `lang_source` says which way it went.
     pub fn analyze(
         &self,
         page: &ParsedPage,

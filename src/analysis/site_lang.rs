@@ -6,9 +6,10 @@
 //! page, the largest single cost of a topical crawl. Sites declare their language in a template,
 //! so on most hosts the declaration is either always right or always wrong. A wrong template is
 //! caught by the first pages (detection disagrees, so trust is never given); a site that is
-//! right keeps being checked on one page in [`RECHECK_EVERY`], and one disagreement withdraws
-//! trust until [`TRUST_AFTER`] pages in a row agree again. Pages without a declaration, and
-//! reference pages, are always detected.
+//! right keeps being checked on one page in [`RECHECK_EVERY`], and one disagreement (or a check
+//! on which whatlang is unsure) withdraws trust until [`TRUST_AFTER`] pages in a row agree
+//! again. Pages without a declaration are always detected, and so is every page the topic
+//! learns from (`ReferenceVector::of` reads pages without a host).
 //!
 //! The memory is per thread (each processor thread learns its hosts on its own) and bounded, so
 //! which page of a host is checked depends on the order pages are processed in; the language of

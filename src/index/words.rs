@@ -9,8 +9,14 @@
 //! this against the chain on random text.
 
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer, Token, TokenStream, Tokenizer,
+    AsciiFoldingFilter, LowerCaser, RawTokenizer, Token, TokenFilter, TokenStream, Tokenizer,
 };
+
+/// tantivy's lowercaser and ASCII folder over one whole word, as concrete types: no boxed
+/// stream per word.
+type Fold = <AsciiFoldingFilter as TokenFilter>::Tokenizer<
+    <LowerCaser as TokenFilter>::Tokenizer<RawTokenizer>,
+>;
 
 /// Words of this many bytes or more (before lowercasing) are dropped, as
 /// `RemoveLongFilter::limit(MAX_WORD_BYTES)` does.
@@ -22,17 +28,14 @@ pub(crate) const MAX_WORD_BYTES: usize = 40;
 pub(crate) struct WordTokenizer {
     token: Token,
     /// Lowercases and folds one non-ASCII word, exactly as the chain does.
-    fold: TextAnalyzer,
+    fold: Fold,
 }
 
 impl Default for WordTokenizer {
     fn default() -> Self {
         WordTokenizer {
             token: Token::default(),
-            fold: TextAnalyzer::builder(RawTokenizer::default())
-                .filter(LowerCaser)
-                .filter(AsciiFoldingFilter)
-                .build(),
+            fold: AsciiFoldingFilter.transform(LowerCaser.transform(RawTokenizer::default())),
         }
     }
 }
@@ -43,7 +46,7 @@ pub(crate) struct WordStream<'a> {
     /// Byte offset where the search for the next word starts.
     at: usize,
     token: &'a mut Token,
-    fold: &'a mut TextAnalyzer,
+    fold: &'a mut Fold,
 }
 
 impl Tokenizer for WordTokenizer {
@@ -141,7 +144,7 @@ impl TokenStream for WordStream<'_> {
 mod tests {
     use super::*;
     use crate::sample_site::SplitMix;
-    use tantivy::tokenizer::{RemoveLongFilter, SimpleTokenizer};
+    use tantivy::tokenizer::{RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
 
     /// The chain this tokenizer replaces.
     fn chain() -> TextAnalyzer {
