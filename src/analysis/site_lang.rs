@@ -16,8 +16,8 @@
 //! a page that declares the same language as the rest of its site does not.
 
 use super::lang::{identify, normalise, Detected, LangSource};
+use super::terms::IdMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 
 /// Pages in a row on which detection must agree with the declaration before it is trusted.
@@ -37,8 +37,9 @@ struct Trust {
 }
 
 thread_local! {
-    static SITES: RefCell<(RandomState, HashMap<u64, Trust>)> =
-        RefCell::new((RandomState::new(), HashMap::new()));
+    /// Keyed by the seeded hash of (host, declared language), which the map uses as is.
+    static SITES: RefCell<(RandomState, IdMap<Trust>)> =
+        RefCell::new((RandomState::new(), IdMap::default()));
 }
 
 /// The language of a page of `host` (see the module docs); `sample` and `declared` as for

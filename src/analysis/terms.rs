@@ -38,7 +38,7 @@ impl Hasher for PassThrough {
     }
 }
 
-/// A map keyed by term ids or token hashes.
+/// A map keyed by values that are already hashes (term ids, token hashes, `site_lang` keys).
 pub(crate) type IdMap<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
 
 /// What is known about one distinct term of a page.

@@ -84,11 +84,10 @@ impl Processors {
 
 /// Lowers the calling thread's priority a little (its nice value plus 5), so that on busy cores
 /// the stages after the processor chain (the engine, the index writer, the fetches) run first.
-/// Those
-/// stages consume what the processors produce; without this, a processor thread gets the same
-/// share of the CPU as the index writer's single thread, the writer falls behind, and finished
-/// pages pile up in its queue (tantivy buffers up to 10,000 documents) instead of the crawl
-/// slowing down. Failing to change the priority is harmless.
+/// Those stages consume what the processors produce; without this, a processor thread gets the
+/// same share of the CPU as the index writer's single thread, the writer falls behind, and
+/// finished pages pile up in its queue (tantivy buffers up to 10,000 documents) instead of the
+/// crawl slowing down. Failing to change the priority is harmless.
 fn yield_to_later_stages() {
     #[cfg(target_os = "linux")]
     // SAFETY: plain system calls on the calling thread; no memory is shared with the kernel.
