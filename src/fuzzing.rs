@@ -205,6 +205,22 @@ pub fn intake(data: &[u8]) {
     }
 }
 
+/// The search query (`q` of the search and export routes and the cockpit's pages): the input,
+/// as text, searched in an empty in-memory index exactly as the server searches a crawl's index.
+/// Length, nesting and term count are bounded before tantivy's recursive parser runs; a stack
+/// overflow here aborts the fuzzer, as it aborted the server.
+pub fn search_query(data: &[u8]) {
+    static INDEX: OnceLock<Option<crate::index::Index>> = OnceLock::new();
+    let Some(index) = INDEX.get_or_init(|| crate::index::Index::temporary().ok()) else {
+        return;
+    };
+    let q = crate::index::SearchQuery {
+        q: String::from_utf8_lossy(data).into_owned(),
+        ..Default::default()
+    };
+    let _ = index.search(&q);
+}
+
 /// The WARC reader: every record of the input (gzip or plain), its block streamed to the end,
 /// and the Iterator form, which frames records without reading blocks.
 pub fn warc_reader(data: &[u8]) {

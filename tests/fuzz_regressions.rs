@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 type Target = fn(&[u8]);
 
 /// Every fuzz target and its body; `fuzz/fuzz_targets/<name>.rs` exists for each.
-const TARGETS: [(&str, Target); 12] = [
+const TARGETS: [(&str, Target); 13] = [
     ("url", magpie::fuzzing::url),
     ("robots", magpie::fuzzing::robots),
     ("spec", magpie::fuzzing::spec),
@@ -20,6 +20,7 @@ const TARGETS: [(&str, Target); 12] = [
     ("http_response", magpie::fuzzing::http_response),
     ("chunked", magpie::fuzzing::chunked),
     ("body_decode", magpie::fuzzing::body_decode),
+    ("search_query", magpie::fuzzing::search_query),
 ];
 
 fn fuzz_dir() -> PathBuf {

@@ -29,6 +29,7 @@
 mod doc;
 mod facets;
 mod lookup;
+mod query_limits;
 mod rebuild;
 mod related;
 mod schema;
@@ -41,6 +42,15 @@ pub mod cli;
 
 #[cfg(test)]
 pub(crate) mod test_crawl;
+/// Refuses a query string that is too long, too deeply nested or has too many terms for the
+/// query parser (`query_limits.rs`): a 400 that says which bound, checked before parsing.
+pub fn check_query(q: &str) -> Result<(), IndexError> {
+    query_limits::check(q).map_err(|reason| IndexError::BadQuery {
+        query: query_limits::excerpt(q),
+        reason,
+    })
+}
+
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -327,6 +327,7 @@ impl Index {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut text_query = None;
         if !q.q.trim().is_empty() {
+            super::check_query(&q.q)?;
             let mut parser = QueryParser::for_index(&self.inner, vec![f.title, f.text]);
             parser.set_conjunction_by_default();
             parser.set_field_boost(f.title, 2.0);

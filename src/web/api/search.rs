@@ -66,8 +66,10 @@ impl SearchParams {
             });
         }
         let defaults = SearchQuery::default();
+        let q = self.q.unwrap_or_default();
+        crate::index::check_query(&q)?;
         Ok(SearchQuery {
-            q: self.q.unwrap_or_default(),
+            q,
             host: given(self.host),
             domain: given(self.domain),
             app: given(self.app),
