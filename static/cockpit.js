@@ -1,4 +1,8 @@
-// magpie cockpit: small progressive enhancements. Every page works without this file.
+// magpie cockpit: small progressive enhancements. Every page can be read without this file;
+// forms that change something need it, for the form key (see src/web/csrf.rs):
+// - Form key: the page that answers a login (data-form-key on <body>) keeps the session's key
+//   in this origin's localStorage (never in a cookie: cookies reach every port of the host) and
+//   goes on to data-next; every form's empty "csrf" field gets the key when it is submitted.
 // - Live figures: an element with data-events="URL" follows that server-sent event stream;
 //   elements with data-stat="path.in.json" inside the page show the latest `stats` event.
 // - Live panels: the content of an element with data-refresh="URL" is replaced by that
@@ -130,7 +134,30 @@ function specUpload() {
   });
 }
 
+const FORM_KEY = "magpie-form-key";
+
+// Keeps the key a login answered with, then goes where the operator was going.
+function keepFormKey() {
+  const body = document.body;
+  if (!body || !body.dataset.formKey) return false;
+  try { localStorage.setItem(FORM_KEY, body.dataset.formKey); } catch (_) { return false; }
+  body.removeAttribute("data-form-key");
+  const next = body.dataset.next || "/";
+  // Only a path of this origin (the server checked it too).
+  location.replace(next.startsWith("/") && !next.startsWith("//") ? next : "/");
+  return true;
+}
+
+// Gives every submitted form the session's key, unless it carries a token of its own (login).
+document.addEventListener("submit", (ev) => {
+  const field = ev.target.querySelector && ev.target.querySelector('input[name="csrf"]');
+  if (field && !field.value) {
+    try { field.value = localStorage.getItem(FORM_KEY) || ""; } catch (_) { /* refused, said by the server */ }
+  }
+}, true);
+
 document.addEventListener("DOMContentLoaded", () => {
+  if (keepFormKey()) return;
   document.querySelectorAll("[data-events]").forEach(follow);
   specUpload();
 });

@@ -303,10 +303,7 @@ async fn search_capture_and_export(
     let sandbox = frame.attr("sandbox").await.unwrap();
     assert_eq!(sandbox.as_deref(), Some(""), "sandboxed with no allowances");
     let src = frame.attr("src").await.unwrap().unwrap();
-    assert!(
-        src.starts_with("/api/v1/crawls/birds/capture?url="),
-        "{src}"
-    );
+    assert!(src.starts_with("/crawls/birds/replay?url="), "{src}");
     let title = c.title().await.unwrap();
     assert!(title.starts_with("Capture of"), "{title}");
     frame.clone().enter_frame().await.unwrap();

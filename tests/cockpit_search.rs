@@ -169,7 +169,8 @@ async fn the_capture_view_sandboxes_the_page_and_explains_its_outlinks() {
     assert_eq!(p.status, 200, "{}", p.body);
     let csp = p.headers["content-security-policy"].to_str().unwrap();
     assert!(csp.contains("frame-src 'self'") && csp.contains("frame-ancestors 'none'"));
-    // The archived page: in a sandboxed iframe (no scripts, no same origin), from the replay API.
+    // The archived page: in a sandboxed iframe (no scripts, no same origin), from the cockpit's
+    // replay path (the API's replay, behind the session rather than the token).
     let re = regex::Regex::new(r#"<iframe [^>]*sandbox src="([^"]+)""#).unwrap();
     let src = re
         .captures(&p.body)
@@ -177,13 +178,13 @@ async fn the_capture_view_sandboxes_the_page_and_explains_its_outlinks() {
         .replace("&#38;", "&");
     assert!(!p.body.contains("allow-scripts") && !p.body.contains("allow-same-origin"));
     assert!(
-        src.starts_with(&format!("/api/v1/crawls/c/capture?url={}&at=", enc(&seed))),
+        src.starts_with(&format!("/crawls/c/replay?url={}&at=", enc(&seed))),
         "{src}"
     );
     let replay = c
         .srv
         .get(&src)
-        .bearer_auth(web_support::TOKEN)
+        .header("cookie", b.session_cookie())
         .send()
         .await
         .unwrap();

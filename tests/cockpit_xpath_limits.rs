@@ -42,7 +42,7 @@ async fn deep_and_long_expressions_get_400_and_the_server_stays_up() {
     let resp = srv
         .client
         .post(srv.url("/kb"))
-        .header("cookie", b.cookie("magpie_session"))
+        .header("cookie", b.session_cookie())
         .body(big)
         .send()
         .await

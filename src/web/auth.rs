@@ -1,25 +1,26 @@
 //! Who may do what: the bearer token, the cockpit's session, the one-time `?token=` login, and
 //! how tokens are made and validated.
 //!
-//! Every state-changing API request needs `Authorization: Bearer <token>`. Read-only API
-//! requests (GET, HEAD) also pass with a cockpit session, or without anything when the operator
-//! opened them (`WebConfig::public_reads`, `magpie serve --public-reads`, loopback only).
+//! Every API request that changes state needs `Authorization: Bearer <token>`. Read-only API
+//! requests (GET, HEAD) also pass without anything when the operator opened them
+//! (`WebConfig::public_reads`, `magpie serve --public-reads`, loopback only); a cockpit session
+//! is not enough for the API, since the browser sends its cookie to every port of the host.
 //!
-//! Cockpit pages (every path outside `/api/` and `/metrics`) need the session cookie or the
-//! token, on loopback too, so another local user or process cannot drive the cockpit. A page
-//! address carrying `?token=TOKEN` logs the browser in: it sets the session cookie and
-//! redirects to the same address without the token, so the token leaves the address bar and
-//! history at once. `/login` and `/static/` are open. Forms are also checked against forgery
-//! by the page handlers (`pages::Form`).
+//! Cockpit pages (every path outside `/api/` and `/metrics`) need a live session or the token,
+//! on loopback too, so another local user or process cannot drive the cockpit. A page address
+//! carrying `?token=TOKEN` logs the browser in (see `pages::login::welcome`), then goes to the
+//! same address without the token, so the token leaves the address bar and history at once.
+//! `/login` and `/static/` are open. Forms also carry the session's form key, checked by the
+//! page handlers (`pages::Form`, `csrf.rs`).
 
-use super::csrf::{cockpit_cookie, random_bytes, SESSION_COOKIE};
 use super::{error::WebError, pages::PageError, routes, AppState};
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{header, Method};
 use actix_web::middleware::Next;
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 
+use super::csrf::random_bytes;
 pub use super::csrf::same_secret;
 
 /// Shortest token accepted: shorter ones are guessable.
@@ -48,24 +49,22 @@ pub async fn require_token<B: MessageBody>(
             if !same_secret(presented.as_bytes(), state.config.token.as_bytes()) {
                 return Err(PageError::WrongToken.into());
             }
-            let resp = HttpResponse::SeeOther()
-                .insert_header((header::LOCATION, clean))
-                .insert_header((header::CACHE_CONTROL, "no-store"))
-                .cookie(cockpit_cookie(SESSION_COOKIE, state.csrf.new_session()))
-                .finish();
+            let resp = super::pages::login::welcome(&state, &clean)?;
             return Ok(req.into_response(resp).map_into_right_body());
         }
         let open = path == "/login"
             || path.starts_with("/static/")
-            || state.csrf.has_session(req.request())
+            || state
+                .sessions
+                .current(req.request(), std::time::Instant::now())
+                .is_some()
             || bearer();
         if !open {
             return Err(PageError::LoginRequired.into());
         }
     } else {
         let read_only = matches!(*req.method(), Method::GET | Method::HEAD);
-        let open =
-            read_only && (state.config.public_reads || state.csrf.has_session(req.request()));
+        let open = read_only && state.config.public_reads;
         if !open && !bearer() {
             return Err(WebError::Unauthorized.into());
         }

@@ -80,6 +80,9 @@ pub enum WebError {
     /// The body could not be read from the connection.
     #[error("cannot read the request body: {0}")]
     Payload(String),
+    /// The body stalled or took too long (`limits.rs`); the connection is closed.
+    #[error("request body too slow: {0}")]
+    SlowBody(String),
     /// A bug or a failed background task.
     #[error("internal error: {0}")]
     Internal(String),
@@ -128,6 +131,7 @@ impl WebError {
             WebError::TooLarge { .. } => "too-large",
             WebError::BadRequest(_) => "bad-request",
             WebError::Payload(_) => "payload",
+            WebError::SlowBody(_) => "slow-body",
             WebError::Internal(_) => "internal",
             WebError::Io(_) => "io",
         }
@@ -248,6 +252,7 @@ impl ResponseError for WebError {
             WebError::Export(_) => StatusCode::INTERNAL_SERVER_ERROR,
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::Payload(_) => StatusCode::BAD_REQUEST,
+            WebError::SlowBody(_) => StatusCode::REQUEST_TIMEOUT,
             WebError::Internal(_) | WebError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

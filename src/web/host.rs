@@ -109,13 +109,35 @@ impl AllowedHosts {
         self.bound.ip().is_unspecified() && parse_literal(&host).is_some()
     }
 
-    /// Whether an `Origin` header value is a page of this server (`http` or `https`, an
-    /// allowed authority). `null` and anything else are foreign.
+    /// Whether an `Origin` header value is a page of this server: `http` or `https`, an allowed
+    /// name, and exactly the bound port, where an origin that writes no port means its scheme's
+    /// default (`http://127.0.0.1` is port 80, another service's page). A name given with
+    /// `--allowed-host NAME` (no port) is also reached through a proxy on the default port.
+    /// `null` and anything else are foreign.
     pub fn allows_origin(&self, origin: &str) -> bool {
-        let rest = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"));
-        rest.is_some_and(|a| !a.contains('/') && self.allows(a))
+        let (rest, default_port) = match origin.split_once("://") {
+            Some(("http", rest)) => (rest, 80),
+            Some(("https", rest)) => (rest, 443),
+            _ => return false,
+        };
+        if rest.contains('/') {
+            return false;
+        }
+        let Some((host, written)) = split(rest) else {
+            return false;
+        };
+        let port = written.unwrap_or(default_port);
+        let named = self.names.iter().any(|(n, p)| {
+            *n == host
+                && match p {
+                    Some(p) => *p == port,
+                    None => written.is_none() || port == self.bound.port(),
+                }
+        });
+        if named {
+            return true;
+        }
+        port == self.bound.port() && self.allows(&format!("{host}:{port}"))
     }
 
     /// The origin pages should name this server by: the request's `Host` when it is allowed
@@ -213,6 +235,11 @@ mod tests {
         assert!(h.allows_origin("http://localhost:8080"));
         for bad in [
             "http://evil.example:8080",
+            // Another service of the same host, on the scheme's default port.
+            "http://127.0.0.1",
+            "http://localhost",
+            "https://127.0.0.1",
+            "http://[::1]",
             "null",
             "http://127.0.0.1:8080/x",
             "ftp://127.0.0.1:8080",

@@ -1,13 +1,14 @@
 //! The HTTP server of `magpie serve`: a versioned JSON API under `/api/v1` over the crawl
 //! manager, server-sent events, Prometheus metrics, and (later) the cockpit pages.
 //!
-//! Layout: `routes.rs` lists every route; `auth.rs` checks the bearer token; `csrf.rs` protects
-//! the cockpit's forms; `error.rs` is the only place mapping errors to HTTP statuses; `api/` has
-//! one module per resource; `pages/` one module per cockpit page (templates in `templates/`,
-//! assets in `static/`); `host.rs` decides which `Host` and `Origin` values are this server
-//! (against DNS rebinding); `indexes.rs` keeps the crawls' capture indexes open for reading;
-//! `replay.rs` decides what of an archived response reaches the browser; `metrics.rs` renders
-//! `/metrics`; `cli.rs` is the `serve` and `submit` commands. The API is documented in
+//! Layout: `routes.rs` lists every route; `auth.rs` checks the bearer token; `csrf.rs` keeps the
+//! cockpit's sessions and protects its forms; `limits.rs` bounds connections and bodies in time;
+//! `error.rs` is the only place mapping errors to HTTP statuses; `api/` has one module per
+//! resource; `pages/` one module per cockpit page (templates in `templates/`, assets in
+//! `static/`); `host.rs` decides which `Host` and `Origin` values are this server (against DNS
+//! rebinding); `indexes.rs` keeps the crawls' capture indexes open for reading; `replay.rs`
+//! decides what of an archived response reaches the browser; `metrics.rs` renders `/metrics`;
+//! `cli.rs` is the `serve` and `submit` commands. The API is documented in
 //! `docs/api.md` and described by the OpenAPI document (`api::openapi`); the cockpit in `docs/cockpit.md`.
 //!
 //! actix-web runs its request handlers on worker threads with their own single-threaded
@@ -21,6 +22,7 @@ pub mod csrf;
 pub mod error;
 pub mod host;
 pub mod indexes;
+mod limits;
 pub mod metrics;
 pub mod pages;
 pub mod replay;
@@ -66,6 +68,10 @@ pub struct WebConfig {
     /// Host names (`name` or `name:port`) the server answers to besides its bound address and
     /// the loopback names (`magpie serve --allowed-host`); see `host.rs`.
     pub allowed_hosts: Vec<String>,
+    /// A cockpit session ends after this long unused.
+    pub session_idle: Duration,
+    /// A cockpit session ends this long after its login, used or not.
+    pub session_max: Duration,
 }
 
 impl std::fmt::Debug for WebConfig {
@@ -82,13 +88,16 @@ impl std::fmt::Debug for WebConfig {
             .field("kb_dir", &self.kb_dir)
             .field("xpath_budget", &self.xpath_budget)
             .field("allowed_hosts", &self.allowed_hosts)
+            .field("session_idle", &self.session_idle)
+            .field("session_max", &self.session_max)
             .finish()
     }
 }
 
 impl WebConfig {
     /// The defaults: 64 MiB bodies, 30 s grace, 10 s stop wait, stats every second, 2 workers,
-    /// the knowledge base in `kb/`, 2 s for an XPath test.
+    /// the knowledge base in `kb/`, 2 s for an XPath test, sessions that end after an hour
+    /// unused or 12 hours in all.
     pub fn new(token: String, public_reads: bool) -> WebConfig {
         WebConfig {
             token,
@@ -101,6 +110,8 @@ impl WebConfig {
             kb_dir: std::path::PathBuf::from("kb"),
             xpath_budget: Duration::from_secs(2),
             allowed_hosts: Vec::new(),
+            session_idle: Duration::from_secs(60 * 60),
+            session_max: Duration::from_secs(12 * 60 * 60),
         }
     }
 }
@@ -110,7 +121,8 @@ impl WebConfig {
 pub struct AppState {
     pub(crate) manager: Arc<Manager>,
     pub(crate) config: WebConfig,
-    pub(crate) csrf: csrf::Csrf,
+    /// The cockpit's sessions; [`serve`] names their cookies after the listener's port.
+    pub(crate) sessions: csrf::Sessions,
     /// Slots of the XPath tester: evaluations running at once, over their budget or not.
     pub(crate) xpath_slots: Arc<tokio::sync::Semaphore>,
     /// The names this server answers to; [`serve`] sets them from the listener's address.
@@ -131,9 +143,9 @@ impl AppState {
         AppState {
             indexes: indexes::Indexes::new(manager.data()),
             exporting: Default::default(),
+            sessions: csrf::Sessions::new(0, config.session_idle, config.session_max),
             manager,
             config,
-            csrf: csrf::Csrf::new(),
             xpath_slots: Arc::new(tokio::sync::Semaphore::new(pages::kb::MAX_RUNNING_TESTS)),
             hosts: host::AllowedHosts::new(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), &[])
                 .expect("no extra names"),
@@ -168,8 +180,14 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), WebError> {
     let mut state = state;
-    state.hosts = host::AllowedHosts::new(listener.local_addr()?, &state.config.allowed_hosts)
+    let bound = listener.local_addr()?;
+    state.hosts = host::AllowedHosts::new(bound, &state.config.allowed_hosts)
         .map_err(|e| WebError::Internal(e.to_string()))?;
+    state.sessions = csrf::Sessions::new(
+        bound.port(),
+        state.config.session_idle,
+        state.config.session_max,
+    );
     let data = web::Data::new(state);
     let workers = data.config.workers.max(1);
     let app_data = data.clone();
@@ -184,6 +202,7 @@ pub async fn serve(
                 web::PathConfig::default()
                     .error_handler(|e, _| WebError::BadRequest(e.to_string()).into()),
             )
+            .wrap(middleware::from_fn(limits::bound_body))
             .wrap(middleware::from_fn(auth::require_token))
             // Outermost: a request naming another host gets nothing, not even a 401.
             .wrap(middleware::from_fn(host::require_known_host))
@@ -191,6 +210,9 @@ pub async fn serve(
             .default_service(web::to(routes::fallback))
     })
     .workers(workers)
+    .client_request_timeout(limits::HEAD_TIMEOUT)
+    .keep_alive(limits::KEEP_ALIVE)
+    .max_connections(limits::MAX_CONNECTIONS_PER_WORKER)
     .disable_signals()
     .shutdown_timeout(HTTP_SHUTDOWN_S)
     .listen(listener)?

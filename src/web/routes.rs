@@ -64,6 +64,7 @@ routes! { PAGE_ROUTES, configure_pages:
     get  "/"                            => pages::crawls::page;
     get  "/login"                       => pages::login::page;
     post "/login"                       => pages::login::submit;
+    post "/logout"                      => pages::login::logout;
     get  "/static/{file}"               => pages::assets::get;
     get  "/crawls/new"                  => pages::new_crawl::page;
     post "/crawls/new"                  => pages::new_crawl::submit;
@@ -71,6 +72,10 @@ routes! { PAGE_ROUTES, configure_pages:
     post "/kb"                          => pages::kb::test;
     get  "/crawls/{id}"                 => pages::dashboard::page;
     get  "/crawls/{id}/panels"          => pages::dashboard::panels_fragment;
+    // The API's event stream and replay, for the cockpit's pages: the API itself does not take
+    // the session (its cookie reaches every port of the host).
+    get  "/crawls/{id}/events"          => api::events::stream;
+    get  "/crawls/{id}/replay"          => api::captures::replay;
     post "/crawls/{id}/action"          => pages::crawls::action;
     get  "/crawls/{id}/spec.json"       => pages::new_crawl::download;
     get  "/crawls/{id}/frontier"        => pages::frontier::page;

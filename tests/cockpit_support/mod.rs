@@ -1,5 +1,5 @@
-//! Cockpit test helpers: a browser-like session over plain HTTP (keeps the anti-forgery cookie,
-//! reads the token from a page's hidden field) for the page tests.
+//! Cockpit test helpers: a browser-like session over plain HTTP (keeps the cockpit's cookies,
+//! and the form key the login hands over, as `cockpit.js` keeps it) for the page tests.
 
 // Each test binary uses a different part of this module.
 #![allow(dead_code)]
@@ -17,16 +17,39 @@ pub struct Page {
     pub headers: header::HeaderMap,
     /// The HTML.
     pub body: String,
+    /// The session's form key the browser holds, if logged in.
+    form_key: Option<String>,
 }
 
 impl Page {
-    /// The anti-forgery token of the page's first form.
+    /// What the page's first form sends in its `csrf` field: the token written in it (the
+    /// login form), or else the session's form key, which `cockpit.js` fills in at submit.
     pub fn csrf(&self) -> String {
-        let re = Regex::new(r#"name="csrf" value="([0-9a-f]+)""#).unwrap();
-        re.captures(&self.body)
+        let re = Regex::new(r#"name="csrf" value="([0-9a-f]*)""#).unwrap();
+        let written = re
+            .captures(&self.body)
             .unwrap_or_else(|| panic!("no csrf field in:\n{}", self.body))[1]
-            .to_string()
+            .to_string();
+        if written.is_empty() {
+            self.form_key.clone().expect("a form key: log in first")
+        } else {
+            written
+        }
     }
+}
+
+/// The form key and the next address in a login's answer (`data-form-key`, `data-next`).
+pub fn login_answer(html: &str) -> (String, String) {
+    let key = Regex::new(r#"data-form-key="([0-9a-f]{64})""#).unwrap();
+    let next = Regex::new(r#"data-next="([^"]*)""#).unwrap();
+    let key = key
+        .captures(html)
+        .unwrap_or_else(|| panic!("no form key in:\n{html}"))[1]
+        .to_string();
+    (
+        key,
+        next.captures(html).expect("a next address")[1].to_string(),
+    )
 }
 
 /// A browser-ish client: no redirects followed, the cockpit's cookies kept.
@@ -34,6 +57,7 @@ pub struct Browser {
     base: String,
     client: reqwest::Client,
     cookies: Vec<String>,
+    form_key: Option<String>,
 }
 
 impl Browser {
@@ -46,6 +70,7 @@ impl Browser {
                 .build()
                 .unwrap(),
             cookies: vec![],
+            form_key: None,
         }
     }
 
@@ -54,9 +79,22 @@ impl Browser {
     pub async fn login(base: &str, token: &str) -> Browser {
         let mut b = Browser::new(base);
         let p = b.get(&format!("/?token={token}")).await;
-        assert_eq!(p.status, 303, "the token address logs in: {}", p.body);
-        assert_eq!(p.headers["location"], "/");
+        assert_eq!(p.status, 200, "the token address logs in: {}", p.body);
+        let (key, next) = login_answer(&p.body);
+        assert_eq!(next, "/");
+        b.form_key = Some(key);
         b
+    }
+
+    /// The `name=value` pair of the session cookie (`magpie_PORT_session`).
+    pub fn session_cookie(&self) -> String {
+        self.cookies
+            .iter()
+            .find(|c| {
+                c.starts_with("magpie_") && c.split('=').next().unwrap().ends_with("_session")
+            })
+            .unwrap_or_else(|| panic!("no session cookie in {:?}", self.cookies))
+            .clone()
     }
 
     /// The `name=value` pair of a cookie the browser holds.
@@ -83,6 +121,7 @@ impl Browser {
             status: resp.status().as_u16(),
             headers: resp.headers().clone(),
             body: resp.text().await.unwrap(),
+            form_key: self.form_key.clone(),
         }
     }
 

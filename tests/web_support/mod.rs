@@ -86,9 +86,10 @@ impl TestServer {
         status_json(resp).await
     }
 
-    /// GETs JSON; returns the status and the JSON answer.
+    /// GETs JSON with the token (so it works whether reads are open or not); returns the
+    /// status and the JSON answer.
     pub async fn get_json(&self, path: &str) -> (u16, Value) {
-        let resp = self.get(path).send().await.expect("GET");
+        let resp = self.get(path).bearer_auth(TOKEN).send().await.expect("GET");
         status_json(resp).await
     }
 

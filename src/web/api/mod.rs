@@ -14,6 +14,7 @@ pub mod urls;
 use super::error::WebError;
 use super::AppState;
 use crate::index::Index;
+use actix_web::error::PayloadError;
 use actix_web::{http::header, web, HttpRequest};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use futures_util::StreamExt;
@@ -96,7 +97,12 @@ pub(crate) async fn read_capped(
     }
     let mut body = Vec::with_capacity(declared.map_or(8192, |n| n as usize).min(limit));
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| WebError::Payload(e.to_string()))?;
+        let chunk = chunk.map_err(|e| match e {
+            PayloadError::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                WebError::SlowBody(io.to_string())
+            }
+            e => WebError::Payload(e.to_string()),
+        })?;
         if body.len() + chunk.len() > limit {
             return Err(WebError::TooLarge { limit });
         }

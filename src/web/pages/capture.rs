@@ -191,15 +191,9 @@ pub async fn page(
         })
     });
     let page = CapturePage {
-        chrome: Chrome::new(
-            &req,
-            &state,
-            format!("Capture of {url}"),
-            Some(&id),
-            "search",
-        ),
+        chrome: Chrome::new(format!("Capture of {url}"), Some(&id), "search"),
         replay: format!(
-            "/api/v1/crawls/{}/capture?url={}&at={}",
+            "/crawls/{}/replay?url={}&at={}",
             urlencode(&id),
             urlencode(&url),
             urlencode(&time)
@@ -232,7 +226,7 @@ pub async fn page(
         original: r.original,
         capture: r.capture,
     };
-    render(&page, &page.chrome)
+    render(&page)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The home page (`/`): every crawl with its state, pages fetched, rate, harvest ratio and queue, and the
 //! lifecycle buttons; and `POST /crawls/{id}/action`, which those buttons submit.
 
-use super::{render, see_other, Chrome, Form, PageError};
+use super::{local_path, render, see_other, Chrome, Form, PageError};
 use crate::manager::{CrawlState, CrawlView};
 use crate::web::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -56,19 +56,11 @@ pub fn row(view: CrawlView) -> Row {
 }
 
 /// `GET /`: the crawl table.
-pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, PageError> {
+pub async fn page(state: web::Data<AppState>) -> Result<HttpResponse, PageError> {
     let rows = state.manager.list().into_iter().map(row).collect();
-    let chrome = Chrome::new(&req, &state, "Crawls", None, "crawls");
+    let chrome = Chrome::new("Crawls", None, "crawls");
     let page = CrawlsPage { chrome, rows };
-    render(&page, &page.chrome)
-}
-
-/// Where to go after an action: the form's `next` if it is a path on this site, else `/`.
-pub fn local_path(next: Option<&str>) -> &str {
-    match next {
-        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') => p,
-        _ => "/",
-    }
+    render(&page)
 }
 
 /// `POST /crawls/{id}/action`: `action` is `start`, `pause`, `resume` or `stop`; then back to
@@ -76,9 +68,10 @@ pub fn local_path(next: Option<&str>) -> &str {
 pub async fn action(
     req: HttpRequest,
     id: web::Path<String>,
-    body: web::Bytes,
+    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
+    let body = super::form_body(&req, payload).await?;
     let form = Form::read(&req, &state, &body)?;
     let id = id.into_inner();
     match form.required("action")? {
@@ -117,6 +110,15 @@ mod tests {
         assert_eq!(local_path(Some("//evil.example/")), "/");
         assert_eq!(local_path(Some("https://evil.example/")), "/");
         assert_eq!(local_path(Some("/\\evil.example")), "/");
+        // Browsers drop tabs and line breaks: `/<TAB>/evil.example` is `//evil.example`.
+        for sneaky in [
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "/\r\n/x",
+            "/ /evil.example",
+        ] {
+            assert_eq!(local_path(Some(sneaky)), "/", "{sneaky:?}");
+        }
         assert_eq!(local_path(None), "/");
     }
 

@@ -10,7 +10,7 @@ use crate::crawl::focus::RecentFetch;
 use crate::frontier::politeness::WaitReason;
 use crate::manager::{CrawlView, TopicTerm};
 use crate::web::AppState;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use askama::Template;
 
 /// Hosts by what they are doing, from the frontier's host queues.
@@ -147,7 +147,6 @@ async fn panels(state: &AppState, id: &str, view: &CrawlView) -> Panels {
 
 /// `GET /crawls/{id}`: the dashboard.
 pub async fn page(
-    req: HttpRequest,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
@@ -168,18 +167,18 @@ pub async fn page(
         },
         chart: super::chart::chart(&f.series),
         panels: panels(&state, &id, &view).await,
-        chrome: Chrome::new(&req, &state, format!("Crawl {id}"), Some(&id), "dashboard"),
+        chrome: Chrome::new(format!("Crawl {id}"), Some(&id), "dashboard"),
         state: state_name(view.state),
         actions: actions_for(view.state),
         copy_href: format!("/crawls/new?from={}", urlencode(&id)),
-        events_url: format!("/api/v1/crawls/{}/events", urlencode(&id)),
+        events_url: format!("/crawls/{}/events", urlencode(&id)),
         bytes: fmt_bytes(s.bytes_received as f64),
         bytes_per_second: fmt_bytes(per_second),
         warc_bytes: fmt_bytes(s.warc_bytes as f64),
         href: format!("/crawls/{}", urlencode(&id)),
         view,
     };
-    render(&page, &page.chrome)
+    render(&page)
 }
 
 /// `GET /crawls/{id}/panels`: the live panels alone, an HTML fragment for `cockpit.js`.
@@ -188,7 +187,7 @@ pub async fn panels_fragment(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
     let view = state.manager.get(&id)?;
-    super::render_fragment(&PanelsFragment {
+    super::render(&PanelsFragment {
         panels: panels(&state, &id, &view).await,
     })
 }

@@ -84,9 +84,9 @@ fn named(e: WebError) -> PageError {
     }
 }
 
-fn blank(req: &HttpRequest, state: &AppState, id: &str) -> ExportPage {
+fn blank(id: &str) -> ExportPage {
     ExportPage {
-        chrome: Chrome::new(req, state, format!("Export from {id}"), Some(id), "export"),
+        chrome: Chrome::new(format!("Export from {id}"), Some(id), "export"),
         action: format!("/crawls/{}/export", urlencode(id)),
         form: FIELDS.iter().map(|k| (*k, String::new())).collect(),
         name: String::new(),
@@ -108,7 +108,7 @@ pub async fn page(
     known.extend(["preview", "name", "format"]);
     let params = Params::of(&req, &known)?;
     let get = |k: &str| params.get(k).map(str::to_string);
-    let mut page = blank(&req, &state, &id);
+    let mut page = blank(&id);
     page.exports = finished(&state, &id).await?;
     for (k, v) in page.form.iter_mut() {
         *v = get(k).unwrap_or_default();
@@ -126,12 +126,12 @@ pub async fn page(
                 crate::index::IndexError::BadQuery { reason, .. },
             ))) => {
                 page.error = Some(format!("The query cannot be read: {reason}"));
-                return render_status(&page, &page.chrome, StatusCode::BAD_REQUEST);
+                return render_status(&page, StatusCode::BAD_REQUEST);
             }
             Err(e) => return Err(named(e)),
         }
     }
-    render(&page, &page.chrome)
+    render(&page)
 }
 
 /// `POST /crawls/{id}/export`: writes the export (anti-forgery token required) and shows its
@@ -139,9 +139,10 @@ pub async fn page(
 pub async fn create(
     req: HttpRequest,
     id: web::Path<String>,
-    body: web::Bytes,
+    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
+    let body = super::form_body(&req, payload).await?;
     let form = Form::read(&req, &state, &body)?;
     let get = |k: &str| {
         form.get(k)
@@ -156,7 +157,7 @@ pub async fn create(
     let kind = format_of(get("format")).map_err(named)?;
     let r = request(&id, get)?;
     let created = write(&state, &id, name, kind, r).await.map_err(named)?;
-    let mut page = blank(&req, &state, &id);
+    let mut page = blank(&id);
     if let Some(f) = get("format") {
         page.format = f;
     }
@@ -165,5 +166,5 @@ pub async fn create(
     }
     page.exports = finished(&state, &id).await?;
     page.created = Some(created);
-    render(&page, &page.chrome)
+    render(&page)
 }

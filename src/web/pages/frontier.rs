@@ -78,7 +78,6 @@ struct FrontierPage {
 }
 
 async fn build(
-    req: &HttpRequest,
     state: &AppState,
     id: &str,
     limit: usize,
@@ -86,13 +85,7 @@ async fn build(
     report: Option<IntakeReport>,
 ) -> Result<FrontierPage, PageError> {
     let action = format!("/crawls/{}/frontier", urlencode(id));
-    let chrome = Chrome::new(
-        req,
-        state,
-        format!("Frontier of {id}"),
-        Some(id),
-        "frontier",
-    );
+    let chrome = Chrome::new(format!("Frontier of {id}"), Some(id), "frontier");
     let (urls, hosts, closed) = match state.manager.frontier(id, limit, host.clone()).await {
         Ok(v) => (v.urls, v.hosts, None),
         Err(ManagerError::WrongState { state, .. }) => (
@@ -149,8 +142,8 @@ pub async fn page(
         .unwrap_or(DEFAULT_LIMIT)
         .clamp(1, MAX_LIMIT);
     let host = q.get("host").map(str::to_string);
-    let page = build(&req, &state, &id, limit, host, None).await?;
-    render(&page, &page.chrome)
+    let page = build(&state, &id, limit, host, None).await?;
+    render(&page)
 }
 
 /// `POST /crawls/{id}/frontier`: `op=priority` with `url` and `score` in [0, 1], or
@@ -159,9 +152,10 @@ pub async fn page(
 pub async fn steer(
     req: HttpRequest,
     id: web::Path<String>,
-    body: web::Bytes,
+    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
+    let body = super::form_body(&req, payload).await?;
     let form = Form::read(&req, &state, &body)?;
     state.manager.get(&id)?;
     let host = form
@@ -178,9 +172,9 @@ pub async fn steer(
             }
             Err(e) => return Err(e.into()),
         };
-        let mut page = build(&req, &state, &id, DEFAULT_LIMIT, host, None).await?;
+        let mut page = build(&state, &id, DEFAULT_LIMIT, host, None).await?;
         page.blocked = Some(blocked);
-        return render(&page, &page.chrome);
+        return render(&page);
     }
     let url = form.required("url")?.to_string();
     let (score, blacklist) = match form.required("op")? {
@@ -212,8 +206,8 @@ pub async fn steer(
         via: None,
     };
     let report = state.manager.intake(vec![item]).await;
-    let page = build(&req, &state, &id, DEFAULT_LIMIT, host, Some(report)).await?;
-    render(&page, &page.chrome)
+    let page = build(&state, &id, DEFAULT_LIMIT, host, Some(report)).await?;
+    render(&page)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use super::{fmt_ms, render, urlencode, Chrome, PageError};
 use crate::frontier::host::HostView;
 use crate::manager::ManagerError;
 use crate::web::AppState;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use askama::Template;
 
 /// Hosts listed at most (busiest first).
@@ -42,7 +42,6 @@ struct HostsPage {
 
 /// `GET /crawls/{id}/hosts`.
 pub async fn page(
-    req: HttpRequest,
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
@@ -97,11 +96,11 @@ pub async fn page(
         .collect();
     let page = HostsPage {
         relaxations,
-        chrome: Chrome::new(&req, &state, format!("Hosts of {id}"), Some(&id), "hosts"),
+        chrome: Chrome::new(format!("Hosts of {id}"), Some(&id), "hosts"),
         closed,
         policy,
         hosts,
         more,
     };
-    render(&page, &page.chrome)
+    render(&page)
 }

@@ -42,7 +42,7 @@ fn build(req: &HttpRequest, state: &AppState, id: &str) -> Result<IntakePage, Pa
     // The request's Host, checked by the middleware; never a forwarded header.
     let endpoint = format!("{}/api/v1/urls", state.hosts.own_origin(req));
     Ok(IntakePage {
-        chrome: Chrome::new(req, state, format!("Intake of {id}"), Some(id), "intake"),
+        chrome: Chrome::new(format!("Intake of {id}"), Some(id), "intake"),
         example: example(&endpoint, id),
         endpoint,
         sources,
@@ -56,5 +56,5 @@ pub async fn page(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
     let page = build(&req, &state, &id)?;
-    render(&page, &page.chrome)
+    render(&page)
 }

@@ -142,7 +142,7 @@ struct KbPage {
     outcome: Option<XPathOutcome>,
 }
 
-fn build(req: &HttpRequest, state: &AppState) -> KbPage {
+fn build(state: &AppState) -> KbPage {
     let dir = &state.config.kb_dir;
     // Without the folder (an installed binary run elsewhere), show the knowledge base compiled
     // in, which is what crawls use by default.
@@ -159,7 +159,7 @@ fn build(req: &HttpRequest, state: &AppState) -> KbPage {
         Err(e) => (vec![], Some(e.to_string())),
     };
     KbPage {
-        chrome: Chrome::new(req, state, "Knowledge base", None, "kb"),
+        chrome: Chrome::new("Knowledge base", None, "kb"),
         kb_dir,
         kb_error,
         apps,
@@ -174,9 +174,9 @@ fn build(req: &HttpRequest, state: &AppState) -> KbPage {
 }
 
 /// `GET /kb`.
-pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, PageError> {
-    let page = build(&req, &state);
-    render(&page, &page.chrome)
+pub async fn page(state: web::Data<AppState>) -> Result<HttpResponse, PageError> {
+    let page = build(&state);
+    render(&page)
 }
 
 /// The HTML of the latest capture of `url` in `crawl`.
@@ -238,11 +238,12 @@ async fn run_bounded(
 /// evaluation over its budget 503, each with the page and the reason in it.
 pub async fn test(
     req: HttpRequest,
-    body: web::Bytes,
+    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
+    let body = super::form_body(&req, payload).await?;
     let form = Form::read(&req, &state, &body)?;
-    let mut page = build(&req, &state);
+    let mut page = build(&state);
     page.expr = form.get("expr").unwrap_or("").to_string();
     page.crawl = form.get("crawl").unwrap_or("").to_string();
     page.url = form.get("url").unwrap_or("").trim().to_string();
@@ -278,7 +279,7 @@ pub async fn test(
             status
         }
     };
-    let mut resp = render(&page, &page.chrome)?;
+    let mut resp = render(&page)?;
     *resp.status_mut() = status;
     Ok(resp)
 }

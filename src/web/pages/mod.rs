@@ -3,7 +3,8 @@
 //! (title, navigation, anti-forgery token), the security headers every page is sent with, form
 //! reading with the CSRF check, and the HTML error page.
 //!
-//! Pages work without JavaScript; `static/cockpit.js` adds live updates from the crawl's event
+//! Pages can be read without JavaScript; forms need `static/cockpit.js` for their form key (see
+//! `csrf.rs`), and it adds live updates from the crawl's event
 //! stream. Crawled text reaches templates only through askama's default HTML escaping.
 
 pub mod assets;
@@ -24,7 +25,7 @@ pub mod search;
 
 pub use error::PageError;
 
-use super::csrf::{self, NONCE_COOKIE};
+use super::csrf;
 use super::AppState;
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpRequest, HttpResponse};
@@ -47,35 +48,19 @@ pub struct Chrome {
     pub crawl: Option<String>,
     /// Which tab is current (`crawls`, `dashboard`, `frontier`, ...).
     pub tab: &'static str,
-    /// The anti-forgery token forms carry.
+    /// What the `csrf` field of the page's forms is sent with: empty on every page but the
+    /// login form (whose token it is), so that `cockpit.js` fills in the session's form key.
     pub csrf: String,
-    /// A nonce cookie to set, for a browser that has none yet.
-    set_nonce: Option<String>,
 }
 
 impl Chrome {
-    /// The chrome of a page; gives the browser a nonce cookie when it has none.
-    pub fn new(
-        req: &HttpRequest,
-        state: &AppState,
-        title: impl Into<String>,
-        crawl: Option<&str>,
-        tab: &'static str,
-    ) -> Chrome {
-        let existing = csrf::cookie(req, NONCE_COOKIE).filter(|n| csrf::valid_nonce(n));
-        let (nonce, set_nonce) = match existing {
-            Some(n) => (n, None),
-            None => {
-                let n = csrf::new_nonce();
-                (n.clone(), Some(n))
-            }
-        };
+    /// The chrome of a page.
+    pub fn new(title: impl Into<String>, crawl: Option<&str>, tab: &'static str) -> Chrome {
         Chrome {
             title: title.into(),
             crawl: crawl.map(str::to_string),
             tab,
-            csrf: state.csrf.token_for(&nonce),
-            set_nonce,
+            csrf: String::new(),
         }
     }
 
@@ -100,35 +85,15 @@ impl Chrome {
 }
 
 /// Renders a page template into a response with the cockpit's security headers.
-pub fn render(t: &impl Template, chrome: &Chrome) -> Result<HttpResponse, PageError> {
-    render_status(t, chrome, StatusCode::OK)
+pub fn render(t: &impl Template) -> Result<HttpResponse, PageError> {
+    render_status(t, StatusCode::OK)
 }
 
 /// Renders a page with another status than 200 (a form shown again with its error, a 400).
-pub fn render_status(
-    t: &impl Template,
-    chrome: &Chrome,
-    status: StatusCode,
-) -> Result<HttpResponse, PageError> {
-    html_response(t, status, chrome.set_nonce.as_deref())
-}
-
-/// Renders a fragment of a page (for `cockpit.js` to swap in) with the same headers as pages.
-pub fn render_fragment(t: &impl Template) -> Result<HttpResponse, PageError> {
-    html_response(t, StatusCode::OK, None)
-}
-
-fn html_response(
-    t: &impl Template,
-    status: StatusCode,
-    set_nonce: Option<&str>,
-) -> Result<HttpResponse, PageError> {
+pub fn render_status(t: &impl Template, status: StatusCode) -> Result<HttpResponse, PageError> {
     let html = t.render().map_err(|e| PageError::Render(e.to_string()))?;
     let mut resp = HttpResponse::build(status);
     secure(&mut resp);
-    if let Some(n) = set_nonce {
-        resp.cookie(csrf::cockpit_cookie(NONCE_COOKIE, n.to_string()));
-    }
     Ok(resp.content_type("text/html; charset=utf-8").body(html))
 }
 
@@ -139,6 +104,31 @@ pub(crate) fn secure(resp: &mut actix_web::HttpResponseBuilder) {
         .insert_header((header::REFERRER_POLICY, "same-origin"))
         .insert_header((header::X_FRAME_OPTIONS, "DENY"))
         .insert_header((header::CACHE_CONTROL, "no-store"));
+}
+
+/// Where to go after an action: `next` if it is a path of this site, else `/`. A path with a
+/// control character or a space is refused too: browsers drop tabs and line breaks from
+/// addresses, so `/<TAB>/evil.example` would lead to `//evil.example`, another site.
+pub fn local_path(next: Option<&str>) -> &str {
+    match next {
+        Some(p)
+            if p.starts_with('/')
+                && !p.starts_with("//")
+                && !p.contains('\\')
+                && !p.chars().any(|c| c.is_control() || c.is_whitespace()) =>
+        {
+            p
+        }
+        _ => "/",
+    }
+}
+
+/// Reads a form's body: at most [`MAX_FORM_BYTES`], within the time limits every body has.
+pub async fn form_body(
+    req: &HttpRequest,
+    payload: actix_web::web::Payload,
+) -> Result<Vec<u8>, PageError> {
+    Ok(crate::web::api::read_capped(req, payload, MAX_FORM_BYTES).await?)
 }
 
 /// A 303 redirect to a cockpit path (after a form was applied).
@@ -154,17 +144,27 @@ pub struct Form {
 }
 
 impl Form {
-    /// Parses an `application/x-www-form-urlencoded` body and checks its CSRF token.
+    /// Parses an `application/x-www-form-urlencoded` body without any check (the login form,
+    /// which checks its own token).
+    pub fn parse(body: &[u8]) -> Form {
+        Form {
+            pairs: url::form_urlencoded::parse(body)
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        }
+    }
+
+    /// Parses a form body and checks that it comes from a page of this server in the
+    /// session it names, carrying that session's form key.
     pub fn read(req: &HttpRequest, state: &AppState, body: &[u8]) -> Result<Form, PageError> {
-        let pairs: Vec<(String, String)> = url::form_urlencoded::parse(body)
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
-        let token = pairs
-            .iter()
-            .find(|(k, _)| k == csrf::FIELD)
-            .map(|(_, v)| v.as_str());
-        state.csrf.verify(req, token, &state.hosts)?;
-        Ok(Form { pairs })
+        let form = Form::parse(body);
+        state.sessions.verify(
+            req,
+            form.get(csrf::FIELD),
+            &state.hosts,
+            std::time::Instant::now(),
+        )?;
+        Ok(form)
     }
 
     /// The first value of a field.

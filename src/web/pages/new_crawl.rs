@@ -89,15 +89,13 @@ fn groups(spec: &Value, errors: &BTreeMap<String, String>) -> Vec<GroupView> {
 }
 
 fn page_for(
-    req: &HttpRequest,
-    state: &AppState,
     spec: &Value,
     errors: &BTreeMap<String, String>,
     import_error: Option<String>,
     notice: Option<String>,
 ) -> NewCrawlPage {
     NewCrawlPage {
-        chrome: Chrome::new(req, state, "New crawl", None, "new"),
+        chrome: Chrome::new("New crawl", None, "new"),
         groups: groups(spec, errors),
         general_error: errors.get(".").cloned(),
         spec_json: String::new(),
@@ -121,8 +119,8 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpRe
         }
         None => (fields::defaults(), None),
     };
-    let page = page_for(&req, &state, &spec, &BTreeMap::new(), None, notice);
-    render(&page, &page.chrome)
+    let page = page_for(&spec, &BTreeMap::new(), None, notice);
+    render(&page)
 }
 
 fn attachment(name: &str, json: &Value) -> HttpResponse {
@@ -144,13 +142,14 @@ fn attachment(name: &str, json: &Value) -> HttpResponse {
 /// fills the form from the `spec_json` text, `op=download` sends the form's spec as a file.
 pub async fn submit(
     req: HttpRequest,
-    body: web::Bytes,
+    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
+    let body = super::form_body(&req, payload).await?;
     let form = Form::read(&req, &state, &body)?;
     let op = form.get("op").unwrap_or("create");
     if op == "import" {
-        return import(&req, &state, form.get("spec_json").unwrap_or(""));
+        return import(form.get("spec_json").unwrap_or(""));
     }
     let (spec, mut errors) = fields::from_form(|k| form.get(k).map(str::to_string));
     if op == "download" {
@@ -161,7 +160,7 @@ pub async fn submit(
         return Err(PageError::field("op", "must be create, import or download"));
     }
     let Some(valid) = fields::validate(&spec, &mut errors) else {
-        return invalid(&req, &state, &spec, &errors);
+        return invalid(&spec, &errors);
     };
     let manager = state.manager.clone();
     let created = state
@@ -174,7 +173,7 @@ pub async fn submit(
                 "name".into(),
                 format!("a crawl named {name:?} exists already"),
             );
-            return invalid(&req, &state, &spec, &errors);
+            return invalid(&spec, &errors);
         }
         Err(e) => return Err(e.into()),
     };
@@ -187,31 +186,24 @@ pub async fn submit(
     Ok(see_other(&format!("/crawls/{}", super::urlencode(&id))))
 }
 
-fn invalid(
-    req: &HttpRequest,
-    state: &AppState,
-    spec: &Value,
-    errors: &BTreeMap<String, String>,
-) -> Result<HttpResponse, PageError> {
-    let page = page_for(req, state, spec, errors, None, None);
-    let mut resp = render(&page, &page.chrome)?;
+fn invalid(spec: &Value, errors: &BTreeMap<String, String>) -> Result<HttpResponse, PageError> {
+    let page = page_for(spec, errors, None, None);
+    let mut resp = render(&page)?;
     *resp.status_mut() = StatusCode::BAD_REQUEST;
     Ok(resp)
 }
 
-fn import(req: &HttpRequest, state: &AppState, text: &str) -> Result<HttpResponse, PageError> {
+fn import(text: &str) -> Result<HttpResponse, PageError> {
     match RawSpec::from_json(text) {
         Err(e) => {
             let mut page = page_for(
-                req,
-                state,
                 &fields::defaults(),
                 &BTreeMap::new(),
                 Some(e.to_string()),
                 None,
             );
             page.spec_json = text.to_string();
-            let mut resp = render(&page, &page.chrome)?;
+            let mut resp = render(&page)?;
             *resp.status_mut() = StatusCode::BAD_REQUEST;
             Ok(resp)
         }
@@ -220,8 +212,8 @@ fn import(req: &HttpRequest, state: &AppState, text: &str) -> Result<HttpRespons
             let mut errors = BTreeMap::new();
             fields::validate(&spec, &mut errors);
             let notice = Some("Spec imported: check the fields, then create the crawl.".into());
-            let page = page_for(req, state, &spec, &errors, None, notice);
-            render(&page, &page.chrome)
+            let page = page_for(&spec, &errors, None, notice);
+            render(&page)
         }
     }
 }

@@ -212,7 +212,7 @@ pub async fn page(
     let q = query.clone();
     let outcome = blocking(move || Ok(index.search(&q))).await?;
     let action = format!("/crawls/{}/search", urlencode(&id));
-    let chrome = Chrome::new(&req, &state, format!("Search {id}"), Some(&id), "search");
+    let chrome = Chrome::new(format!("Search {id}"), Some(&id), "search");
     let mut page = SearchPage {
         chrome,
         action,
@@ -230,7 +230,7 @@ pub async fn page(
         Ok(r) => r,
         Err(IndexError::BadQuery { reason, .. }) => {
             page.error = Some(format!("The query cannot be read: {reason}"));
-            return render_status(&page, &page.chrome, StatusCode::BAD_REQUEST);
+            return render_status(&page, StatusCode::BAD_REQUEST);
         }
         Err(e) => return Err(field_error(WebError::from(e))),
     };
@@ -281,7 +281,7 @@ pub async fn page(
             hit,
         })
         .collect();
-    render_status(&page, &page.chrome, StatusCode::OK)
+    render_status(&page, StatusCode::OK)
 }
 
 /// A bad parameter named as a field of the page.
