@@ -103,6 +103,10 @@ enum Command {
     /// Write a whole crawl (its sealed WARC files, CDXJ index and page list) as a WACZ 1.1.1
     /// package, the format of ReplayWeb.page and Browsertrix.
     Wacz(export::cli::WaczArgs),
+    /// Runs one evaluation of the cockpit's XPath tester (JSON on stdin and stdout); the server
+    /// starts it so that an evaluation past its budget can be killed.
+    #[command(hide = true)]
+    XpathTest,
 }
 
 #[derive(Subcommand)]
@@ -259,6 +263,10 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Export(a) => Ok(export::cli::run_export(a, &mut std::io::stdout().lock())?),
         Command::Cdxj(a) => Ok(export::cli::run_cdxj(a, &mut std::io::stdout().lock())?),
         Command::Wacz(a) => Ok(export::cli::run_wacz(a, &mut std::io::stdout().lock())?),
+        Command::XpathTest => {
+            magpie::aah::tester::run_request(std::io::stdin().lock(), std::io::stdout().lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -11,11 +11,15 @@ use sxd_xpath::{Context, Value};
 
 /// Outline lines kept at most (a page's first elements); matches beyond still count.
 pub const MAX_LINES: usize = 5000;
+/// Selected nodes listed at most; all are counted.
+pub const MAX_MATCHES: usize = 1000;
+/// Attributes shown per start tag in the outline.
+const MAX_ATTRIBUTES: usize = 12;
 /// Characters of text shown per outline line or match.
 const SNIPPET: usize = 160;
 
 /// One line of the page outline: an element (its start tag) or a text node.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OutlineLine {
     /// Nesting depth.
     pub depth: usize,
@@ -26,10 +30,10 @@ pub struct OutlineLine {
 }
 
 /// One selected node.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct XPathMatch {
     /// `element`, `attribute`, `text`, ...
-    pub kind: &'static str,
+    pub kind: String,
     /// Element or attribute name.
     pub name: String,
     /// Its text as knowledge-base extraction would take it, shortened.
@@ -37,9 +41,11 @@ pub struct XPathMatch {
 }
 
 /// What an expression gave on a page.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct XPathOutcome {
-    /// The selected nodes (empty for a non-node-set value).
+    /// How many nodes the expression selected.
+    pub selected: usize,
+    /// The first [`MAX_MATCHES`] selected nodes (empty for a non-node-set value).
     pub matches: Vec<XPathMatch>,
     /// The value, when not a node set (`true`, `3`, `"text"`).
     pub scalar: Option<String>,
@@ -57,12 +63,16 @@ fn shorten(s: &str) -> String {
 
 fn start_tag(e: Element<'_>) -> String {
     let mut t = format!("<{}", e.name().local_part());
-    for a in e.attributes() {
+    let attributes = e.attributes();
+    for a in attributes.iter().take(MAX_ATTRIBUTES) {
         t.push_str(&format!(
             " {}=\"{}\"",
             a.name().local_part(),
             shorten(a.value())
         ));
+    }
+    if attributes.len() > MAX_ATTRIBUTES {
+        t.push_str(&format!(" …{} more", attributes.len() - MAX_ATTRIBUTES));
     }
     t.push('>');
     t
@@ -83,6 +93,7 @@ pub fn test_xpath(html: &str, expr: &str) -> Result<XPathOutcome, String> {
     };
     let matches = nodes
         .iter()
+        .take(MAX_MATCHES)
         .map(|n| {
             let (kind, name) = match n {
                 XNode::Element(e) => ("element", e.name().local_part().to_string()),
@@ -93,18 +104,21 @@ pub fn test_xpath(html: &str, expr: &str) -> Result<XPathOutcome, String> {
                 _ => ("other", String::new()),
             };
             XPathMatch {
-                kind,
+                kind: kind.to_string(),
                 name,
                 text: shorten(&node_text(*n)),
             }
         })
         .collect();
-    let selected = |n: XNode<'_>| {
-        nodes.iter().any(|m| match (m, n) {
-            (XNode::Attribute(a), XNode::Element(e)) => a.parent() == Some(e),
-            _ => *m == n,
+    // Looked up once per outline line: a set, not a scan of every match.
+    let chosen: std::collections::HashSet<XNode<'_>> = nodes
+        .iter()
+        .map(|m| match m {
+            XNode::Attribute(a) => a.parent().map_or(*m, XNode::Element),
+            _ => *m,
         })
-    };
+        .collect();
+    let selected = |n: XNode<'_>| chosen.contains(&n);
     let mut outline = Vec::new();
     let mut stack: Vec<(ChildOfElement<'_>, usize)> = doc
         .root()
@@ -139,10 +153,30 @@ pub fn test_xpath(html: &str, expr: &str) -> Result<XPathOutcome, String> {
         }
     }
     Ok(XPathOutcome {
+        selected: nodes.len(),
         matches,
         scalar,
         outline,
     })
+}
+
+/// What the cockpit's tester sends to `magpie xpath-test`, the child process it runs each
+/// evaluation in (so an evaluation past its budget is killed, not left running).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct TestRequest {
+    /// The expression.
+    pub expr: String,
+    /// The page.
+    pub html: String,
+}
+
+/// `magpie xpath-test`: reads one [`TestRequest`] as JSON from `input`, writes the outcome as
+/// JSON (`{"Ok": ...}` or `{"Err": "why"}`) to `output`.
+pub fn run_request(input: impl std::io::Read, output: impl std::io::Write) -> std::io::Result<()> {
+    let outcome = serde_json::from_reader::<_, TestRequest>(input)
+        .map_err(|e| format!("the request is not a tester request: {e}"))
+        .and_then(|r| test_xpath(&r.html, &r.expr));
+    serde_json::to_writer(output, &outcome).map_err(std::io::Error::other)
 }
 
 #[cfg(test)]

@@ -65,6 +65,9 @@ pub struct WebConfig {
     pub kb_dir: std::path::PathBuf,
     /// How long the cockpit's XPath tester waits for an evaluation before answering 503.
     pub xpath_budget: Duration,
+    /// The `magpie` executable the XPath tester runs evaluations in (`magpie xpath-test`): this
+    /// process's own by default.
+    pub xpath_runner: std::path::PathBuf,
     /// Host names (`name` or `name:port`) the server answers to besides its bound address and
     /// the loopback names (`magpie serve --allowed-host`); see `host.rs`.
     pub allowed_hosts: Vec<String>,
@@ -87,6 +90,7 @@ impl std::fmt::Debug for WebConfig {
             .field("workers", &self.workers)
             .field("kb_dir", &self.kb_dir)
             .field("xpath_budget", &self.xpath_budget)
+            .field("xpath_runner", &self.xpath_runner)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("session_idle", &self.session_idle)
             .field("session_max", &self.session_max)
@@ -109,6 +113,7 @@ impl WebConfig {
             workers: 2,
             kb_dir: std::path::PathBuf::from("kb"),
             xpath_budget: Duration::from_secs(2),
+            xpath_runner: std::env::current_exe().unwrap_or_else(|_| "magpie".into()),
             allowed_hosts: Vec::new(),
             session_idle: Duration::from_secs(60 * 60),
             session_max: Duration::from_secs(12 * 60 * 60),

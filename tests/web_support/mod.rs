@@ -37,6 +37,8 @@ impl TestServer {
         config.stats_interval = Duration::from_millis(200);
         config.grace = Duration::from_secs(5);
         config.workers = 1;
+        // The tester's child process: this test binary is not `magpie`.
+        config.xpath_runner = env!("CARGO_BIN_EXE_magpie").into();
         tune(&mut config);
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));

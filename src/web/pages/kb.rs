@@ -5,13 +5,14 @@
 //!
 //! The tester runs whatever a visitor types, so it is bounded: expressions are checked for size
 //! and nesting before the XPath engine sees them (400), pages larger than
-//! [`MAX_TEST_HTML_BYTES`] are refused (413), and the evaluation runs on a blocking thread, never
-//! an HTTP worker, at most [`MAX_RUNNING_TESTS`] at once (503 when busy) and answered within
-//! `WebConfig::xpath_budget` (503 after it; a quadratic expression such as
-//! `//p[count(preceding::p)>0]` may go on in the background, holding its slot until it ends).
+//! [`MAX_TEST_HTML_BYTES`] are refused (413), and the evaluation runs in a child process
+//! (`magpie xpath-test`), at most [`MAX_RUNNING_TESTS`] at once (503 when busy), killed when it
+//! outruns `WebConfig::xpath_budget` (503), so a quadratic expression such as
+//! `//p[count(preceding::p)>0]` stops costing CPU when its answer is given. The outcome is
+//! bounded too: the first 1,000 selected nodes and 5,000 outline lines.
 
 use super::{render, Chrome, Form, PageError};
-use crate::aah::tester::{test_xpath, XPathOutcome};
+use crate::aah::tester::{TestRequest, XPathOutcome};
 use crate::aah::KnowledgeBase;
 use crate::web::AppState;
 use actix_web::http::StatusCode;
@@ -196,41 +197,66 @@ fn capture_html(state: &AppState, crawl: &str, url: &str) -> Result<String, Stri
     Ok(String::from_utf8_lossy(body).into_owned())
 }
 
-/// Runs the expression on the page off the HTTP workers, within the budget and the limit of
-/// evaluations at once; an error comes with the status to answer with.
+/// Runs the expression on the page in a child process (`magpie xpath-test`), within the budget
+/// and the limit of evaluations at once; an error comes with the status to answer with. The
+/// XPath engine cannot be interrupted, so a thread would go on burning a core long after the
+/// answer (a quadratic expression on a large page ran for minutes); a process past its budget is
+/// killed, and its slot is free at once.
 async fn run_bounded(
     state: &AppState,
     html: String,
     expr: String,
 ) -> Result<XPathOutcome, (StatusCode, String)> {
-    let busy = || {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let failed = |e: String| (StatusCode::INTERNAL_SERVER_ERROR, e);
+    let _permit = state.xpath_slots.clone().try_acquire_owned().map_err(|_| {
         (
             StatusCode::SERVICE_UNAVAILABLE,
             "the XPath tester is busy with other expressions; try again in a few seconds".into(),
         )
+    })?;
+    let request = serde_json::to_vec(&TestRequest { expr, html })
+        .map_err(|e| failed(format!("the tester request: {e}")))?;
+    let mut child = tokio::process::Command::new(&state.config.xpath_runner)
+        .arg("xpath-test")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| failed(format!("cannot start the XPath tester process: {e}")))?;
+    let (mut stdin, mut stdout) = match (child.stdin.take(), child.stdout.take()) {
+        (Some(i), Some(o)) => (i, o),
+        _ => return Err(failed("the XPath tester process has no pipes".into())),
     };
-    let permit = state
-        .xpath_slots
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| busy())?;
-    let job = web::block(move || {
-        let outcome = test_xpath(&html, &expr);
-        drop(permit);
-        outcome
-    });
+    let exchange = async move {
+        stdin.write_all(&request).await?;
+        drop(stdin);
+        let mut out = Vec::new();
+        stdout.read_to_end(&mut out).await?;
+        Ok::<_, std::io::Error>(out)
+    };
     let budget = state.config.xpath_budget;
-    match tokio::time::timeout(budget, job).await {
-        Err(_) => Err((
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "the expression took longer than {} ms on this page and was given up; simplify it (axes such as preceding:: inside predicates cost time per node squared)",
-                budget.as_millis()
-            ),
-        )),
-        Ok(Err(e)) => Err((StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
-        Ok(Ok(r)) => r.map_err(|e| (StatusCode::BAD_REQUEST, e)),
-    }
+    let out = match tokio::time::timeout(budget, exchange).await {
+        Err(_) => {
+            // Dropping the child kills it (`kill_on_drop`); reap it off this task.
+            let _ = child.start_kill();
+            tokio::spawn(async move { child.wait().await });
+            return Err((
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "the expression took longer than {} ms on this page and was stopped; simplify it (axes such as preceding:: inside predicates cost time per node squared)",
+                    budget.as_millis()
+                ),
+            ));
+        }
+        Ok(Err(e)) => return Err(failed(format!("the XPath tester process: {e}"))),
+        Ok(Ok(out)) => out,
+    };
+    let _ = child.wait().await;
+    serde_json::from_slice::<Result<XPathOutcome, String>>(&out)
+        .map_err(|e| failed(format!("the XPath tester process answered badly: {e}")))?
+        .map_err(|e| (StatusCode::BAD_REQUEST, e))
 }
 
 /// `POST /kb`: runs `expr` on the capture of `url` in `crawl`, or on `html` when given. A
