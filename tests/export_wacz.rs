@@ -7,8 +7,9 @@
 //! - `magpie export --format wacz` and `magpie wacz` write WACZ 1.1.1 packages that py-wacz's
 //!   `wacz validate` accepts; the test also checks what the validator does not: `pages.jsonl`
 //!   lists every archived 2xx HTML page once with its title and nothing else, the CDXJ points
-//!   at the records, the WARC files are stored uncompressed, every hash; and a page of the
-//!   package replays byte-identical in pywb (`id_` mode) from the package's own files.
+//!   at the records, the WARC files are stored uncompressed, every hash; and both packages
+//!   go into pywb the standard way (`wb-manager add --unpack-wacz`), whose `wayback` then
+//!   replays their pages byte-identical (`id_` mode) and rewritten with their titles.
 
 mod support;
 
@@ -205,7 +206,7 @@ fn check_package(wacz: &Path) -> BTreeMap<String, Vec<u8>> {
     let want: BTreeSet<String> = [
         "datapackage-digest.json",
         "datapackage.json",
-        "indexes/index.cdxj",
+        "indexes/index.cdx",
         "pages/pages.jsonl",
     ]
     .map(String::from)
@@ -252,8 +253,8 @@ fn check_package(wacz: &Path) -> BTreeMap<String, Vec<u8>> {
     assert_eq!(got, want, "pages.jsonl");
     assert!(got.values().all(|(_, t)| t.is_some()), "every page titled");
 
-    // indexes/index.cdxj: sorted, one line per response and revisit, each at its record.
-    let cdxj = String::from_utf8(entries["indexes/index.cdxj"].0.clone()).unwrap();
+    // indexes/index.cdx (CDXJ): sorted, one line per response and revisit, each at its record.
+    let cdxj = String::from_utf8(entries["indexes/index.cdx"].0.clone()).unwrap();
     let lines: Vec<&str> = cdxj.lines().collect();
     let mut sorted = lines.clone();
     sorted.sort();
@@ -340,42 +341,78 @@ fn an_export_as_wacz_validates_lists_its_pages_and_replays_in_pywb() {
     }
     assert!(!pages.contains("style.css") && !pages.contains("robots.txt"));
 
-    if !harness::tool_available("wb-manager", &["--help"], "MAGPIE_REQUIRE_PYWB") {
-        return;
-    }
-    // pywb 2.10's `wb-manager add --unpack-wacz` takes only indexes named *.cdx or *.cdx.gz,
-    // so the package's WARC file and CDXJ go into the collection as they are.
-    let root = tempfile::tempdir().unwrap();
-    let coll = pywb::init_collection(root.path(), "c");
-    let entries = unzip(&out);
-    std::fs::write(
-        coll.join("archive").join("sel.warc.gz"),
-        &archive["sel.warc.gz"],
-    )
-    .unwrap();
-    let cdxj = &entries["indexes/index.cdxj"].0;
-    std::fs::write(coll.join("indexes").join("index.cdxj"), cdxj).unwrap();
-    let cdxj = String::from_utf8(cdxj.clone()).unwrap();
-    let wayback = pywb::Wayback::start(root.path());
-    for (path, body) in [
+    let pages = [
         ("/", client::get(&c.web, 0, "/").body),
         ("/a.html", client::get(&c.web, 0, "/a.html").body),
         ("/dup-b.html", DUP.as_bytes().to_vec()),
-    ] {
-        let url = c.web.url(0, path);
-        let ts = cdxj
+    ];
+    replay_unpacked(&out, &c.web, &pages);
+}
+
+/// pywb's standard way in: `wb-manager init c`, `wb-manager add --unpack-wacz c WACZ` (which
+/// copies the WARC files of `archive/` under new names and merges the indexes of `indexes/`
+/// with their `filename`s rewritten to match); then `wayback` replays each page of `pages`
+/// (path → payload served by the fixture) byte for byte in identity mode, and rewritten
+/// (`mp_`) with its title. Skipped without pywb unless `MAGPIE_REQUIRE_PYWB=1`.
+fn replay_unpacked(wacz: &Path, web: &FixtureWeb, pages: &[(&str, Vec<u8>)]) {
+    if !harness::tool_available("wb-manager", &["--help"], "MAGPIE_REQUIRE_PYWB") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let coll = pywb::init_collection(root.path(), "c");
+    // wb-manager exits 0 even when it finds no WARC file or no index in the package (it
+    // only logs a warning), so what it added is checked below.
+    pywb::wb_manager(
+        root.path(),
+        &["add", "--unpack-wacz", "c", wacz.to_str().unwrap()],
+    );
+    let entries = unzip(wacz);
+    let packed: BTreeSet<&Vec<u8>> = entries
+        .iter()
+        .filter(|(n, _)| n.starts_with("archive/"))
+        .map(|(_, (d, _))| d)
+        .collect();
+    let added: Vec<Vec<u8>> = std::fs::read_dir(coll.join("archive"))
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(added.len(), packed.len(), "pywb added every WARC file");
+    assert!(
+        added.iter().all(|d| packed.contains(d)),
+        "pywb added the package's WARC files unchanged"
+    );
+    let index = std::fs::read_to_string(coll.join("indexes").join("index.cdxj"))
+        .expect("pywb wrote the collection's index from the package's");
+    let packed_index = String::from_utf8(entries["indexes/index.cdx"].0.clone()).unwrap();
+    assert_eq!(
+        index.lines().count(),
+        packed_index.lines().count(),
+        "pywb took every line of the package's index:\n{index}"
+    );
+    let wayback = pywb::Wayback::start(root.path());
+    for (path, body) in pages {
+        let url = web.url(0, path);
+        let ts = index
             .lines()
             .find(|l| l.contains(&format!("\"url\": \"{url}\"")))
             .and_then(|l| l.split(' ').nth(1))
-            .unwrap_or_else(|| panic!("{url} in the CDXJ"));
-        let (status, got) = wayback.get(&format!("/c/{ts}id_/{url}"));
+            .unwrap_or_else(|| panic!("{url} in pywb's index"));
+        let (status, got) = wayback.replay_id("c", ts, &url);
         assert_eq!(status, 200, "{url}: {}", String::from_utf8_lossy(&got));
-        assert_eq!(got, body, "{url} replays byte for byte");
+        assert_eq!(&got, body, "{url} replays byte for byte");
+        let title = title_of(body).unwrap_or_else(|| panic!("{url} has a title"));
+        let (status, got) = wayback.get(&format!("/c/{ts}mp_/{url}"));
+        let text = String::from_utf8_lossy(&got);
+        assert_eq!(status, 200, "{url} rewritten: {text}");
+        assert!(
+            text.contains(&format!("<title>{title}</title>")),
+            "{url} replays rewritten with its title:\n{text}"
+        );
     }
 }
 
 #[test]
-fn a_whole_crawl_as_wacz_holds_the_crawl_files_unchanged() {
+fn a_whole_crawl_as_wacz_holds_the_crawl_files_unchanged_and_unpacks_in_pywb() {
     let c = crawl();
     let data = c.data.path();
     let out = data.join("all.wacz");
@@ -399,4 +436,10 @@ fn a_whole_crawl_as_wacz_holds_the_crawl_files_unchanged() {
             "{name} byte for byte"
         );
     }
+    let pages = [
+        ("/", client::get(&c.web, 0, "/").body),
+        ("/dup-a.html", DUP.as_bytes().to_vec()),
+        ("/dup-b.html", DUP.as_bytes().to_vec()),
+    ];
+    replay_unpacked(&out, &c.web, &pages);
 }

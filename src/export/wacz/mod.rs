@@ -1,6 +1,6 @@
 //! WACZ 1.1.1 packages (Web Archive Collection Zipped, the format of ReplayWeb.page and
 //! Browsertrix): a ZIP holding `archive/` (WARC files, stored uncompressed so replay tools can
-//! read records by HTTP range), `indexes/index.cdxj` (sorted CDXJ), `pages/pages.jsonl` (the
+//! read records by HTTP range), `indexes/index.cdx` (sorted CDXJ), `pages/pages.jsonl` (the
 //! archived HTML pages, with their titles from the capture index), `datapackage.json` (every
 //! other file's size and SHA-256) and `datapackage-digest.json` (the SHA-256 of
 //! `datapackage.json`).
@@ -68,7 +68,7 @@ pub struct WaczReport {
     pub export: Option<ExportReport>,
     /// The WARC files in `archive/`.
     pub warcs: Vec<String>,
-    /// Lines of `indexes/index.cdxj`.
+    /// Lines of `indexes/index.cdx` (CDXJ).
     pub cdxj_lines: usize,
     /// Pages in `pages/pages.jsonl` (the header line not counted).
     pub pages: usize,

@@ -79,7 +79,11 @@ fn write_zip(
     }
     let mut index = Vec::new();
     write_sorted(cdxj, &mut index).map_err(io_error(out))?;
-    z.add("indexes/index.cdxj", &index, true)?;
+    // CDXJ, as WACZ 1.1.1 requires, under the one name every reader takes: ReplayWeb.page
+    // (wabac.js) loads `*.cdx`, `*.cdxj` and `*.idx` (a bare `*.cdx.gz` is skipped), pywb's
+    // `wb-manager add --unpack-wacz` only `*.cdx` and `*.cdx.gz` (an `index.cdxj` is ignored
+    // and nothing is added); py-wacz's validator lists `index.cdx` among the names it knows.
+    z.add("indexes/index.cdx", &index, true)?;
     z.add("pages/pages.jsonl", pages_jsonl(pages).as_bytes(), true)?;
     let package = DataPackage {
         profile: "data-package",
