@@ -100,7 +100,8 @@ impl ScoredUrl {
     }
 
     /// The checks that need no crawl: no control character in `crawl_id`, `url`, `via` or
-    /// `source`, a `crawl_id` no longer than a crawl name, and `source` a short token. The
+    /// `source`, a `crawl_id` no longer than a crawl name, no whitespace in `via`, and
+    /// `source` a short token. The
     /// manager runs them before looking the crawl up, so a bad item is refused for what it is.
     pub fn check_fields(&self) -> Result<(), String> {
         check_text("crawl_id", &self.crawl_id)?;
@@ -113,6 +114,14 @@ impl ScoredUrl {
         check_text("url", &self.url)?;
         if let Some(via) = &self.via {
             check_text("via", via)?;
+            // The parser would take `http://a/ WARC-Forged: 1` as a path with spaces; a URL
+            // as a page names it has none, so a space here is a mistake or a forgery.
+            if let Some(at) = via.find(char::is_whitespace) {
+                return Err(format!(
+                    "via: contains whitespace (at byte {at}); a URL has none: \
+                     percent-encode it (a space is %20)"
+                ));
+            }
         }
         if let Some(source) = &self.source {
             check_text("source", source)?;
@@ -443,13 +452,24 @@ mod tests {
             via: Some(v.into()),
             ..item(Some(0.5), false)
         };
-        let checked = with("HTTP://Example.ORG/a b#frag").check(2048).unwrap();
+        let checked = with("HTTP://Example.ORG:80/a/../b?q=é#frag")
+            .check(2048)
+            .unwrap();
         assert_eq!(
             checked.via.map(|v| v.to_string()),
-            Some("http://example.org/a%20b".to_string())
+            Some("http://example.org/b?q=%C3%A9".to_string())
         );
         assert_eq!(item(Some(0.5), false).check(2048).unwrap().via, None);
-        for bad in ["", "not a url", "/relative", "ftp://a/", "mailto:a@b"] {
+        for bad in [
+            "",
+            "not a url",
+            "/relative",
+            "ftp://a/",
+            "mailto:a@b",
+            "http://a/ WARC-Forged: 1",
+            " http://a/",
+            "http://a/\u{a0}",
+        ] {
             let reason = with(bad).check(2048).unwrap_err();
             assert!(reason.starts_with("via: "), "{bad:?}: {reason}");
         }
