@@ -26,7 +26,8 @@ pub const MAX_CRAWL_ID_LEN: usize = 64;
 /// The source of items that name none.
 pub const DEFAULT_SOURCE: &str = "intake";
 
-/// Whether `s` can be a `source`: 1 to [`MAX_SOURCE_LEN`] characters of `A-Z a-z 0-9 . _ : @ + -`.
+/// Whether `s` can be a `source`: 1 to [`MAX_SOURCE_LEN`] characters of
+/// `A-Z a-z 0-9 . _ : @ + -`.
 ///
 /// A token, because the name is written unquoted into a WARC metadata field, a space-separated
 /// `crawl.log` column and a Prometheus label: letters, digits and the punctuation of names such
@@ -38,9 +39,9 @@ pub fn is_source_token(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"._:@+-".contains(&b))
 }
 
-/// Refuses `value` if it holds a control character
-/// ([`is_control_char`](crate::archive::is_control_char): C0, DEL, C1, U+2028, U+2029): the reason names
-/// the field, the character and its position, and never echoes the value.
+/// Refuses `value` if it holds a control character ([`crate::archive::is_control_char`]: C0,
+/// DEL, C1, U+2028, U+2029): the reason names the field, the character and its position, and
+/// never echoes the value.
 ///
 /// The raw text is checked, before any parsing: the `url` crate silently drops tabs, CRs and
 /// LFs inside a URL, which would hide them.

@@ -12,8 +12,9 @@
 //! MIME type, worker (`-`: magpie's fetches are tasks, not threads), fetch start and duration in
 //! ms, payload digest, source (`seed`, `crawl`, `robots`, a scorer's name...), annotations. A
 //! missing value is `-`, and whitespace and control characters inside a value are
-//! percent-encoded (a space is `%20`, an LF `%0A`), so every line has exactly twelve columns. The log is rotated with the WARC files: when a new WARC file is started
-//! the current log becomes `crawl.<NNNNN>.log`, numbered like the WARC file it goes with.
+//! percent-encoded (a space is `%20`, an LF `%0A`), so every line has exactly twelve columns.
+//! The log is rotated with the WARC files: when a new WARC file is started the current log
+//! becomes `crawl.<NNNNN>.log`, numbered like the WARC file it goes with.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
