@@ -196,10 +196,9 @@ pub fn intake(data: &[u8]) {
             continue;
         };
         for item in &items {
-            let _ = item.check();
-            let _ = item.source_name();
-            if let Ok(u) = crate::uri::parse_absolute(&item.url, MAX_URL) {
-                let _ = crate::uri::canonical(&u);
+            if let Ok(c) = item.check(MAX_URL) {
+                let _ = item.source_name();
+                let _ = crate::uri::canonical(&c.url);
             }
         }
     }

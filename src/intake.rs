@@ -3,10 +3,61 @@
 //!
 //! Reading is all-or-nothing for syntax: malformed JSON anywhere is an error naming the line
 //! and column, and nothing of the body is applied. Well-formed items that are wrong in substance
-//! (a score outside [0, 1], a missing score, an unknown crawl, a bad or out-of-scope URL) are
-//! rejected one by one with their index and reason, and the others are applied.
+//! (a score outside [0, 1], a missing score, an unknown crawl, a bad or out-of-scope URL, a
+//! `source` that is not a short token, a `via` that is not an absolute http(s) URL, a control
+//! character in any text field) are rejected one by one with their index and a reason that
+//! names the field, and the others are applied.
+//!
+//! The text fields end up in the archive: `source` as `sourceTag` and `via` as `via` in the
+//! capture's `application/warc-fields` metadata record, both as columns of `crawl.log`, and
+//! `source` as a label of `/metrics`. A CR LF in one of them would add a forged field to the
+//! record, an LF or a space would split or shift the log's columns, so they are checked here,
+//! before anything is stored (the writers escape what still gets through, see `docs/warc.md`).
 
 use serde::{Deserialize, Serialize};
+use url::Url;
+
+/// Longest `source`, in characters (all ASCII).
+pub const MAX_SOURCE_LEN: usize = 64;
+
+/// Longest `crawl_id`: a crawl's name has at most 64 characters (`spec::validate_name`).
+pub const MAX_CRAWL_ID_LEN: usize = 64;
+
+/// The source of items that name none.
+pub const DEFAULT_SOURCE: &str = "intake";
+
+/// Whether `s` can be a `source`: 1 to [`MAX_SOURCE_LEN`] characters of
+/// `A-Z a-z 0-9 . _ : @ + -`.
+///
+/// A token, because the name is written unquoted into a WARC metadata field, a space-separated
+/// `crawl.log` column and a Prometheus label: letters, digits and the punctuation of names such
+/// as `classifier-v2`, `team:ranker`, `bot@example.org` or `model+rules_1.3`, nothing else.
+pub fn is_source_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_SOURCE_LEN
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._:@+-".contains(&b))
+}
+
+/// Refuses `value` if it holds a control character ([`crate::archive::is_control_char`]: C0,
+/// DEL, C1, U+2028, U+2029): the reason names the field, the character and its position, and
+/// never echoes the value.
+///
+/// The raw text is checked, before any parsing: the `url` crate silently drops tabs, CRs and
+/// LFs inside a URL, which would hide them.
+pub fn check_text(field: &str, value: &str) -> Result<(), String> {
+    match value
+        .char_indices()
+        .find(|&(_, c)| crate::archive::is_control_char(c))
+    {
+        Some((at, c)) => Err(format!(
+            "{field}: contains the control character U+{:04X} (at byte {at}); \
+             control characters are never accepted",
+            u32::from(c)
+        )),
+        None => Ok(()),
+    }
+}
 
 /// One scored URL.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -22,33 +73,101 @@ pub struct ScoredUrl {
     /// Remove the URL from the queue and never fetch it in this crawl.
     #[serde(default)]
     pub blacklist: bool,
-    /// Who scored it; recorded with the URL and in the WARC metadata of its capture.
+    /// Who scored it, a short token ([`is_source_token`]); recorded with the URL and in the
+    /// WARC metadata of its capture.
     #[serde(default)]
     pub source: Option<String>,
-    /// The page it was found on, if known.
+    /// The page it was found on, if known: an absolute http(s) URL.
     #[serde(default)]
     pub via: Option<String>,
 }
 
+/// An item that passed [`ScoredUrl::check`], in the form it is stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The score; `None` for a blacklisting without one.
+    pub score: Option<f32>,
+    /// The URL, parsed (fragment dropped).
+    pub url: Url,
+    /// `via`, parsed; stored as its serialization, never as sent.
+    pub via: Option<Url>,
+}
+
 impl ScoredUrl {
-    /// The scorer's name, `intake` when none was given.
+    /// The scorer's name, [`DEFAULT_SOURCE`] when none was given. Only meaningful for an item
+    /// that passed [`ScoredUrl::check_fields`].
     pub fn source_name(&self) -> &str {
-        self.source
-            .as_deref()
-            .filter(|s| !s.trim().is_empty())
-            .unwrap_or("intake")
+        self.source.as_deref().unwrap_or(DEFAULT_SOURCE)
     }
 
-    /// Checks what can be checked without the crawl: the score's presence and range.
-    pub fn check(&self) -> Result<Option<f32>, String> {
-        match (self.score, self.blacklist) {
-            (None, true) => Ok(None),
-            (None, false) => Err("score is required unless blacklist is true".into()),
-            (Some(s), _) if !(0.0..=1.0).contains(&s) => {
-                Err(format!("score {s} is outside [0, 1]"))
-            }
-            (Some(s), _) => Ok(Some(s as f32)),
+    /// The checks that need no crawl: no control character in `crawl_id`, `url`, `via` or
+    /// `source`, a `crawl_id` no longer than a crawl name, no whitespace in `via`, and
+    /// `source` a short token. The
+    /// manager runs them before looking the crawl up, so a bad item is refused for what it is.
+    pub fn check_fields(&self) -> Result<(), String> {
+        check_text("crawl_id", &self.crawl_id)?;
+        if self.crawl_id.len() > MAX_CRAWL_ID_LEN {
+            return Err(format!(
+                "crawl_id: {} bytes long; a crawl's name has at most {MAX_CRAWL_ID_LEN}",
+                self.crawl_id.len()
+            ));
         }
+        check_text("url", &self.url)?;
+        if let Some(via) = &self.via {
+            check_text("via", via)?;
+            // The parser would take `http://a/ WARC-Forged: 1` as a path with spaces; a URL
+            // as a page names it has none, so a space here is a mistake or a forgery.
+            if let Some(at) = via.find(char::is_whitespace) {
+                return Err(format!(
+                    "via: contains whitespace (at byte {at}); a URL has none: \
+                     percent-encode it (a space is %20)"
+                ));
+            }
+        }
+        if let Some(source) = &self.source {
+            check_text("source", source)?;
+            if source.is_empty() {
+                return Err(format!(
+                    "source: empty; leave it out for {DEFAULT_SOURCE:?}"
+                ));
+            }
+            if source.len() > MAX_SOURCE_LEN {
+                return Err(format!(
+                    "source: {} bytes long, over the limit of {MAX_SOURCE_LEN}",
+                    source.len()
+                ));
+            }
+            if !is_source_token(source) {
+                return Err(
+                    "source: must be a token of A-Z a-z 0-9 . _ : @ + - (no spaces)".into(),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks everything that can be checked without the crawl's frontier and scope:
+    /// [`ScoredUrl::check_fields`], the score's presence and range, `url` and `via` absolute
+    /// http(s) URLs of at most `max_url_len` bytes (the crawl's `limits.max_url_length`).
+    pub fn check(&self, max_url_len: usize) -> Result<Checked, String> {
+        self.check_fields()?;
+        let score = match (self.score, self.blacklist) {
+            (None, true) => None,
+            (None, false) => return Err("score is required unless blacklist is true".into()),
+            (Some(s), _) if !(0.0..=1.0).contains(&s) => {
+                return Err(format!("score {s} is outside [0, 1]"))
+            }
+            (Some(s), _) => Some(s as f32),
+        };
+        let url = crate::uri::parse_absolute(&self.url, max_url_len)
+            .map_err(|e| format!("bad URL: {e}"))?;
+        let via = match &self.via {
+            None => None,
+            Some(v) => {
+                Some(crate::uri::parse_absolute(v, max_url_len).map_err(|e| format!("via: {e}"))?)
+            }
+        };
+        Ok(Checked { score, url, via })
     }
 }
 
@@ -205,24 +324,162 @@ mod tests {
         assert_eq!(read_body(b"  ", false), Err(BodyError::Empty));
     }
 
-    #[test]
-    fn scores_are_checked() {
-        let item = |score: Option<f64>, blacklist| ScoredUrl {
+    fn item(score: Option<f64>, blacklist: bool) -> ScoredUrl {
+        ScoredUrl {
             crawl_id: "c".into(),
             url: "http://a/".into(),
             score,
             blacklist,
             source: None,
             via: None,
-        };
-        assert_eq!(item(Some(0.3), false).check(), Ok(Some(0.3)));
-        assert!(item(Some(1.5), false)
-            .check()
+        }
+    }
+
+    #[test]
+    fn scores_are_checked() {
+        let score = |i: ScoredUrl| i.check(2048).map(|c| c.score);
+        assert_eq!(score(item(Some(0.3), false)), Ok(Some(0.3)));
+        assert!(score(item(Some(1.5), false))
             .unwrap_err()
             .contains("outside [0, 1]"));
-        assert!(item(Some(-0.1), false).check().is_err());
-        assert!(item(None, false).check().is_err());
-        assert_eq!(item(None, true).check(), Ok(None));
+        assert!(score(item(Some(-0.1), false)).is_err());
+        assert!(score(item(None, false)).is_err());
+        assert_eq!(score(item(None, true)), Ok(None));
         assert_eq!(item(None, true).source_name(), "intake");
+    }
+
+    #[test]
+    fn source_is_a_short_token() {
+        let with = |s: &str| ScoredUrl {
+            source: Some(s.into()),
+            ..item(Some(0.5), false)
+        };
+        for ok in [
+            "classifier-v2",
+            "team:ranker",
+            "bot@example.org",
+            "m+r_1.3",
+            "a",
+        ] {
+            assert_eq!(with(ok).check(2048).map(|_| ()), Ok(()), "{ok}");
+            assert_eq!(with(ok).source_name(), ok);
+        }
+        assert!(with(&"s".repeat(MAX_SOURCE_LEN)).check(2048).is_ok());
+        for bad in [
+            String::new(),
+            "two words".into(),
+            "scorer\"".into(),
+            "a/b".into(),
+            "naïve".into(),
+            "s".repeat(MAX_SOURCE_LEN + 1),
+            "x".repeat(1 << 20),
+        ] {
+            let reason = with(&bad).check(2048).unwrap_err();
+            assert!(reason.starts_with("source: "), "{bad:.40}: {reason}");
+            assert!(reason.len() < 200, "the reason does not echo the value");
+        }
+    }
+
+    #[test]
+    fn control_characters_are_refused_in_every_text_field() {
+        let forged = [
+            "\r\nWARC-Forged: 1",
+            "\n",
+            "\0",
+            "\t",
+            "\x7f",
+            "\u{85}",
+            "\u{9f}",
+            "\u{2028}",
+            "\u{2029}",
+        ];
+        for bad in forged {
+            let cases: [(&str, ScoredUrl); 4] = [
+                (
+                    "crawl_id",
+                    ScoredUrl {
+                        crawl_id: format!("c{bad}"),
+                        ..item(Some(0.5), false)
+                    },
+                ),
+                (
+                    "url",
+                    ScoredUrl {
+                        // The `url` crate would drop a tab, CR or LF here without a word.
+                        url: format!("http://a/x{bad}y"),
+                        ..item(Some(0.5), false)
+                    },
+                ),
+                (
+                    "via",
+                    ScoredUrl {
+                        via: Some(format!("http://a/{bad}")),
+                        ..item(Some(0.5), false)
+                    },
+                ),
+                (
+                    "source",
+                    ScoredUrl {
+                        source: Some(format!("s{bad}")),
+                        ..item(Some(0.5), false)
+                    },
+                ),
+            ];
+            for (field, it) in cases {
+                let reason = it.check(2048).unwrap_err();
+                assert!(
+                    reason.starts_with(&format!("{field}: contains the control character U+")),
+                    "{field} with {bad:?}: {reason}"
+                );
+                assert!(!reason.contains("Forged"), "{reason}");
+                assert_eq!(it.check_fields(), Err(reason));
+            }
+        }
+        // Spaces, quotes and non-ASCII letters are not control characters.
+        assert!(check_text("x", "a b \"c\" é ✓").is_ok());
+        let long_id = ScoredUrl {
+            crawl_id: "c".repeat(MAX_CRAWL_ID_LEN + 1),
+            ..item(Some(0.5), false)
+        };
+        assert!(long_id
+            .check_fields()
+            .unwrap_err()
+            .starts_with("crawl_id: "));
+    }
+
+    #[test]
+    fn via_is_an_absolute_http_url_stored_serialized() {
+        let with = |v: &str| ScoredUrl {
+            via: Some(v.into()),
+            ..item(Some(0.5), false)
+        };
+        let checked = with("HTTP://Example.ORG:80/a/../b?q=é#frag")
+            .check(2048)
+            .unwrap();
+        assert_eq!(
+            checked.via.map(|v| v.to_string()),
+            Some("http://example.org/b?q=%C3%A9".to_string())
+        );
+        assert_eq!(item(Some(0.5), false).check(2048).unwrap().via, None);
+        for bad in [
+            "",
+            "not a url",
+            "/relative",
+            "ftp://a/",
+            "mailto:a@b",
+            "http://a/ WARC-Forged: 1",
+            " http://a/",
+            "http://a/\u{a0}",
+        ] {
+            let reason = with(bad).check(2048).unwrap_err();
+            assert!(reason.starts_with("via: "), "{bad:?}: {reason}");
+        }
+        let long = format!("http://a/{}", "x".repeat(100));
+        assert!(with(&long).check(2048).is_ok());
+        let reason = with(&long).check(64).unwrap_err();
+        assert!(
+            reason.starts_with("via: ") && reason.contains("over the limit of 64"),
+            "{reason}"
+        );
     }
 }

@@ -24,7 +24,8 @@ const CT_FIELDS: &str = "application/warc-fields";
 /// and CRLF CRLF. Records up to a few MiB are compressed in one call with libdeflate (see
 /// `gzip`); larger blocks are streamed through flate2, which keeps memory at the size of the
 /// compressed output even for huge blocks. Errors if `block` yields fewer or more than `block_len` bytes, if a field cannot be
-/// written (empty or non-token name, CR/LF in a value) or if the caller passed `Content-Length`.
+/// written (empty or non-token name, a control character such as CR, LF, NUL or tab in a
+/// value, see [`is_control_char`]) or if the caller passed `Content-Length`.
 /// `Content-Type` is added only if the caller put it in `fields`. `level` is the gzip level
 /// (0-9; larger values are treated as 9).
 pub fn encode_record(
@@ -131,9 +132,68 @@ fn check_field(name: &str, value: &str) -> Result<(), ArchiveError> {
     if name.eq_ignore_ascii_case("Content-Length") {
         return Err(bad("Content-Length is computed from the block length"));
     }
-    if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
-        return Err(bad("value contains CR, LF or NUL"));
+    if value.chars().any(is_control_char) {
+        return Err(bad(
+            "value contains a control character (CR, LF, NUL, tab, U+0080-U+009F, U+2028...)",
+        ));
     }
+    Ok(())
+}
+
+/// Whether `c` must never reach a WARC header, a `warc-fields` line or a log line: the C0
+/// controls (CR, LF, NUL, tab...), DEL, the C1 controls (U+0080-U+009F, among them NEL) and
+/// the Unicode line and paragraph separators (U+2028, U+2029), which some readers also take as
+/// line breaks.
+pub fn is_control_char(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// Percent-encodes (`%XX` per UTF-8 byte) every character of `v` for which `escape` holds;
+/// borrows `v` when there is none, which is the usual case.
+fn percent_escape(v: &str, escape: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    use std::fmt::Write as _;
+    if !v.chars().any(&escape) {
+        return std::borrow::Cow::Borrowed(v);
+    }
+    let mut out = String::with_capacity(v.len() + 8);
+    let mut buf = [0u8; 4];
+    for c in v.chars() {
+        if escape(c) {
+            for b in c.encode_utf8(&mut buf).bytes() {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "%{b:02X}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A value made safe for one `warc-fields` line: control characters ([`is_control_char`])
+/// percent-encoded, so that a CR LF in outside data (a scorer's `via`, a knowledge base's
+/// application name) can never end the line and start a forged field. Spaces are kept.
+pub fn escape_value(v: &str) -> std::borrow::Cow<'_, str> {
+    percent_escape(v, is_control_char)
+}
+
+/// A value made safe for one space-separated column (of `crawl.log`, or the URL of an
+/// `outlink` line): control characters and all whitespace percent-encoded (a space is `%20`),
+/// so the value is one column whatever it holds.
+pub fn escape_column(v: &str) -> std::borrow::Cow<'_, str> {
+    percent_escape(v, |c| is_control_char(c) || c.is_whitespace())
+}
+
+/// Appends one `name: value` line of an `application/warc-fields` block (warcinfo, or the
+/// Heritrix-style metadata of a capture). `value` goes through [`escape_value`], so whatever it
+/// holds, exactly one line is added; a `name` that is not an HTTP token is an error.
+pub fn push_field(block: &mut String, name: &str, value: &str) -> Result<(), ArchiveError> {
+    let value = escape_value(value);
+    check_field(name, &value)?;
+    block.push_str(name);
+    block.push_str(": ");
+    block.push_str(&value);
+    block.push_str("\r\n");
     Ok(())
 }
 
@@ -284,6 +344,8 @@ pub fn revisit_record(
 
 /// The `warcinfo` record that opens every file: `application/warc-fields` lines describing the
 /// crawl (software, format, operator, isPartOf, robots policy, ...). It has no Target-URI.
+/// Values are escaped ([`push_field`]): a control character in one (a user agent, an export's
+/// query) is percent-encoded, never a line break.
 pub fn warcinfo_record(
     record_id: &str,
     date: &str,
@@ -293,11 +355,7 @@ pub fn warcinfo_record(
 ) -> Result<Vec<u8>, ArchiveError> {
     let mut body = String::with_capacity(fields.iter().map(|(n, v)| n.len() + v.len() + 4).sum());
     for (name, value) in fields {
-        check_field(name, value)?;
-        body.push_str(name);
-        body.push_str(": ");
-        body.push_str(value);
-        body.push_str("\r\n");
+        push_field(&mut body, name, value)?;
     }
     let digest = sha1_digest(body.as_bytes());
     let f = [
@@ -366,6 +424,10 @@ Content-Length: 5\r\n\r\nhello\r\n\r\n"
             ("", "x"),
             ("Bad Name", "x"),
             ("X", "a\r\nInjected: 1"),
+            ("X", "a\tb"),
+            ("X", "a\u{85}b"),
+            ("X", "a\u{2028}b"),
+            ("X", "a\x7fb"),
             ("content-length", "3"),
         ] {
             let r = encode_record(&[(n, v)], &mut &b""[..], 0, 1);
@@ -374,6 +436,43 @@ Content-Length: 5\r\n\r\nhello\r\n\r\n"
                 "{n:?} {v:?}: {r:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_forged_line_cannot_enter_a_fields_block() {
+        let mut block = String::new();
+        push_field(&mut block, "via", "http://a/\r\nWARC-Forged: 1").unwrap();
+        push_field(
+            &mut block,
+            "sourceTag",
+            "s\nWARC-Forged: 2\0\u{85}\u{2028}x",
+        )
+        .unwrap();
+        push_field(&mut block, "isPartOf", "two words").unwrap();
+        assert_eq!(
+            block,
+            "via: http://a/%0D%0AWARC-Forged: 1\r\n\
+             sourceTag: s%0AWARC-Forged: 2%00%C2%85%E2%80%A8x\r\n\
+             isPartOf: two words\r\n"
+        );
+        assert_eq!(block.lines().count(), 3);
+        assert!(!block.lines().any(|l| l.starts_with("WARC-Forged")));
+        assert!(push_field(&mut block, "bad name", "v").is_err());
+        assert_eq!(escape_column("a b\tc\r\n"), "a%20b%09c%0D%0A");
+        assert!(matches!(
+            escape_value("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+
+        // The warcinfo record escapes its values too.
+        let fields = [("operator".to_string(), "x\r\nWARC-Forged: 1".to_string())];
+        let info = gunzip(&warcinfo_record("<urn:uuid:i>", "d", "f.warc.gz", &fields, 1).unwrap());
+        let text = String::from_utf8(info).unwrap();
+        assert!(
+            text.contains("operator: x%0D%0AWARC-Forged: 1\r\n"),
+            "{text}"
+        );
+        assert!(!text.contains("\nWARC-Forged"), "{text}");
     }
 
     #[test]

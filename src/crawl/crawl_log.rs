@@ -10,9 +10,11 @@
 //! Columns: log time, status (HTTP, or a negative code: see [`Refused`] and `docs/crawling.md`),
 //! size of the response as received, URL, hop path from the seed, the page it was found on,
 //! MIME type, worker (`-`: magpie's fetches are tasks, not threads), fetch start and duration in
-//! ms, payload digest, source (`seed`, `crawl`, `sitemap`, `intake:<name>`...), annotations. A
-//! missing value is `-`. The log is rotated with the WARC files: when a new WARC file is started
-//! the current log becomes `crawl.<NNNNN>.log`, numbered like the WARC file it goes with.
+//! ms, payload digest, source (`seed`, `crawl`, `robots`, a scorer's name...), annotations. A
+//! missing value is `-`, and whitespace and control characters inside a value are
+//! percent-encoded (a space is `%20`, an LF `%0A`), so every line has exactly twelve columns.
+//! The log is rotated with the WARC files: when a new WARC file is started the current log
+//! becomes `crawl.<NNNNN>.log`, numbered like the WARC file it goes with.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -94,10 +96,37 @@ pub struct CrawlLog {
     refused: HashSet<u64>,
 }
 
-fn or_dash(s: Option<&str>) -> &str {
+/// One column: `-` when missing or empty (as Heritrix writes it), else the value with
+/// whitespace and control characters percent-encoded ([`crate::archive::escape_column`]), so
+/// that no value (a scorer's `via`, a server's `Content-Type`, a refusal's reason) can split a
+/// line or shift the columns after it.
+fn column(s: Option<&str>) -> std::borrow::Cow<'_, str> {
     match s {
-        Some(s) if !s.is_empty() => s,
-        _ => "-",
+        Some(s) if !s.is_empty() => crate::archive::escape_column(s),
+        _ => std::borrow::Cow::Borrowed("-"),
+    }
+}
+
+impl Line<'_> {
+    /// The line as written, ending in `\n`, with `now` as its first column: always exactly
+    /// twelve space-separated columns and one line break, whatever the values hold.
+    pub fn render(&self, now: &str) -> String {
+        let size = self.size.map_or_else(|| "-".to_string(), |s| s.to_string());
+        let fetch = self.fetch.as_ref().map(|(t, d)| format!("{t}+{d}"));
+        let notes = self.annotations.join(",");
+        format!(
+            "{} {:>5} {size:>10} {} {} {} {} - {} {} {} {}\n",
+            column(Some(now)),
+            self.status,
+            column(Some(self.url)),
+            column(Some(self.hops)),
+            column(self.via),
+            column(self.mime),
+            column(fetch.as_deref()),
+            column(self.digest),
+            column(Some(self.source)),
+            column(Some(&notes)),
+        )
     }
 }
 
@@ -116,33 +145,12 @@ impl CrawlLog {
         })
     }
 
-    /// Writes one line.
+    /// Writes one line (see [`Line::render`]).
     pub fn write(&mut self, l: &Line) -> io::Result<()> {
-        let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
-        let size = l.size.map_or_else(|| "-".to_string(), |s| s.to_string());
-        let fetch = l
-            .fetch
-            .as_ref()
-            .map_or_else(|| "-".to_string(), |(t, d)| format!("{t}+{d}"));
-        let notes = if l.annotations.is_empty() {
-            "-".to_string()
-        } else {
-            l.annotations.join(",")
-        };
-        // Whitespace inside a field would shift every later column for a reader that splits.
-        let clean = |s: &str| s.replace(char::is_whitespace, "%20");
-        writeln!(
-            self.out,
-            "{now} {:>5} {size:>10} {} {} {} {} - {fetch} {} {} {}",
-            l.status,
-            clean(l.url),
-            or_dash(Some(l.hops)),
-            clean(or_dash(l.via)),
-            clean(or_dash(l.mime)),
-            or_dash(l.digest),
-            or_dash(Some(l.source)),
-            clean(&notes),
-        )
+        let now = chrono::Utc::now()
+            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string();
+        self.out.write_all(l.render(&now).as_bytes())
     }
 
     /// Writes a refusal, once per URL (by fingerprint) for as long as it is remembered.
@@ -175,6 +183,50 @@ impl CrawlLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_value_can_add_a_line_or_a_column() {
+        let forged =
+            "x \r\n2026-01-01T00:00:00.000Z 200 1 http://forged/ L - - - - - - -\0\t\u{85}\u{2028}";
+        let annotations = vec![forged.to_string(), "ok".into()];
+        let line = Line {
+            status: 200,
+            size: Some(1),
+            url: forged,
+            hops: forged,
+            via: Some(forged),
+            mime: Some(forged),
+            fetch: Some((forged.to_string(), 3)),
+            digest: Some(forged),
+            source: forged,
+            annotations,
+        };
+        let text = line.render(forged);
+        assert_eq!(text.matches('\n').count(), 1, "{text}");
+        assert!(text.ends_with('\n'));
+        let columns: Vec<&str> = text
+            .trim_end_matches('\n')
+            .split(' ')
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert_eq!(columns.len(), 12, "{text}");
+        assert_eq!(text.split_whitespace().count(), 12, "{text}");
+        assert!(
+            !text
+                .chars()
+                .any(|c| c != '\n' && crate::archive::is_control_char(c)),
+            "{text:?}"
+        );
+        assert!(columns[3].starts_with("x%20%0D%0A2026-01-01"), "{text}");
+        // Missing and empty values are `-`, as Heritrix writes them.
+        let empty = Line {
+            url: "http://a/",
+            via: Some(""),
+            ..Line::default()
+        }
+        .render("t");
+        assert_eq!(empty, "t     0          - http://a/ - - - - - - - -\n");
+    }
 
     #[test]
     fn lines_have_heritrix_columns_refusals_once_and_rotation() {

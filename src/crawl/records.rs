@@ -115,7 +115,7 @@ pub fn encode(
         level,
     )?;
     let metadata_id = archive::new_record_id();
-    let fields = metadata_fields(uri, info, links, notes);
+    let fields = metadata_fields(uri, info, links, notes)?;
     let meta_common = RecordCommon {
         record_id: &metadata_id,
         ip: None,
@@ -158,49 +158,53 @@ pub fn encode(
 /// Heritrix-style metadata: `via`, `hopsFromSeed`, `sourceTag`, `fetchTimeMs`, `outlink` lines;
 /// then magpie's own: the priority the URL was fetched with, the page's relevance and language,
 /// and the detected application and page level (what an index rebuild needs).
+///
+/// Every value goes through [`archive::push_field`], which percent-encodes control characters:
+/// `via` and `sourceTag` come from scorers over the API, the application and level names from a
+/// knowledge base, and a CR LF in any of them must not become a forged field. The intake
+/// refuses such values already; this is the second line. An outlink's URL is one column of its
+/// line (`outlink: URL HOP CONTEXT`), so its whitespace is encoded as well.
 fn metadata_fields(
     uri: &CrawlUri,
     info: &ExchangeInfo,
     links: &[Link],
     notes: Option<&PageNotes>,
-) -> String {
+) -> Result<String, ArchiveError> {
     let mut s = String::with_capacity(128 + links.len() * 64);
     if let Some(via) = &uri.via {
-        let _ = write!(s, "via: {via}\r\n");
+        archive::push_field(&mut s, "via", via)?;
     }
-    let _ = write!(s, "hopsFromSeed: {}\r\n", uri.hops);
-    let _ = write!(s, "sourceTag: {}\r\n", uri.source);
-    let _ = write!(s, "fetchTimeMs: {}\r\n", info.duration_ms);
-    let _ = write!(s, "magpie-priority: {}\r\n", uri.priority);
+    archive::push_field(&mut s, "hopsFromSeed", &uri.hops)?;
+    archive::push_field(&mut s, "sourceTag", &uri.source)?;
+    archive::push_field(&mut s, "fetchTimeMs", &info.duration_ms.to_string())?;
+    archive::push_field(&mut s, "magpie-priority", &uri.priority.to_string())?;
     if let Some(a) = notes.and_then(|n| n.analysis) {
-        let _ = write!(s, "magpie-relevance: {}\r\n", a.relevance);
+        archive::push_field(&mut s, "magpie-relevance", &a.relevance.to_string())?;
         if let Some(lang) = &a.lang {
-            let _ = write!(s, "magpie-lang: {}\r\n", clean(lang));
+            archive::push_field(&mut s, "magpie-lang", lang)?;
         }
     }
     if let Some(m) = notes.and_then(|n| n.app) {
         if let Some(app) = &m.application {
-            let _ = write!(s, "magpie-app: {}\r\n", clean(&app.name));
+            archive::push_field(&mut s, "magpie-app", &app.name)?;
         }
         if let Some(level) = &m.level {
-            let _ = write!(s, "magpie-level: {}\r\n", clean(&level.name));
+            archive::push_field(&mut s, "magpie-level", &level.name)?;
         }
     }
+    let mut line = String::new();
     for l in links {
+        line.clear();
         let _ = write!(
-            s,
-            "outlink: {} {} {}\r\n",
-            clean(&l.url),
+            line,
+            "{} {} {}",
+            archive::escape_column(&l.url),
             l.hop.code(),
-            clean(&l.context)
+            l.context
         );
+        archive::push_field(&mut s, "outlink", &line)?;
     }
-    s
-}
-
-/// Field values are single lines.
-fn clean(s: &str) -> String {
-    s.replace(['\r', '\n'], " ")
+    Ok(s)
 }
 
 /// One outlink in the analysis record.
@@ -264,4 +268,70 @@ fn json_notes(uri: &CrawlUri, links: &[Link], n: &PageNotes) -> Vec<(&'static st
         out.push((AAH_MEDIA_TYPE, serde_json::to_vec(m).unwrap_or_default()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Hop;
+
+    #[test]
+    fn outside_values_cannot_forge_a_metadata_field() {
+        let forged = "\r\nWARC-Forged: 1\r\noutlink: http://evil.example/ L a/@href";
+        let uri = CrawlUri {
+            via: Some(format!("http://a.example/{forged}")),
+            source: format!("scorer{forged}"),
+            hops: format!("L\n{forged}"),
+            ..CrawlUri::seed("http://a.example/p")
+        };
+        let info = ExchangeInfo {
+            url: "http://a.example/p".into(),
+            ip: std::net::IpAddr::from([127, 0, 0, 1]),
+            started: chrono::Utc::now(),
+            duration_ms: 5,
+            status: 200,
+            headers: vec![],
+            header_len: 0,
+            truncated: None,
+            block_digest: String::new(),
+            payload_digest: String::new(),
+        };
+        let links = [Link {
+            url: "http://a.example/x y\u{2028}z".into(),
+            hop: Hop::Embed,
+            context: format!("img/@src\0{forged}"),
+            text: String::new(),
+            block: None,
+        }];
+        let block = metadata_fields(&uri, &info, &links, None).unwrap();
+        let lines: Vec<&str> = block.split("\r\n").collect();
+        let names: Vec<&str> = lines
+            .iter()
+            .filter(|l| !l.is_empty())
+            .map(|l| l.split(':').next().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "via",
+                "hopsFromSeed",
+                "sourceTag",
+                "fetchTimeMs",
+                "magpie-priority",
+                "outlink"
+            ],
+            "{block}"
+        );
+        assert_eq!(block.matches('\n').count(), 6, "{block}");
+        assert_eq!(block.matches('\r').count(), 6, "{block}");
+        assert!(block.contains("sourceTag: scorer%0D%0AWARC-Forged: 1%0D%0Aoutlink: "));
+        assert!(
+            block.contains("outlink: http://a.example/x%20y%E2%80%A8z E img/@src%00%0D%0A"),
+            "{block}"
+        );
+        assert_eq!(
+            block.lines().filter(|l| l.starts_with("outlink:")).count(),
+            1
+        );
+    }
 }

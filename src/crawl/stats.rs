@@ -160,13 +160,16 @@ impl Stats {
             .or_insert(0) += 1;
     }
 
-    /// Counts one intake item from `source`. Sources are named by clients, so their number is
-    /// bounded: past [`MAX_INTAKE_SOURCES`] distinct names, new ones count under
-    /// [`OTHER_SOURCE`], which keeps the metrics' `source` label (and this map) small whatever
+    /// Counts one intake item from `source`. Sources are named by clients, so their number and
+    /// length are bounded: past [`MAX_INTAKE_SOURCES`] distinct names, new ones count under
+    /// [`OTHER_SOURCE`], and so does any name that is not a short token
+    /// ([`crate::intake::is_source_token`], at most 64 characters; the intake refuses such names
+    /// already), which keeps the metrics' `source` label (and this map) small whatever
     /// clients send.
     pub fn intake(&self, source: &str) {
         let mut by_source = self.intake.lock().unwrap_or_else(|e| e.into_inner());
-        let key = if by_source.contains_key(source) || by_source.len() < MAX_INTAKE_SOURCES {
+        let known = by_source.contains_key(source) || by_source.len() < MAX_INTAKE_SOURCES;
+        let key = if known && crate::intake::is_source_token(source) {
             source
         } else {
             OTHER_SOURCE

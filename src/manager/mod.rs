@@ -375,6 +375,12 @@ impl Manager {
         };
         let mut by_crawl: BTreeMap<String, Vec<(usize, ScoredUrl)>> = BTreeMap::new();
         for (i, item) in items.into_iter().enumerate() {
+            // A control character or an oversized `crawl_id` is refused for what it is, not
+            // looked up (and echoed) as an unknown crawl; the engine checks the rest.
+            if let Err(reason) = item.check_fields() {
+                report.rejected.push(Rejected { index: i, reason });
+                continue;
+            }
             by_crawl
                 .entry(item.crawl_id.clone())
                 .or_default()

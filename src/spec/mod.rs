@@ -98,10 +98,13 @@ impl Spec {
         let allow = compile_all(&raw.scope.allow, "scope.allow")?;
         let deny = compile_all(&raw.scope.deny, "scope.deny")?;
         let p = &raw.politeness;
-        if p.user_agent.trim().is_empty() || p.user_agent.contains(['\r', '\n']) {
+        // The user agent is sent in every request and written to every warcinfo record.
+        if p.user_agent.trim().is_empty()
+            || p.user_agent.chars().any(crate::archive::is_control_char)
+        {
             return Err(invalid(
                 "politeness.user_agent",
-                "must be a non-empty single line",
+                "must be a non-empty single line without control characters",
             ));
         }
         if p.min_delay_ms > p.max_delay_ms {

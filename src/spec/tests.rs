@@ -140,3 +140,24 @@ fn names_of_files_in_the_data_folder_are_refused() {
         assert!(Spec::from_json(&json).is_ok(), "{name}");
     }
 }
+
+#[test]
+fn user_agent_is_one_line_without_control_characters() {
+    // It goes into every request and into every warcinfo record.
+    for ua in [
+        "",
+        "  ",
+        "a\\r\\nX-Forged: 1",
+        "a\\nb",
+        "a\\u0000b",
+        "a\\tb",
+        "a\\u0085b",
+    ] {
+        let e = err(&format!(
+            r#"{{"name":"t","seeds":["http://x/"],"politeness":{{"user_agent":"{ua}"}}}}"#
+        ));
+        assert!(e.starts_with("politeness.user_agent: "), "{ua:?}: {e}");
+    }
+    let ok = r#"{"name":"t","seeds":["http://x/"],"politeness":{"user_agent":"magpie/1 (+https://x.example/; ops@x.example)"}}"#;
+    assert!(Spec::from_json(ok).is_ok());
+}

@@ -308,7 +308,7 @@ mod tests {
         stats.fetch_took(70);
         stats.fetch_took(20_000);
         stats.error("dns");
-        stats.intake("scorer \"a\"\n");
+        stats.intake("scorer:a");
         stats.pages.store(7, Relaxed);
         let view = CrawlView {
             id: id.into(),
@@ -335,8 +335,8 @@ mod tests {
         assert!(text.contains("magpie_fetch_duration_seconds_bucket{crawl=\"a\",le=\"+Inf\"} 3\n"));
         assert!(text.contains("magpie_fetch_duration_seconds_sum{crawl=\"a\"} 20.075\n"));
         assert!(text.contains("magpie_fetch_duration_seconds_count{crawl=\"a\"} 3\n"));
-        assert!(text
-            .contains("magpie_intake_items_total{crawl=\"a\",source=\"scorer \\\"a\\\"\\n\"} 1\n"));
+        assert!(text.contains("magpie_intake_items_total{crawl=\"a\",source=\"scorer:a\"} 1\n"));
+        assert_eq!(escape("a \"b\"\\\n"), "a \\\"b\\\"\\\\\\n");
         assert_eq!(
             text.matches("# TYPE magpie_fetch_duration_seconds histogram")
                 .count(),
@@ -374,7 +374,9 @@ mod tests {
             stats.intake(&format!("scorer-{i}"));
         }
         stats.intake("scorer-0");
+        // A name that is not a short token (the intake refuses those) is never a label.
         stats.intake("scorer \"a\"\n");
+        stats.intake(&"s".repeat(60 << 20));
         let text = render(&[(view, stats)]);
         let lines: Vec<&str> = text
             .lines()
@@ -382,10 +384,13 @@ mod tests {
             .collect();
         assert_eq!(lines.len(), MAX_INTAKE_SOURCES + 1, "64 names and other");
         assert!(text.contains("magpie_intake_items_total{crawl=\"a\",source=\"scorer-0\"} 2\n"));
-        // 1 + 63 named scorers fill the 64; the 11 after them (scorer-63 .. scorer-73) fold.
+        // 1 + 63 named scorers fill the 64; the 11 after them (scorer-63 .. scorer-73) and the
+        // two names that are not tokens fold.
         let other =
-            format!("magpie_intake_items_total{{crawl=\"a\",source=\"{OTHER_SOURCE}\"}} 11\n");
+            format!("magpie_intake_items_total{{crawl=\"a\",source=\"{OTHER_SOURCE}\"}} 13\n");
         assert!(text.contains(&other), "{lines:?}");
         assert!(!text.contains("source=\"scorer-70\""));
+        assert!(lines.iter().all(|l| l.len() < 200), "{lines:?}");
+        assert!(text.len() < 64 << 10, "{} bytes", text.len());
     }
 }

@@ -10,7 +10,6 @@ use crate::crawl::control::FrontierView;
 use crate::crawl::CrawlError;
 use crate::intake::{IntakeReport, Rejected, ScoredUrl};
 use crate::model::{CrawlUri, Hop};
-use crate::uri;
 
 impl Engine {
     /// The helper's adopted relaxations (empty when the helper is off).
@@ -33,31 +32,26 @@ impl Engine {
         let max_len = self.spec.limits.max_url_length;
         for (index, item) in items {
             let reject = |reason: String| Rejected { index, reason };
-            let score = match item.check() {
-                Ok(s) => s,
+            // Every text field is checked (no control character, `source` a token, `via` an
+            // absolute URL) before anything of the item is stored or logged.
+            let checked = match item.check(max_len) {
+                Ok(c) => c,
                 Err(reason) => {
                     report.rejected.push(reject(reason));
                     continue;
                 }
             };
-            let url = match uri::parse_absolute(&item.url, max_len) {
-                Ok(u) => u,
-                Err(e) => {
-                    report.rejected.push(reject(format!("bad URL: {e}")));
-                    continue;
-                }
-            };
-            let via_in_scope = item
+            let via_in_scope = checked
                 .via
-                .as_deref()
-                .and_then(|v| url::Url::parse(v).ok())
-                .is_none_or(|v| self.ctx.scope.contains(&v));
+                .as_ref()
+                .is_none_or(|v| self.ctx.scope.contains(v));
             let uri = CrawlUri {
-                via: item.via.clone(),
+                via: checked.via.as_ref().map(|v| v.as_str().to_string()),
                 source: item.source_name().to_string(),
                 hops: Hop::Link.code().to_string(),
-                ..CrawlUri::seed(url.as_str())
+                ..CrawlUri::seed(checked.url.as_str())
             };
+            let (url, score) = (checked.url, checked.score);
             let action = match item.blacklist {
                 true => Action::Blacklist,
                 false => Action::Score(score.unwrap_or(0.0)),
