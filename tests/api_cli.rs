@@ -37,11 +37,18 @@ impl Served {
             ])
             .args(args)
             .env_remove("MAGPIE_TOKEN")
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn magpie serve");
         let stderr = Arc::new(Mutex::new(Vec::new()));
+        // Standard output (the cockpit address) joins the same lines.
+        let (out, lines) = (child.stdout.take().unwrap(), stderr.clone());
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                lines.lock().unwrap().push(line);
+            }
+        });
         let (tx, rx) = std::sync::mpsc::channel();
         let lines = stderr.clone();
         let pipe = child.stderr.take().unwrap();
@@ -179,7 +186,7 @@ fn serve_generates_a_private_token_and_prints_it_once() {
         !err.contains(&token),
         "the token is printed only when generated: {err}"
     );
-    assert!(err.contains("as stored in"), "{err}");
+    assert!(err.contains("API token: in the file"), "{err}");
     assert_eq!(get(&s.base, "/api/v1/crawls/tok")["state"], "created");
     assert_eq!(
         post(
@@ -191,7 +198,13 @@ fn serve_generates_a_private_token_and_prints_it_once() {
         .0,
         200
     );
-    s.interrupt();
+    let base = s.base.clone();
+    let all = s.interrupt();
+    assert!(!all.contains(&token), "{all}");
+    assert!(
+        all.lines().any(|l| l == format!("{base}/login")),
+        "the login page's address instead: {all}"
+    );
 
     let s = Served::start(&data, &["--token", TOKEN, "--public-reads"]);
     assert_eq!(

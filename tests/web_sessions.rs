@@ -429,3 +429,36 @@ fetch("{target}/crawls/new", {{method: "POST", mode: "no-cors", credentials: "in
     chrome.close().await;
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_goes_on_to_paths_of_this_server_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    for (path, next) in [
+        ("/crawls/new", "/crawls/new"),
+        ("//evil.example/", "/"),
+        ("/%09/evil.example", "/%09/evil.example"),
+    ] {
+        let mut b = Browser::new(&srv.base);
+        let p = b.get(&format!("{path}?token={TOKEN}")).await;
+        assert_eq!(p.status, 200, "{path}");
+        assert_eq!(cockpit_support::login_answer(&p.body).1, next, "{path}");
+    }
+    // The login form's `next`, with a tab that browsers would drop (`/\t/evil.example` is
+    // `//evil.example`).
+    let mut b = Browser::new(&srv.base);
+    let csrf = b.get("/login").await.csrf();
+    let p = b
+        .post(
+            "/login",
+            &[
+                ("csrf", &csrf),
+                ("token", TOKEN),
+                ("next", "/\t/evil.example"),
+            ],
+        )
+        .await;
+    assert_eq!(p.status, 200);
+    assert_eq!(cockpit_support::login_answer(&p.body).1, "/");
+    srv.stop().await;
+}

@@ -232,29 +232,42 @@ pub async fn serve(
     config.allowed_hosts = args.allowed_hosts.clone();
     let crawls = manager.list().len();
     let state = AppState::new(manager, config);
-    let token_note = match origin {
-        TokenOrigin::Generated => format!(
-            "generated API token (stored in {}; shown only now): {token}",
-            args.data.join(TOKEN_FILE).display()
+    // The token is printed only when it was just made, so a terminal or a log of later starts
+    // never holds it; the operator then logs in with the token file's content.
+    let token_file = args.data.join(TOKEN_FILE);
+    let (note, address) = match origin {
+        TokenOrigin::Generated => (
+            format!(
+                "generated an API token, stored in {} (readable by you only; shown only now): {token}",
+                token_file.display()
+            ),
+            login_url(addr, "/", &token),
         ),
-        TokenOrigin::Stored => format!(
-            "API token: as stored in {}",
-            args.data.join(TOKEN_FILE).display()
+        TokenOrigin::Stored => (
+            format!("API token: in the file {}", token_file.display()),
+            format!("http://{addr}/login"),
         ),
-        TokenOrigin::Explicit => "API token: as given".into(),
+        TokenOrigin::Explicit => (
+            "API token: as given with --token or MAGPIE_TOKEN".into(),
+            format!("http://{addr}/login"),
+        ),
     };
-    eprintln!("magpie: {token_note}");
+    eprintln!("magpie: {note}");
+    let reads = if args.public_reads {
+        "open"
+    } else {
+        "need the token"
+    };
     eprintln!(
-        "magpie: {crawls} crawl(s) in {}; listening on http://{addr}/api/v1 (reads {})",
-        args.data.display(),
-        if args.public_reads {
-            "open"
-        } else {
-            "need the token"
-        }
+        "magpie: {crawls} crawl(s) in {}; listening on http://{addr}/api/v1 (reads {reads})",
+        args.data.display()
     );
-    eprintln!("magpie: open the cockpit in a browser (this address logs you in):");
-    println!("{}", login_url(addr, "/", &token));
+    if matches!(origin, TokenOrigin::Generated) {
+        eprintln!("magpie: open the cockpit in a browser (this address logs you in):");
+    } else {
+        eprintln!("magpie: open the cockpit in a browser and log in with the token:");
+    }
+    println!("{address}");
     serve_http(listener, state, shutdown).await?;
     eprintln!("magpie: stopped; crawls keep their state for the next start");
     Ok(())

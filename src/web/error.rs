@@ -263,14 +263,14 @@ impl ResponseError for WebError {
             tracing::error!("request failed: {self}");
         }
         let mut body = ErrorBody {
-            error: self.to_string(),
+            error: redact(&self.to_string()),
             code: self.code(),
             ..ErrorBody::default()
         };
         match self {
             WebError::Spec(e) | WebError::Manager(ManagerError::Spec(e)) => {
                 body.field = Some(spec_field(e).to_string());
-                body.error = e.to_string();
+                body.error = redact(&e.to_string());
             }
             WebError::Body(BodyError::Json { line, column, .. }) => {
                 body.line = Some(*line);
@@ -306,9 +306,59 @@ impl ResponseError for WebError {
     }
 }
 
+/// Data folders whose absolute paths errors sent to clients name as `DATA`: a client needs to
+/// know which file, not where the server keeps it. The full path still goes to the server's
+/// own log.
+static HIDDEN: std::sync::RwLock<Vec<(String, &'static str)>> = std::sync::RwLock::new(Vec::new());
+
+/// Names the data folder `DATA` in errors sent from now on.
+pub(crate) fn hide_paths(data: &std::path::Path) {
+    let mut hidden = HIDDEN.write().unwrap_or_else(|e| e.into_inner());
+    let mut add = |p: &std::path::Path, name: &'static str| {
+        let text = p.display().to_string();
+        if text.len() > 1 && !hidden.iter().any(|(h, _)| *h == text) {
+            hidden.push((text, name));
+        }
+    };
+    if let Ok(abs) = std::path::absolute(data) {
+        add(&abs, "DATA");
+    }
+    if let Ok(canon) = data.canonicalize() {
+        add(&canon, "DATA");
+    }
+    // Longest first, so that of two nested folders the inner one is named.
+    hidden.sort_by_key(|(h, _)| std::cmp::Reverse(h.len()));
+}
+
+/// A message for a client: the hidden folders' paths replaced by their short names.
+pub(crate) fn redact(message: &str) -> String {
+    let hidden = HIDDEN.read().unwrap_or_else(|e| e.into_inner());
+    hidden.iter().fold(message.to_string(), |m, (path, name)| {
+        m.replace(path.as_str(), name)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_for_clients_name_the_data_folder_not_where_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data-for-redaction");
+        std::fs::create_dir_all(&data).unwrap();
+        hide_paths(&data);
+        let msg = format!("crawl state {}/c1/state/db is damaged", data.display());
+        assert_eq!(redact(&msg), "crawl state DATA/c1/state/db is damaged");
+        let e = WebError::Internal(msg);
+        let body = actix_web::body::to_bytes(e.error_response().into_body());
+        let body = futures_util::FutureExt::now_or_never(body)
+            .unwrap()
+            .unwrap();
+        let text = String::from_utf8_lossy(&body);
+        assert!(text.contains("DATA/c1/state/db"), "{text}");
+        assert!(!text.contains(&dir.path().display().to_string()), "{text}");
+    }
 
     #[test]
     fn statuses_follow_the_documented_mapping() {

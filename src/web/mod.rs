@@ -193,6 +193,7 @@ pub async fn serve(
         state.config.session_idle,
         state.config.session_max,
     );
+    error::hide_paths(state.manager.data());
     let data = web::Data::new(state);
     let workers = data.config.workers.max(1);
     let app_data = data.clone();

@@ -86,7 +86,7 @@ impl ResponseError for PageError {
         let page = ErrorPage {
             status: status.as_u16(),
             reason: status.canonical_reason().unwrap_or("Error"),
-            message: self.to_string(),
+            message: crate::web::error::redact(&self.to_string()),
         };
         let html = page
             .render()
