@@ -29,6 +29,7 @@
 //! - [`export`]: selected captures as a new WARC file with its CDXJ index; CDXJ of any WARC.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks, also written out
 //!   as files for other servers (`magpie sample-web`).
+//! - [`process`]: process-wide setup every command does first (the open-file limit raised).
 //! - `alloc` (private): mimalloc as every magpie process's allocator, arenas committed on use.
 //! - `fuzzing` (hidden): the bodies of the cargo-fuzz targets in `fuzz/`, one function per
 //!   target, shared with the regression test `tests/fuzz_regressions.rs` (see `docs/fuzzing.md`).
@@ -50,6 +51,7 @@ pub mod intake;
 pub mod manager;
 pub mod model;
 pub mod parse;
+pub mod process;
 pub mod sample_site;
 pub mod scope;
 pub mod spec;

@@ -148,6 +148,11 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("MAGPIE_LOG"))
         .with_writer(std::io::stderr)
         .init();
+    // Before anything opens a file or a socket: a crawl or a server may need many.
+    match magpie::process::raise_fd_limit() {
+        Ok(did) => tracing::debug!("{did}"),
+        Err(e) => tracing::warn!("{e}"),
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

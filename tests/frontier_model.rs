@@ -89,6 +89,7 @@ fn op() -> impl Strategy<Value = Op> {
         Completion::Retry,
         Completion::Failed,
         Completion::RobotsBlocked,
+        Completion::Untried,
     ]);
     prop_oneof![
         3 => (0..URLS, prio).prop_map(|(fp, prio)| Op::Offer { fp, prio }),
@@ -311,6 +312,7 @@ fn complete<F: UrlFrontier>(f: &mut F, m: &mut Model, l: &UrlLease, how: Complet
         Completion::Failed => u.state = UrlState::Failed,
         Completion::RobotsBlocked => u.state = UrlState::RobotsBlocked,
         Completion::Retry => u.retries += 1,
+        Completion::Untried => {}
     }
 }
 

@@ -1,5 +1,6 @@
 //! Progress on stderr, from [`Stats`]: a redrawn status line (pages, queue, rate, bytes, errors,
-//! hosts), or one JSON object a second (NDJSON) for scripts that follow a crawl.
+//! hosts, and why fetching is paused when it is), or one JSON object a second (NDJSON) for
+//! scripts that follow a crawl.
 
 use super::stats::Stats;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -59,14 +60,15 @@ impl Drop for Progress {
 }
 
 /// One progress event: `{"event":"progress","elapsed_s",...}` with the figures of the status
-/// line, plus the harvest ratio and mean relevance when the crawl has a topic.
+/// line, plus the harvest ratio and mean relevance when the crawl has a topic, and
+/// `fetching_paused` (why) while fetching is paused for want of file descriptors.
 pub fn event(s: &Stats) -> String {
     let pages = s.pages.load(Relaxed);
     let run_pages = pages - s.pages_at_start.load(Relaxed).min(pages);
     let secs = s.started.elapsed().as_secs_f64().max(0.001);
     let errors: u64 = s.errors.lock().map(|e| e.values().sum()).unwrap_or(0);
     let focus = s.focus.lock().map(|f| f.snapshot()).unwrap_or_default();
-    serde_json::json!({
+    let mut event = serde_json::json!({
         "event": "progress",
         "elapsed_s": (secs * 10.0).round() / 10.0,
         "pages": pages,
@@ -79,8 +81,11 @@ pub fn event(s: &Stats) -> String {
         "pages_analysed": focus.analysed,
         "harvest_ratio": focus.harvest_ratio,
         "avg_relevance": focus.avg_relevance,
-    })
-    .to_string()
+    });
+    if let Some(why) = s.fetching_paused() {
+        event["fetching_paused"] = why.into();
+    }
+    event.to_string()
 }
 
 /// One status line.
@@ -89,12 +94,35 @@ pub fn line(s: &Stats) -> String {
     let run_pages = pages - s.pages_at_start.load(Relaxed).min(pages);
     let secs = s.started.elapsed().as_secs_f64().max(0.001);
     let errors: u64 = s.errors.lock().map(|e| e.values().sum()).unwrap_or(0);
-    format!(
+    let mut line = format!(
         "pages {pages} | queued {} | {:.0} pages/s | {} | errors {errors} | hosts {} | in flight {}",
         s.queued.load(Relaxed),
         run_pages as f64 / secs,
         indicatif::HumanBytes(s.bytes_received.load(Relaxed)),
         s.hosts.load(Relaxed),
         s.inflight.load(Relaxed),
-    )
+    );
+    if let Some(why) = s.fetching_paused() {
+        line.push_str(" | PAUSED: ");
+        line.push_str(&why);
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_descriptor_pause_shows_in_the_line_and_the_event() {
+        let s = Stats::default();
+        assert!(!line(&s).contains("PAUSED"));
+        assert!(!event(&s).contains("fetching_paused"));
+        s.set_fetching_paused(Some("out of file descriptors (EMFILE)".into()));
+        assert!(line(&s).ends_with("| PAUSED: out of file descriptors (EMFILE)"));
+        let e: serde_json::Value = serde_json::from_str(&event(&s)).expect("json");
+        assert_eq!(e["fetching_paused"], "out of file descriptors (EMFILE)");
+        s.set_fetching_paused(None);
+        assert!(!line(&s).contains("PAUSED"));
+    }
 }

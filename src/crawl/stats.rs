@@ -55,6 +55,9 @@ pub struct Stats {
     pub events: tokio::sync::broadcast::Sender<Event>,
     /// Relevance, harvest ratio, languages, applications and recent fetches.
     pub focus: Mutex<FocusState>,
+    /// Why fetching is paused right now for want of a local resource (the process ran out of
+    /// file descriptors); `None` while fetching runs.
+    pub fetching_paused: Mutex<Option<String>>,
 }
 
 /// Distinct intake sources counted by name; later ones count under [`OTHER_SOURCE`].
@@ -99,6 +102,7 @@ impl Default for Stats {
             latency_sum_ms: AtomicU64::new(0),
             events: tokio::sync::broadcast::channel(256).0,
             focus: Mutex::new(FocusState::default()),
+            fetching_paused: Mutex::new(None),
         }
     }
 }
@@ -193,6 +197,22 @@ impl Stats {
             kind: kind.to_string(),
             detail: detail.into(),
         });
+    }
+
+    /// Says why fetching is paused (`None`: it runs again).
+    pub fn set_fetching_paused(&self, why: Option<String>) {
+        *self
+            .fetching_paused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = why;
+    }
+
+    /// Why fetching is paused right now, if it is.
+    pub fn fetching_paused(&self) -> Option<String> {
+        self.fetching_paused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Counts a response by its status class.
@@ -293,6 +313,7 @@ impl Stats {
             harvest_ratio: focus.harvest_ratio,
             avg_relevance: focus.avg_relevance,
             applications: focus.applications,
+            fetching_paused: self.fetching_paused(),
             pages_per_second: if elapsed > 0.0 {
                 (t.pages - self.pages_at_start.load(Relaxed)) as f64 / elapsed
             } else {
@@ -360,4 +381,8 @@ pub struct Summary {
     pub applications: BTreeMap<String, u64>,
     /// Pages fetched per second in this run.
     pub pages_per_second: f64,
+    /// Why fetching is paused right now although the crawl runs (the process ran out of file
+    /// descriptors; see crawling.md); absent while fetching runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetching_paused: Option<String>,
 }

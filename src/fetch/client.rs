@@ -86,6 +86,12 @@ impl Fetcher {
         self.inner.dns.resolve(host).await
     }
 
+    /// Closes the kept idle connections, freeing their descriptors (when the process has run
+    /// out of them).
+    pub fn close_idle(&self) {
+        self.inner.pool.clear();
+    }
+
     /// Fetches `url` once (no redirects, no retries) and records the exchange.
     ///
     /// A truncated body is not an error: the exchange comes back with `truncated` set. Errors
@@ -197,12 +203,7 @@ impl Fetcher {
         let connect = TcpStream::connect(SocketAddr::new(origin.ip, origin.port));
         let tcp = match timeout_at(connect_by, connect).await {
             Err(_) => return Err(timeout(target, "connect")),
-            Ok(Err(source)) => {
-                return Err(FetchError::Connect {
-                    url: target.to_string(),
-                    source,
-                })
-            }
+            Ok(Err(source)) => return Err(FetchError::connect(target, source)),
             Ok(Ok(s)) => s,
         };
         // The request goes out in one write; do not let Nagle hold it back.
@@ -260,10 +261,7 @@ fn tls_error(url: &str, e: std::io::Error) -> FetchError {
             url: url.to_string(),
             reason,
         },
-        None => FetchError::Connect {
-            url: url.to_string(),
-            source: e,
-        },
+        None => FetchError::connect(url, e),
     }
 }
 

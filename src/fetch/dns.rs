@@ -49,7 +49,18 @@ impl DnsCache {
         let lookup = tokio::net::lookup_host((host, 0u16));
         let addrs = match tokio::time::timeout(self.timeout, lookup).await {
             Err(_) => return Err(dns_err("timed out".into())),
-            Ok(Err(e)) => return Err(dns_err(e.to_string())),
+            // getaddrinfo needs a socket (or a file) too: running out of them is not the
+            // name's failure.
+            Ok(Err(e)) => {
+                return Err(match crate::process::out_of_descriptors(&e) {
+                    Some(errno) => FetchError::OutOfDescriptors {
+                        url: host.to_string(),
+                        errno,
+                        source: e,
+                    },
+                    None => dns_err(e.to_string()),
+                })
+            }
             Ok(Ok(addrs)) => addrs,
         };
         let mut first = None;

@@ -74,10 +74,7 @@ where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     let url = lim.url;
-    let io_err = |source: io::Error| FetchError::Io {
-        url: url.to_string(),
-        source,
-    };
+    let io_err = |source: io::Error| FetchError::io(url, source);
     let timeout = |phase| FetchError::Timeout {
         url: url.to_string(),
         phase,

@@ -212,6 +212,28 @@ async fn idle_connections_are_closed_in_time_without_another_request_to_their_ho
 }
 
 #[tokio::test]
+async fn closing_idle_connections_frees_them_and_the_next_fetch_connects_anew() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = keep_server(|_| Answer::Keep).await;
+    let f = fetcher(&dir, Duration::from_secs(5));
+    fetch_bodies(&f, &server.url, 1).await;
+    f.close_idle();
+    for _ in 0..50 {
+        if server.closed.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        server.closed.load(Ordering::SeqCst),
+        1,
+        "the idle one closed"
+    );
+    assert_eq!(fetch_bodies(&f, &server.url, 1).await, [body(1)]);
+    assert_eq!(server.accepted.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
 async fn a_kept_connection_the_server_dropped_is_replaced_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     // The second request meets a server that hung up on it: the fetch asks again on a new

@@ -209,6 +209,19 @@ pub enum FetchError {
         /// What the decoder said.
         reason: String,
     },
+    /// This process (`EMFILE`) or the system (`ENFILE`) had no file descriptor left for the
+    /// socket, the DNS lookup or the spool file: the crawler's own shortage, not the remote's
+    /// failure, so the engine puts the URL back untried (see [`FetchError::is_local`]).
+    #[error("{url}: out of file descriptors ({errno}): {source}")]
+    OutOfDescriptors {
+        /// The URL being fetched (the host name, when the DNS lookup failed).
+        url: String,
+        /// `EMFILE` or `ENFILE`.
+        errno: &'static str,
+        /// What the OS said.
+        #[source]
+        source: std::io::Error,
+    },
     /// The fetcher could not be set up (TLS provider, spool directory).
     #[error("fetcher setup failed: {reason}")]
     Config {
@@ -232,11 +245,52 @@ impl FetchError {
             FetchError::UnsupportedEncoding { .. } => "unsupported-encoding",
             FetchError::Decode { .. } => "decode",
             FetchError::Config { .. } => "config",
+            FetchError::OutOfDescriptors { .. } => "out-of-descriptors",
         }
+    }
+
+    /// `Connect` for a failed connect, or `OutOfDescriptors` when the socket could not even
+    /// be made for want of a file descriptor.
+    pub(crate) fn connect(url: &str, source: std::io::Error) -> FetchError {
+        Self::local_or(url, source, |url, source| FetchError::Connect {
+            url,
+            source,
+        })
+    }
+
+    /// `Io` for a failed read, write or spool, or `OutOfDescriptors` when a file descriptor
+    /// was wanted and none was left.
+    pub(crate) fn io(url: &str, source: std::io::Error) -> FetchError {
+        Self::local_or(url, source, |url, source| FetchError::Io { url, source })
+    }
+
+    fn local_or(
+        url: &str,
+        source: std::io::Error,
+        remote: fn(String, std::io::Error) -> FetchError,
+    ) -> FetchError {
+        match crate::process::out_of_descriptors(&source) {
+            Some(errno) => FetchError::OutOfDescriptors {
+                url: url.to_string(),
+                errno,
+                source,
+            },
+            None => remote(url.to_string(), source),
+        }
+    }
+
+    /// Whether the failure is the crawler's own (no file descriptor left) rather than the
+    /// remote's: the URL was not really tried, so no retry is spent on it, no error is counted
+    /// against it or its host, nothing is archived, and fetching pauses until descriptors are
+    /// free again.
+    pub fn is_local(&self) -> bool {
+        matches!(self, FetchError::OutOfDescriptors { .. })
     }
 
     /// Whether trying the same URL again later may succeed (network trouble), as opposed to
     /// failures that will repeat (policy refusals, certificate problems, malformed answers).
+    /// A [local](FetchError::is_local) failure is neither: it is not the URL's, and spends no
+    /// retry.
     pub fn retryable(&self) -> bool {
         matches!(
             self,
@@ -322,8 +376,36 @@ mod tests {
         for (err, kind, retry) in cases {
             assert_eq!(err.kind(), kind);
             assert_eq!(err.retryable(), retry, "{kind}");
+            assert!(!err.is_local(), "{kind} is the remote's failure");
             let msg = err.to_string();
             assert!(msg.contains("example.com"), "message names the URL: {msg}");
         }
+    }
+
+    #[test]
+    fn running_out_of_descriptors_is_local_wherever_it_happens() {
+        let url = "http://example.com/";
+        for errno in [libc::EMFILE, libc::ENFILE] {
+            let os = || std::io::Error::from_raw_os_error(errno);
+            for err in [FetchError::connect(url, os()), FetchError::io(url, os())] {
+                assert_eq!(err.kind(), "out-of-descriptors");
+                assert!(err.is_local());
+                assert!(!err.retryable(), "a local failure spends no retry");
+                let msg = err.to_string();
+                assert!(msg.contains("example.com"), "{msg}");
+                assert!(msg.contains("out of file descriptors"), "{msg}");
+                let name = if errno == libc::EMFILE {
+                    "EMFILE"
+                } else {
+                    "ENFILE"
+                };
+                assert!(msg.contains(name), "{msg}");
+            }
+        }
+        // Any other socket or disk error stays the kind it was.
+        let refused = std::io::Error::from_raw_os_error(libc::ECONNREFUSED);
+        assert_eq!(FetchError::connect(url, refused).kind(), "connect");
+        let full = std::io::Error::from_raw_os_error(libc::ENOSPC);
+        assert_eq!(FetchError::io(url, full).kind(), "io");
     }
 }

@@ -139,6 +139,13 @@ impl Pool {
         found
     }
 
+    /// Closes every idle connection (their descriptors are wanted elsewhere).
+    pub(crate) fn clear(&self) {
+        let mut idle = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        idle.by_origin.clear();
+        idle.count = 0;
+    }
+
     /// Parks a connection whose exchange ended cleanly, unless something is left over on it
     /// or the pool is full (it is closed then). Connections idle past their time are closed
     /// here too, at most once per `idle_for`, so none outlives it by more than that.

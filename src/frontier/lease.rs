@@ -166,6 +166,7 @@ impl Frontier {
         if ours {
             match how {
                 Completion::Retry => self.retry(lease, hid),
+                Completion::Untried => self.requeue(rid, hid),
                 Completion::Done => self.finish(rid, hid, Slot::Done, true),
                 Completion::Failed => self.finish(rid, hid, Slot::Failed, true),
                 Completion::RobotsBlocked => self.finish(rid, hid, Slot::RobotsBlocked, true),
@@ -174,8 +175,8 @@ impl Frontier {
         let h = &mut self.hosts[hid as usize];
         match how {
             Completion::Done => h.record.fetched += 1,
-            Completion::RobotsBlocked => {}
-            _ => h.record.errors += 1,
+            Completion::RobotsBlocked | Completion::Untried => {}
+            Completion::Failed | Completion::Retry => h.record.errors += 1,
         }
         self.release(hid, timing, now);
     }
@@ -199,6 +200,12 @@ impl Frontier {
                 self.poison(e);
             }
         }
+        self.requeue(rid, hid);
+    }
+
+    /// Puts a leased URL back in its host's queue, its record as it was. Nothing is logged: a
+    /// lease is never stored, so after a crash the URL is queued anyway.
+    fn requeue(&mut self, rid: u32, hid: u32) {
         self.table.set_slot(rid, Slot::Available);
         let inv = keys::inverted(self.table.prio(rid));
         self.hosts[hid as usize].enqueue(inv, rid, &mut self.best);

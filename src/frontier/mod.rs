@@ -109,6 +109,9 @@ pub enum Completion {
     RobotsBlocked,
     /// Put back for another attempt.
     Retry,
+    /// Not really tried, for a reason on the crawler's side (it had no file descriptor for
+    /// the socket): back in its queue as it was, with no attempt and no error counted.
+    Untried,
 }
 
 /// Result of offering a URL.
@@ -363,6 +366,19 @@ impl Frontier {
             backoff: Some(retry_in),
         };
         self.release(hid, Some(t), now);
+    }
+
+    /// The robots.txt fetch of `host` was not really tried (the crawler had no file
+    /// descriptor for it): the host asks for it again as soon as it may, with no failure
+    /// counted.
+    pub fn robots_untried(&mut self, host: &str, now: Instant) {
+        let Some(&hid) = self.ids.get(host) else {
+            return;
+        };
+        let h = &mut self.hosts[hid as usize];
+        h.inflight = h.inflight.saturating_sub(1);
+        h.robots = RobotsStatus::Unknown;
+        self.release(hid, None, now);
     }
 
     /// How many times in a row robots.txt of `host` could not be had.

@@ -155,6 +155,41 @@ fn retry_keeps_the_url_queued_and_counts_attempts() {
 }
 
 #[test]
+fn an_untried_url_goes_back_as_it_was_and_counts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f = Frontier::open(Store::open(dir.path()).unwrap(), cfg(0, true)).unwrap();
+        f.offer(1, "a", "http://a", uri("http://a/1", 1.0));
+        f.offer(2, "a", "http://a", uri("http://a/2", 0.5));
+        f.commit().unwrap();
+        let t0 = Instant::now();
+        assert!(matches!(f.next(t0), Some(Lease::Robots { .. })));
+        f.robots_untried("a", t0);
+        assert_eq!(f.robots_failures("a"), 0, "no robots.txt failure counted");
+        assert!(
+            matches!(f.next(t0), Some(Lease::Robots { .. })),
+            "robots.txt is asked for again at once"
+        );
+        f.robots_done("a", t0 + Duration::from_secs(3600), None, None, t0);
+        let l = url_lease(f.next(t0));
+        assert_eq!(l.uri.url, "http://a/1");
+        f.complete(&l, Completion::Untried, None, t0);
+        let again = url_lease(f.next(t0));
+        assert_eq!(again.rid, l.rid, "the best URL is still first");
+        assert_eq!(again.uri.retries, 0, "no attempt counted");
+        let h = f.host_view("a").unwrap();
+        assert_eq!((h.errors, h.fetched, h.queued), (0, 0, 2));
+        f.complete(&again, Completion::Untried, None, t0);
+        f.commit().unwrap();
+    }
+    // Nothing of it was stored: reopened, both URLs are queued as they were offered.
+    let mut f = Frontier::open(Store::open(dir.path()).unwrap(), cfg(0, false)).unwrap();
+    assert_eq!(f.queued(), 2);
+    let l = url_lease(f.next(Instant::now()));
+    assert_eq!((l.uri.url.as_str(), l.uri.retries), ("http://a/1", 0));
+}
+
+#[test]
 fn per_host_budget_stops_a_host() {
     let mut c = cfg(0, false);
     c.max_pages_per_host = 1;

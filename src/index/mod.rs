@@ -74,7 +74,7 @@ use crate::archive::{ArchiveError, Checkpoint};
 use schema::{Fields, TEXT_ANALYZER};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use tantivy::{IndexReader, ReloadPolicy};
+use tantivy::{IndexReader, ReloadPolicy, TantivyError};
 
 /// Everything that can go wrong while indexing, searching or replaying.
 #[derive(Debug, thiserror::Error)]
@@ -159,6 +159,27 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    /// `EMFILE` or `ENFILE` when the OS error under this one says file descriptors ran out
+    /// (tantivy keeps its I/O errors in fields, not as sources, so they are looked up here).
+    pub fn out_of_descriptors(&self) -> Option<&'static str> {
+        use tantivy::directory::error::{OpenDirectoryError, OpenReadError, OpenWriteError};
+        let io = match self {
+            IndexError::Io { source, .. } => source,
+            IndexError::Tantivy {
+                source:
+                    TantivyError::IoError(e)
+                    | TantivyError::OpenWriteError(OpenWriteError::IoError { io_error: e, .. })
+                    | TantivyError::OpenReadError(OpenReadError::IoError { io_error: e, .. })
+                    | TantivyError::OpenDirectoryError(OpenDirectoryError::IoError {
+                        io_error: e, ..
+                    }),
+                ..
+            } => e.as_ref(),
+            _ => return None,
+        };
+        crate::process::out_of_descriptors(io)
+    }
+
     pub(crate) fn tantivy(
         context: impl Into<String>,
     ) -> impl FnOnce(tantivy::TantivyError) -> Self {

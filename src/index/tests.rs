@@ -415,6 +415,83 @@ fn indexer_commits_with_the_durable_position() {
 }
 
 #[test]
+fn a_stopped_indexer_says_why_to_the_next_send() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("index");
+    let index = Index::open(&path).expect("open");
+    let indexer = index
+        .indexer(IndexerConfig {
+            commit_every: std::time::Duration::ZERO,
+            queue: 1,
+        })
+        .expect("indexer");
+    indexer
+        .capture(doc(1, "http://e.org/1", "t", "x", 200, None))
+        .expect("queue");
+    // The index's folder moves away: the next commit cannot write its files.
+    std::fs::rename(&path, dir.path().join("moved")).expect("move");
+    let cp = Checkpoint {
+        file: "f".into(),
+        offset: 1,
+    };
+    let mut stopped = None;
+    for n in 0..500 {
+        let sent = match n {
+            0 => indexer.commit(cp.clone()),
+            _ => indexer.capture(doc(n, "http://e.org/n", "t", "x", 200, None)),
+        };
+        if let Err(e) = sent {
+            stopped = Some(e);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let text = stopped.expect("the indexer stops").to_string();
+    assert!(text.starts_with("the indexer thread stopped: "), "{text}");
+    assert!(
+        text.contains(&format!("{}: commit", path.display())),
+        "the real cause: {text}"
+    );
+    let closed = indexer.close(None).expect_err("close returns the error");
+    assert!(text.contains(&closed.to_string()), "{closed} in {text}");
+}
+
+#[test]
+fn an_index_out_of_descriptors_is_named_so() {
+    use tantivy::directory::error::OpenWriteError;
+    let emfile = || std::io::Error::from_raw_os_error(libc::EMFILE);
+    let cases = [
+        IndexError::Tantivy {
+            context: "idx: commit".into(),
+            source: tantivy::TantivyError::OpenWriteError(OpenWriteError::wrap_io_error(
+                emfile(),
+                "seg.idx".into(),
+            )),
+        },
+        IndexError::Tantivy {
+            context: "idx: commit".into(),
+            source: emfile().into(),
+        },
+        IndexError::Io {
+            path: "idx".into(),
+            source: emfile(),
+        },
+    ];
+    for e in &cases {
+        assert_eq!(e.out_of_descriptors(), Some("EMFILE"), "{e}");
+        let cause = writer::stop_cause(e);
+        assert!(cause.contains("out of file descriptors, EMFILE"), "{cause}");
+        assert!(cause.contains(&e.to_string()), "{cause}");
+    }
+    let other = IndexError::Io {
+        path: "idx".into(),
+        source: std::io::Error::from_raw_os_error(libc::ENOSPC),
+    };
+    assert_eq!(other.out_of_descriptors(), None);
+    assert_eq!(writer::stop_cause(&other), other.to_string());
+}
+
+#[test]
 fn dropped_indexer_keeps_only_committed_documents() {
     let index = Index::temporary().expect("index");
     let indexer = index

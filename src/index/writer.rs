@@ -7,6 +7,7 @@ use super::schema::{Fields, SCHEMA_VERSION};
 use super::{CommitState, Index, IndexError};
 use crate::archive::Checkpoint;
 use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use tantivy::{IndexReader, IndexWriter, TantivyDocument, TantivyError};
@@ -144,26 +145,43 @@ enum Msg {
 pub struct Indexer {
     tx: Option<SyncSender<Msg>>,
     thread: Option<JoinHandle<Result<IndexerStats, IndexError>>>,
+    /// The error that stopped the thread, as text, so a send that finds the thread gone can
+    /// say why (the error itself is [`Indexer::close`]'s to return).
+    cause: Arc<Mutex<Option<String>>>,
 }
 
 impl Indexer {
     pub(super) fn start(writer: Writer, cfg: IndexerConfig) -> Result<Indexer, IndexError> {
         let (tx, rx) = mpsc::sync_channel(cfg.queue.max(1));
+        let cause = Arc::new(Mutex::new(None));
+        let told = cause.clone();
         let thread = std::thread::Builder::new()
             .name("magpie-indexer".into())
-            .spawn(move || run(writer, rx, cfg.commit_every))
+            .spawn(move || {
+                let result = run(writer, &rx, cfg.commit_every);
+                if let Err(e) = &result {
+                    *told.lock().unwrap_or_else(|p| p.into_inner()) = Some(stop_cause(e));
+                }
+                // Only now can a send fail, and find the cause stored.
+                drop(rx);
+                result
+            })
             .map_err(IndexError::io("indexer thread"))?;
         Ok(Indexer {
             tx: Some(tx),
             thread: Some(thread),
+            cause,
         })
     }
 
     fn send(&self, msg: Msg) -> Result<(), IndexError> {
         match &self.tx {
-            Some(tx) => tx
-                .send(msg)
-                .map_err(|_| IndexError::Stopped("see Indexer::close for the cause".into())),
+            Some(tx) => tx.send(msg).map_err(|_| {
+                let cause = self.cause.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                // The thread stores its error before its end drops the receiver; only a panic
+                // ends it without one.
+                IndexError::Stopped(cause.unwrap_or_else(|| "it panicked".into()))
+            }),
             None => Err(IndexError::Stopped("closed".into())),
         }
     }
@@ -212,7 +230,19 @@ impl Drop for Indexer {
     }
 }
 
-fn run(mut w: Writer, rx: Receiver<Msg>, every: Duration) -> Result<IndexerStats, IndexError> {
+/// What stopped the indexer thread, said once, with the shortage named when the OS had no file
+/// descriptor left for an index file.
+pub(super) fn stop_cause(e: &IndexError) -> String {
+    match e.out_of_descriptors() {
+        Some(errno) => format!(
+            "{e} (out of file descriptors, {errno}: raise the open-file limit; the index \
+             catches up with the WARC files when the crawl runs again)"
+        ),
+        None => e.to_string(),
+    }
+}
+
+fn run(mut w: Writer, rx: &Receiver<Msg>, every: Duration) -> Result<IndexerStats, IndexError> {
     let mut stats = IndexerStats::default();
     let mut last_commit = Instant::now();
     let mut durable: Option<Checkpoint> = None;

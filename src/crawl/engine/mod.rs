@@ -10,6 +10,7 @@
 mod admit;
 mod archiving;
 pub(crate) use archiving::Archiver;
+mod descriptors;
 mod logging;
 mod outlinks;
 pub(super) mod responses;
@@ -70,13 +71,24 @@ impl StopReason {
 
 /// Work coming back from a worker.
 enum Done {
-    Page(UrlLease, Result<Box<Processed>, FetchFailure>, Duration),
-    Robots(
-        String,
-        String,
-        Result<Vec<Processed>, FetchFailure>,
-        Duration,
-    ),
+    Page(UrlLease, Result<Box<Processed>, FetchFailure>, Span),
+    Robots(String, String, Result<Vec<Processed>, FetchFailure>, Span),
+}
+
+/// When the engine started a worker, and how long the worker took until it reported.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    started: Instant,
+    took: Duration,
+}
+
+impl Span {
+    fn since(started: Instant) -> Span {
+        Span {
+            started,
+            took: started.elapsed(),
+        }
+    }
 }
 
 /// Why a worker produced no records.
@@ -113,6 +125,8 @@ pub struct Engine {
     rx: mpsc::UnboundedReceiver<Done>,
     /// The threads that run the processor chain, one per core (see `crawl::processors`).
     processors: Arc<Processors>,
+    /// Whether fetching is paused, or capped, because file descriptors ran out.
+    shortage: descriptors::Shortage,
 }
 
 impl Engine {
@@ -156,6 +170,7 @@ impl Engine {
             tx,
             rx,
             processors: Arc::new(processors),
+            shortage: descriptors::Shortage::default(),
         })
     }
 
@@ -170,6 +185,7 @@ impl Engine {
         let mut stopping = false;
         let mut last_commit = Instant::now();
         loop {
+            self.resume_if_due(Instant::now());
             if !stopping && !paused {
                 if self.stats.pages.load(Relaxed) + self.inflight as u64
                     >= self.spec.limits.max_pages
@@ -197,8 +213,10 @@ impl Engine {
             // A ready host is only worth waking for when a worker could take its URL; at the
             // concurrency or page limit, waiting on its (past) time would spin the loop.
             let commit_at = last_commit + COMMIT_EVERY;
-            let wake = match self.frontier.next_wake() {
-                Some(t) if !paused && !stopping && !self.at_capacity() => t.min(commit_at),
+            let wake = match (self.frontier.next_wake(), self.shortage.until()) {
+                _ if paused || stopping => commit_at,
+                (_, Some(resume)) => resume.min(commit_at),
+                (Some(t), None) if !self.at_capacity() => t.min(commit_at),
                 _ => commit_at,
             };
             tokio::select! {
@@ -249,6 +267,7 @@ impl Engine {
             }
         }
         self.commit()?;
+        self.stats.set_fetching_paused(None);
         let files = self.archiver.files();
         self.publish();
         let last = self.archiver.checkpoint();
@@ -272,16 +291,22 @@ impl Engine {
         self.stats.inflight.store(self.inflight as u64, Relaxed);
     }
 
-    /// Whether no further worker may start now (concurrency or page limit reached).
+    /// Whether no further worker may start now (concurrency or page limit reached, or
+    /// fetching paused for want of file descriptors).
     fn at_capacity(&self) -> bool {
         let limits = &self.spec.limits;
-        self.inflight >= limits.max_concurrency
+        self.inflight >= self.shortage.limit(limits.max_concurrency)
             || self.stats.pages.load(Relaxed) + self.inflight as u64 >= limits.max_pages
+            || self.shortage.paused(Instant::now())
     }
 
-    /// Starts workers for every lease that is ready, up to the concurrency limit.
+    /// Starts workers for every lease that is ready, up to the concurrency limit (lowered
+    /// after file descriptors ran out); none while fetching is paused for that.
     fn dispatch(&mut self) -> Result<(), super::CrawlError> {
-        let max = self.spec.limits.max_concurrency;
+        if self.shortage.paused(Instant::now()) {
+            return Ok(());
+        }
+        let max = self.shortage.limit(self.spec.limits.max_concurrency);
         let max_pages = self.spec.limits.max_pages;
         while self.inflight < max
             && self.stats.pages.load(Relaxed) + (self.inflight as u64) < max_pages
@@ -324,8 +349,10 @@ impl Engine {
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.archiver.warcinfo_id().to_string();
         let procs = self.processors.clone();
+        // Taken here, not when the task first runs: a fetch that ran out of descriptors tells
+        // by its start whether it began before the pause that shortage caused.
+        let t0 = Instant::now();
         tokio::spawn(async move {
-            let t0 = Instant::now();
             let queued = &lease.uri.url;
             let fetch = async {
                 match url::Url::parse(queued) {
@@ -341,7 +368,7 @@ impl Engine {
             let fetched = match fetched {
                 Ok(f) => f,
                 Err(e) => {
-                    let _ = tx.send(Done::Page(lease, Err(e), t0.elapsed()));
+                    let _ = tx.send(Done::Page(lease, Err(e), Span::since(t0)));
                     return;
                 }
             };
@@ -355,7 +382,7 @@ impl Engine {
                         Ok(Err(e)) => Err(FetchFailure::Archive(e.to_string())),
                         Err(p) => Err(FetchFailure::Archive(format!("processing panicked: {p}"))),
                     };
-                    let _ = tx.send(Done::Page(lease, result, t0.elapsed()));
+                    let _ = tx.send(Done::Page(lease, result, Span::since(t0)));
                 },
             );
         });
@@ -369,8 +396,8 @@ impl Engine {
         let warcinfo = self.archiver.warcinfo_id().to_string();
         let procs = self.processors.clone();
         let at = origin.clone();
+        let t0 = Instant::now();
         tokio::spawn(async move {
-            let t0 = Instant::now();
             let work = async move {
                 let origin = at;
                 let mut chain = Vec::new();
@@ -408,6 +435,9 @@ impl Engine {
                     }
                 }
                 match failure {
+                    // Without a descriptor the fetch was not really tried: robots.txt is asked
+                    // for again, its redirects included, once descriptors are free.
+                    Some(FetchFailure::Fetch(e)) if e.is_local() => Err(FetchFailure::Fetch(e)),
                     Some(e) if chain.is_empty() => Err(e),
                     _ => Ok(chain),
                 }
@@ -417,7 +447,7 @@ impl Engine {
                     "robots.txt task panicked: {p}"
                 )))
             });
-            let _ = tx.send(Done::Robots(host, origin, result, t0.elapsed()));
+            let _ = tx.send(Done::Robots(host, origin, result, Span::since(t0)));
         });
     }
 
@@ -425,16 +455,16 @@ impl Engine {
     fn finish(&mut self, done: Done) -> Result<(), super::CrawlError> {
         self.inflight -= 1;
         let took = match &done {
-            Done::Page(_, _, t) | Done::Robots(_, _, _, t) => *t,
+            Done::Page(_, _, t) | Done::Robots(_, _, _, t) => t.took,
         };
         self.stats.fetch_took(took.as_millis() as u64);
         self.since_commit += 1;
         let now = Instant::now();
         match done {
-            Done::Page(lease, Ok(p), took) => self.finish_page(lease, *p, took, now)?,
-            Done::Page(lease, Err(e), took) => self.fail_page(lease, e, took, now)?,
-            Done::Robots(host, origin, result, took) => {
-                self.finish_robots(host, origin, result, took, now)?
+            Done::Page(lease, Ok(p), span) => self.finish_page(lease, *p, span, now)?,
+            Done::Page(lease, Err(e), span) => self.fail_page(lease, e, span, now)?,
+            Done::Robots(host, origin, result, span) => {
+                self.finish_robots(host, origin, result, span, now)?
             }
         }
         Ok(())
@@ -444,9 +474,11 @@ impl Engine {
         &mut self,
         lease: UrlLease,
         mut p: Processed,
-        took: Duration,
+        span: Span,
         now: Instant,
     ) -> Result<(), super::CrawlError> {
+        let took = span.took;
+        self.shortage.worked(span.started, now);
         let info = &p.records.info;
         self.frontier.set_ip(&lease.host, info.ip);
         let status = info.status;
@@ -520,9 +552,20 @@ impl Engine {
         &mut self,
         lease: UrlLease,
         e: FetchFailure,
-        took: Duration,
+        span: Span,
         now: Instant,
     ) -> Result<(), super::CrawlError> {
+        let took = span.took;
+        if let FetchFailure::Fetch(f) = &e {
+            if f.is_local() {
+                // Not the URL's failure nor its host's: back as it was, nothing counted.
+                self.frontier
+                    .complete(&lease, Completion::Untried, None, now);
+                self.out_of_descriptors(f, span.started, now);
+                return Ok(());
+            }
+            self.shortage.worked(span.started, now);
+        }
         let limits = &self.spec.limits;
         let (kind, retryable) = match &e {
             FetchFailure::Fetch(f) => (f.kind(), f.retryable()),

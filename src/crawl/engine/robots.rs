@@ -1,6 +1,7 @@
 //! The engine's handling of a robots.txt fetch: the rules stored for the host (and its
 //! sitemaps queued the first time), or the failure: retried with backoff, final for a private
-//! address, and the host's queue given up after `limits.max_retries` failures.
+//! address, and the host's queue given up after `limits.max_retries` failures. A fetch that
+//! found no file descriptor counts as none (see `descriptors.rs`).
 
 use super::*;
 use crate::crawl::crawl_log::Refused;
@@ -11,9 +12,21 @@ impl Engine {
         host: String,
         origin: String,
         result: Result<Vec<Processed>, FetchFailure>,
-        took: Duration,
+        span: Span,
         now: Instant,
     ) -> Result<(), crate::crawl::CrawlError> {
+        let took = span.took;
+        if let Err(FetchFailure::Fetch(f)) = &result {
+            if f.is_local() {
+                // Not the host's failure: asked for again once descriptors are free.
+                self.frontier.robots_untried(&host, now);
+                self.out_of_descriptors(f, span.started, now);
+                return Ok(());
+            }
+        }
+        if result.is_ok() {
+            self.shortage.worked(span.started, now);
+        }
         let spec = self.spec.clone();
         let limits = &spec.limits;
         let retry_in = backoff(

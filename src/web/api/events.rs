@@ -1,7 +1,8 @@
 //! `GET /api/v1/crawls/{id}/events`: server-sent events. A `stats` event (the crawl's state and
 //! live statistics, as `GET /api/v1/crawls/{id}` shows them) at once and then every second,
 //! and the crawl's notable events (`host-blocked`, `crawl-paused`, `crawl-resumed`,
-//! `crawl-finished`, ...) as they happen. The stream ends when the server shuts down.
+//! `fetching-paused`, `crawl-finished`, ...) as they happen. The stream ends when the server
+//! shuts down.
 
 use crate::crawl::stats::Event;
 use crate::manager::Manager;
