@@ -1,5 +1,7 @@
-//! What crawls without an engine cost, on a real `magpie serve` process: created crawls hold no
-//! threads and no open files until they start (and one then started still crawls).
+//! What crawls without an engine cost and show, on a real `magpie serve` process: created crawls
+//! hold no threads and no open files until they start (and one then started still crawls), and
+//! crawls made by `magpie crawl` or finished under an earlier server are listed, in the API and in
+//! the metrics, with the counters they ended with.
 
 mod support;
 mod web_support;
@@ -11,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::{basic_site, FixtureWeb};
-use web_support::{idle_spec, status_json, TOKEN};
+use web_support::{idle_spec, status_json, TestServer, TOKEN};
 
 /// A `magpie serve` child process on loopback, with reads open and the test token.
 struct Served {
@@ -142,6 +144,15 @@ impl Drop for Served {
     }
 }
 
+/// One sample of the Prometheus text, e.g. `magpie_pages_fetched_total{crawl="c"}`.
+fn metric(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("{series} in\n{text}"))
+        .parse()
+        .unwrap()
+}
+
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn created_crawls_hold_no_threads_or_files_until_they_start() {
@@ -212,4 +223,117 @@ async fn created_crawls_hold_no_threads_or_files_until_they_start() {
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_shows_the_counters_magpie_crawl_ended_with() {
+    let web = FixtureWeb::start(2);
+    let site = basic_site(&web, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let spec_path = dir.path().join("spec.json");
+    let spec = json!({
+        "name": "cli",
+        "seeds": [site.seed],
+        "network": { "allow_private": true },
+        "politeness": { "min_delay_ms": 0, "max_delay_ms": 10 },
+    });
+    std::fs::write(&spec_path, spec.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_magpie"))
+        .args(["crawl", spec_path.to_str().unwrap(), "--data"])
+        .arg(&data)
+        .args(["--json", "--progress", "none"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pages = summary["pages_fetched"].as_u64().unwrap();
+    assert!(pages >= 3, "the fixture site was crawled: {summary}");
+
+    let srv = Served::start(&data);
+    let (_, list) = srv.get("/api/v1/crawls").await;
+    let c = &list["crawls"][0];
+    assert_eq!((&c["id"], &c["state"]), (&json!("cli"), &json!("finished")));
+    for key in [
+        "pages_fetched",
+        "robots_fetches",
+        "responses_by_status",
+        "bytes_received",
+        "warc_bytes",
+        "urls_discovered",
+        "urls_queued",
+        "urls_out_of_scope",
+        "out_of_scope_by_reason",
+        "robots_blocked",
+        "errors_by_kind",
+        "hosts",
+    ] {
+        assert_eq!(
+            c["stats"][key], summary[key],
+            "{key}: {c} against {summary}"
+        );
+    }
+    let text = srv.text("/metrics").await;
+    for (series, key) in [
+        ("magpie_pages_fetched_total", "pages_fetched"),
+        ("magpie_received_bytes_total", "bytes_received"),
+        ("magpie_warc_bytes_total", "warc_bytes"),
+        ("magpie_urls_discovered_total", "urls_discovered"),
+    ] {
+        assert_eq!(
+            metric(&text, &format!("{series}{{crawl=\"cli\"}}")),
+            summary[key].as_u64().unwrap() as f64,
+            "{series}"
+        );
+    }
+    assert_eq!(
+        metric(
+            &text,
+            "magpie_crawl_state{crawl=\"cli\",state=\"finished\"}"
+        ),
+        1.0
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_finished_under_the_server_keeps_its_counters_after_a_restart() {
+    let web = FixtureWeb::start(2);
+    let site = basic_site(&web, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    srv.create(&json!({
+        "name": "done",
+        "seeds": [site.seed],
+        "network": { "allow_private": true },
+        "politeness": { "min_delay_ms": 0, "max_delay_ms": 10 },
+    }))
+    .await;
+    assert_eq!(srv.action("done", "start").await.0, 200);
+    let ended = srv
+        .wait_for("done", 60, "the crawl to finish", |c| {
+            c["state"] == "finished"
+        })
+        .await;
+    assert!(
+        ended["stats"]["pages_fetched"].as_u64().unwrap() >= 3,
+        "{ended}"
+    );
+    srv.stop().await;
+
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let again = srv.crawl("done").await;
+    for key in [
+        "pages_fetched",
+        "warc_bytes",
+        "urls_discovered",
+        "responses_by_status",
+    ] {
+        assert_eq!(again["stats"][key], ended["stats"][key], "{key}: {again}");
+    }
+    assert_eq!(again["stats"]["stop_reason"], ended["stats"]["stop_reason"]);
+    srv.stop().await;
 }

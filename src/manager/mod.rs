@@ -6,7 +6,7 @@
 //! or when something must read or change its frontier before that (intake, a block pattern, a
 //! frontier view), which opens it paused. A created crawl nobody has touched is its spec and its
 //! status and nothing else. A running or paused crawl has an engine; a finished or failed one has
-//! none.
+//! none, and is listed with the counters its `status.json` recorded.
 //! The state is kept in `DATA/<name>/status.json` and restored by [`Manager::open`]: a crawl that
 //! was running when the server stopped runs again.
 
@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 
 mod status;
 
-use status::{read_status, Status};
+use status::{read_status, write_status, Status};
 pub use status::{record_cli_run, CrawlState};
 
 /// A manager error; the web layer maps these to HTTP statuses.
@@ -114,7 +114,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Manager {
     /// Opens the data folder and brings every crawl back in its last state: running and paused
-    /// crawls get their engine, the others none.
+    /// crawls get their engine, the others are listed with the counters their status recorded.
     pub async fn open(data: PathBuf, hostname: String) -> Result<Arc<Manager>, ManagerError> {
         std::fs::create_dir_all(&data)?;
         let m = Arc::new(Manager {
@@ -140,11 +140,15 @@ impl Manager {
                     continue;
                 }
             };
-            let status = read_status(&dir.join("status.json"));
+            let (status, counters) = read_status(&dir.join("status.json"));
             let id = spec.name().to_string();
+            let stats = Stats::default();
+            if let Some(c) = counters {
+                c.restore(&stats);
+            }
             let slot = Arc::new(Slot {
                 spec: Arc::new(spec),
-                stats: Arc::new(Stats::default()),
+                stats: Arc::new(stats),
                 status: Mutex::new(status.clone()),
                 control: Mutex::new(None),
             });
@@ -211,8 +215,7 @@ impl Manager {
 
     fn save(&self, id: &str, slot: &Slot) -> Result<(), ManagerError> {
         let status = lock(&slot.status).clone();
-        let text = serde_json::to_string_pretty(&status).unwrap_or_default();
-        std::fs::write(self.data.join(id).join("status.json"), text)?;
+        write_status(&self.data.join(id), &status, &slot.stats)?;
         Ok(())
     }
 
@@ -249,7 +252,11 @@ impl Manager {
                 .unwrap_or_else(|p| Err(CrawlError::Panicked(p)));
             let closing = me.closing.load(std::sync::atomic::Ordering::SeqCst);
             if closing && result.is_ok() {
-                // Stopped by the server's shutdown: keep the state, so a restart resumes it.
+                // Stopped by the server's shutdown: keep the state, so a restart resumes it, and
+                // the counters, so a crawl that is not reopened then is listed with them.
+                if let Err(e) = me.save(&id, &slot) {
+                    tracing::error!("cannot save the state of crawl {id}: {e}");
+                }
                 *lock(&slot.control) = None;
                 return;
             }
