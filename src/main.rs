@@ -315,10 +315,10 @@ async fn run_crawl(
         hostname: crawl::machine_name(),
     };
     let crawl_dir = opts.data.join(spec.name());
-    let summary = crawl::run(spec, opts, stats, control_rx, false).await;
+    let summary = crawl::run(spec, opts, stats.clone(), control_rx, false).await;
     drop(progress);
     let summary = summary?;
-    magpie::manager::record_cli_run(&crawl_dir, &summary.stop_reason)
+    magpie::manager::record_cli_run(&crawl_dir, &summary.stop_reason, &stats)
         .with_context(|| format!("cannot write {}/status.json", crawl_dir.display()))?;
     if let Some(n) = summary.errors_by_kind.get("private-address") {
         eprintln!(

@@ -1,8 +1,12 @@
 //! The crawl manager behind `magpie serve`: many crawls in one data folder, each with a
 //! lifecycle (created → running ⇄ paused → finished, or failed) that survives server restarts.
 //!
-//! Each open crawl has one engine task, reached through its control channel; a created or paused
-//! crawl has an engine too (paused), so scored URLs can prime or steer it before it fetches.
+//! Each open crawl has one engine task, reached through its control channel. An engine holds
+//! threads, its store and open files, so a crawl gets one only when it needs one: when it starts,
+//! or when something must read or change its frontier before that (intake, a block pattern, a
+//! frontier view), which opens it paused. A created crawl nobody has touched is its spec and its
+//! status and nothing else. A running or paused crawl has an engine; a finished or failed one has
+//! none, and is listed with the counters its `status.json` recorded.
 //! The state is kept in `DATA/<name>/status.json` and restored by [`Manager::open`]: a crawl that
 //! was running when the server stopped runs again.
 
@@ -21,7 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 
 mod status;
 
-use status::{read_status, Status};
+use status::{read_status, write_status, Status};
 pub use status::{record_cli_run, CrawlState};
 
 /// A manager error; the web layer maps these to HTTP statuses.
@@ -61,6 +65,9 @@ struct Slot {
     spec: Arc<Spec>,
     stats: Arc<Stats>,
     status: Mutex<Status>,
+    /// The engine's control channel; `None` while the crawl has no engine. Locked before
+    /// `status` where both are held, so launching an engine and deciding that one is needed are
+    /// one step.
     control: Mutex<Option<mpsc::UnboundedSender<Control>>>,
 }
 
@@ -96,6 +103,9 @@ pub struct Manager {
     crawls: Mutex<BTreeMap<String, Arc<Slot>>>,
     /// Set while the server shuts down: crawls stopped then keep their state for the restart.
     closing: std::sync::atomic::AtomicBool,
+    /// The runtime engines run on (the one [`Manager::open`] was called on): an engine launched
+    /// on demand from a request handler must not live on that handler's short-lived runtime.
+    runtime: tokio::runtime::Handle,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -103,7 +113,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Manager {
-    /// Opens the data folder and brings every crawl back in its last state.
+    /// Opens the data folder and brings every crawl back in its last state: running and paused
+    /// crawls get their engine, the others are listed with the counters their status recorded.
     pub async fn open(data: PathBuf, hostname: String) -> Result<Arc<Manager>, ManagerError> {
         std::fs::create_dir_all(&data)?;
         let m = Arc::new(Manager {
@@ -111,6 +122,7 @@ impl Manager {
             hostname,
             crawls: Mutex::new(BTreeMap::new()),
             closing: std::sync::atomic::AtomicBool::new(false),
+            runtime: tokio::runtime::Handle::current(),
         });
         for entry in std::fs::read_dir(&data)?.flatten() {
             let dir = entry.path();
@@ -128,25 +140,31 @@ impl Manager {
                     continue;
                 }
             };
-            let status = read_status(&dir.join("status.json"));
+            let (status, counters) = read_status(&dir.join("status.json"));
             let id = spec.name().to_string();
+            let stats = Stats::default();
+            if let Some(c) = counters {
+                c.restore(&stats);
+            }
             let slot = Arc::new(Slot {
                 spec: Arc::new(spec),
-                stats: Arc::new(Stats::default()),
+                stats: Arc::new(stats),
                 status: Mutex::new(status.clone()),
                 control: Mutex::new(None),
             });
             lock(&m.crawls).insert(id.clone(), slot.clone());
+            let mut control = lock(&slot.control);
             match status.state {
-                CrawlState::Created | CrawlState::Paused => m.launch(&id, &slot, true),
-                CrawlState::Running => m.launch(&id, &slot, false),
-                CrawlState::Finished | CrawlState::Failed => {}
+                CrawlState::Paused => m.launch(&id, &slot, &mut control, true),
+                CrawlState::Running => m.launch(&id, &slot, &mut control, false),
+                CrawlState::Created | CrawlState::Finished | CrawlState::Failed => {}
             }
         }
         Ok(m)
     }
 
-    /// Creates a crawl from a spec; it starts paused (state `created`) and accepts intake.
+    /// Creates a crawl from a spec, in state `created`: its folder holds its spec and status, and
+    /// nothing is opened until it starts or takes intake.
     /// A spec that arrives over the network may not name a knowledge-base folder: the server
     /// would read whatever folder it names and report other files' names and contents in its
     /// errors. Crawls of the server use the knowledge base built into the program.
@@ -173,9 +191,18 @@ impl Manager {
             control: Mutex::new(None),
         });
         std::fs::create_dir_all(self.data.join(&id))?;
+        // Written here, not only when the engine opens: a crawl that never ran must still be
+        // found by the next start of the server.
+        let layout = crate::crawl::layout::Layout::new(&self.data, &id);
+        let spec_json = serde_json::to_string_pretty(slot.spec.written()).map_err(|e| {
+            ManagerError::Io(std::io::Error::other(format!(
+                "{}: {e}",
+                layout.spec().display()
+            )))
+        })?;
+        std::fs::write(layout.spec(), spec_json)?;
         self.save(&id, &slot)?;
         lock(&self.crawls).insert(id.clone(), slot.clone());
-        self.launch(&id, &slot, true);
         Ok(id)
     }
 
@@ -188,8 +215,7 @@ impl Manager {
 
     fn save(&self, id: &str, slot: &Slot) -> Result<(), ManagerError> {
         let status = lock(&slot.status).clone();
-        let text = serde_json::to_string_pretty(&status).unwrap_or_default();
-        std::fs::write(self.data.join(id).join("status.json"), text)?;
+        write_status(&self.data.join(id), &status, &slot.stats)?;
         Ok(())
     }
 
@@ -200,10 +226,17 @@ impl Manager {
         }
     }
 
-    /// Starts the crawl's engine task (paused or not).
-    fn launch(self: &Arc<Self>, id: &str, slot: &Arc<Slot>, paused: bool) {
+    /// Starts the crawl's engine task (paused or not) on the manager's runtime; its control
+    /// channel goes into `control` (the slot's, locked by the caller).
+    fn launch(
+        self: &Arc<Self>,
+        id: &str,
+        slot: &Arc<Slot>,
+        control: &mut Option<mpsc::UnboundedSender<Control>>,
+        paused: bool,
+    ) {
         let (tx, rx) = mpsc::unbounded_channel();
-        *lock(&slot.control) = Some(tx);
+        *control = Some(tx);
         let opts = CrawlOptions {
             data: self.data.clone(),
             fresh: false,
@@ -211,7 +244,7 @@ impl Manager {
         };
         let (me, id, slot) = (self.clone(), id.to_string(), slot.clone());
         let spec = (*slot.spec).clone();
-        tokio::spawn(async move {
+        self.runtime.spawn(async move {
             // A panicking engine fails its crawl, with the reason; the server and the other
             // crawls go on, and the crawl can be started again (it resumes from disk).
             let result = catch_panic(crawl::run(spec, opts, slot.stats.clone(), rx, paused))
@@ -219,7 +252,11 @@ impl Manager {
                 .unwrap_or_else(|p| Err(CrawlError::Panicked(p)));
             let closing = me.closing.load(std::sync::atomic::Ordering::SeqCst);
             if closing && result.is_ok() {
-                // Stopped by the server's shutdown: keep the state, so a restart resumes it.
+                // Stopped by the server's shutdown: keep the state, so a restart resumes it, and
+                // the counters, so a crawl that is not reopened then is listed with them.
+                if let Err(e) = me.save(&id, &slot) {
+                    tracing::error!("cannot save the state of crawl {id}: {e}");
+                }
                 *lock(&slot.control) = None;
                 return;
             }
@@ -242,6 +279,16 @@ impl Manager {
             }
             *lock(&slot.control) = None;
         });
+    }
+
+    /// Gives a created (or paused) crawl without an engine its engine, paused, for something
+    /// that must reach its frontier; a crawl with an engine, or in another state, is left alone.
+    fn wake(self: &Arc<Self>, id: &str, slot: &Arc<Slot>) {
+        let mut control = lock(&slot.control);
+        let state = lock(&slot.status).state;
+        if control.is_none() && matches!(state, CrawlState::Created | CrawlState::Paused) {
+            self.launch(id, slot, &mut control, true);
+        }
     }
 
     fn send(
@@ -269,10 +316,13 @@ impl Manager {
         match state {
             CrawlState::Running => {}
             CrawlState::Created | CrawlState::Paused => {
+                // Opened paused and resumed, as a crawl that took intake first would be.
+                self.wake(id, &slot);
                 self.send(id, &slot, Control::Resume, "start")?
             }
             CrawlState::Finished | CrawlState::Failed => {
-                if lock(&slot.control).is_some() {
+                let mut control = lock(&slot.control);
+                if control.is_some() {
                     return Err(ManagerError::WrongState {
                         id: id.into(),
                         state,
@@ -280,7 +330,7 @@ impl Manager {
                     });
                 }
                 lock(&slot.status).error = None;
-                self.launch(id, &slot, false);
+                self.launch(id, &slot, &mut control, false);
             }
         }
         self.set_state(id, &slot, CrawlState::Running);
@@ -311,12 +361,27 @@ impl Manager {
     }
 
     /// `stop`: ends the crawl and seals its WARC files (asynchronously; the state turns
-    /// `finished` when the engine is done).
+    /// `finished` when the engine is done). A created crawl that never opened has nothing to
+    /// seal: it turns `finished` (`interrupted`) at once.
     pub fn stop(&self, id: &str) -> Result<CrawlState, ManagerError> {
         let slot = self.slot(id)?;
         let state = lock(&slot.status).state;
         if matches!(state, CrawlState::Finished | CrawlState::Failed) {
             return Ok(state);
+        }
+        {
+            let control = lock(&slot.control);
+            let mut st = lock(&slot.status);
+            if control.is_none() && st.state == CrawlState::Created {
+                let reason = crate::crawl::engine::StopReason::Interrupted.as_str();
+                st.state = CrawlState::Finished;
+                st.stop_reason = Some(reason.to_string());
+                drop((st, control));
+                self.save(id, &slot)?;
+                slot.stats
+                    .event("crawl-finished", format!("{id}: {reason}"));
+                return Ok(state);
+            }
         }
         self.send(id, &slot, Control::Stop, "stop")?;
         Ok(state)
@@ -368,7 +433,8 @@ impl Manager {
     }
 
     /// Applies scored URLs, grouped by crawl; items for unknown or closed crawls are rejected.
-    pub async fn intake(&self, items: Vec<ScoredUrl>) -> IntakeReport {
+    /// A created crawl without an engine gets one (paused) to take them.
+    pub async fn intake(self: &Arc<Self>, items: Vec<ScoredUrl>) -> IntakeReport {
         let mut report = IntakeReport {
             received: items.len(),
             ..Default::default()
@@ -400,6 +466,7 @@ impl Manager {
                 reject_all(&mut report, &indexes, format!("unknown crawl {id:?}"));
                 continue;
             };
+            self.wake(&id, &slot);
             let (tx, rx) = oneshot::channel();
             if self
                 .send(&id, &slot, Control::Intake(items, tx), "take intake")
@@ -426,14 +493,17 @@ impl Manager {
         report
     }
 
-    /// The next URLs in fetch order and the host queues of an open crawl.
+    /// The next URLs in fetch order and the host queues of an open crawl. A created crawl
+    /// without an engine gets one (paused): only the engine reads the frontier, which holds the
+    /// seeds and whatever intake an earlier run of the server gave it.
     pub async fn frontier(
-        &self,
+        self: &Arc<Self>,
         id: &str,
         limit: usize,
         host: Option<String>,
     ) -> Result<FrontierView, ManagerError> {
         let slot = self.slot(id)?;
+        self.wake(id, &slot);
         let (tx, rx) = oneshot::channel();
         self.send(
             id,
@@ -471,14 +541,15 @@ impl Manager {
     }
 
     /// Blacklists every URL matching `pattern` (a regular expression) in an open crawl: queued
-    /// ones leave the frontier, later ones are never queued. An unusable pattern is
-    /// [`ManagerError::Invalid`].
+    /// ones leave the frontier, later ones are never queued. A created crawl without an engine
+    /// gets one (paused) to store the pattern. An unusable pattern is [`ManagerError::Invalid`].
     pub async fn block(
-        &self,
+        self: &Arc<Self>,
         id: &str,
         pattern: String,
     ) -> Result<crate::crawl::block::BlockReport, ManagerError> {
         let slot = self.slot(id)?;
+        self.wake(id, &slot);
         let (tx, rx) = oneshot::channel();
         self.send(
             id,
@@ -493,13 +564,20 @@ impl Manager {
     }
 
     /// The patterns the application-aware helper of an open crawl relaxed and adopted, with
-    /// their evidence (of one host, or all).
+    /// their evidence (of one host, or all). A created crawl without an engine has fetched
+    /// nothing, so it has relaxed nothing: it answers an empty list and is not opened.
     pub async fn relaxations(
         &self,
         id: &str,
         host: Option<String>,
     ) -> Result<Vec<crate::aah::Adoption>, ManagerError> {
         let slot = self.slot(id)?;
+        {
+            let control = lock(&slot.control);
+            if control.is_none() && lock(&slot.status).state == CrawlState::Created {
+                return Ok(Vec::new());
+            }
+        }
         let (tx, rx) = oneshot::channel();
         self.send(
             id,

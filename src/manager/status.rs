@@ -1,7 +1,14 @@
 //! A crawl's persisted status (`DATA/<name>/status.json`): its state, error and stop reason,
-//! what `magpie crawl` records at its end, and how a missing or damaged file reads.
+//! the counters it had when the file was written, what `magpie crawl` records at its end, and
+//! how a missing or damaged file reads.
+//!
+//! The counters are there so the server can list a crawl that has no engine (a finished one, one
+//! made by `magpie crawl`, one created and not yet started) with its true figures without opening
+//! its store: a store holds threads and open files, this file holds nothing.
 
+use crate::crawl::stats::{Stats, Totals};
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Where a crawl is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -28,6 +35,42 @@ pub(super) struct Status {
     pub(super) stop_reason: Option<String>,
 }
 
+/// A crawl's counters as they were when `status.json` was written: the totals its store keeps,
+/// and the queue and host counts its engine last published.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct Counters {
+    totals: Totals,
+    urls_queued: u64,
+    hosts: u64,
+}
+
+impl Counters {
+    /// The counters of `stats` now.
+    pub(super) fn of(stats: &Stats) -> Counters {
+        Counters {
+            totals: stats.totals(),
+            urls_queued: stats.queued.load(Relaxed),
+            hosts: stats.hosts.load(Relaxed),
+        }
+    }
+
+    /// Puts them into `stats` (an engine opened later restores its own from the store).
+    pub(super) fn restore(&self, stats: &Stats) {
+        stats.restore(&self.totals);
+        stats.queued.store(self.urls_queued, Relaxed);
+        stats.hosts.store(self.hosts, Relaxed);
+    }
+}
+
+/// `status.json` as written: the status, and the counters (absent in files of older versions).
+#[derive(Serialize, Deserialize)]
+struct StatusFile {
+    #[serde(flatten)]
+    status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    counters: Option<Counters>,
+}
+
 /// The status of a crawl made by `magpie crawl` (`stop_reason` as it reported, if known).
 fn cli_status(stop_reason: Option<&str>) -> Status {
     Status {
@@ -40,11 +83,12 @@ fn cli_status(stop_reason: Option<&str>) -> Status {
     }
 }
 
-/// The status stored in `path`. A crawl made by `magpie crawl` has none: it is shown as
-/// finished and is never started by the server on its own. A status that cannot be read is not
-/// skipped (the crawl would vanish from the list): the crawl is shown as failed with the
-/// reason, and starting it resumes it from its saved state.
-pub(super) fn read_status(path: &std::path::Path) -> Status {
+/// The status stored in `path`, with the counters it recorded. A crawl made by `magpie crawl`
+/// that never got to record its end has none: it is shown as finished (without counters) and is
+/// never started by the server on its own. A status that cannot be read is not skipped (the crawl
+/// would vanish from the list): the crawl is shown as failed with the reason, and starting it
+/// resumes it from its saved state.
+pub(super) fn read_status(path: &std::path::Path) -> (Status, Option<Counters>) {
     let damaged = |why: String| {
         tracing::error!("{}: {why}", path.display());
         Status {
@@ -57,17 +101,101 @@ pub(super) fn read_status(path: &std::path::Path) -> Status {
         }
     };
     match std::fs::read_to_string(path) {
-        Ok(text) => {
-            serde_json::from_str(&text).unwrap_or_else(|e| damaged(format!("damaged: {e}")))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => cli_status(None),
-        Err(e) => damaged(format!("cannot be read: {e}")),
+        Ok(text) => match serde_json::from_str::<StatusFile>(&text) {
+            Ok(file) => (file.status, file.counters),
+            Err(e) => (damaged(format!("damaged: {e}")), None),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (cli_status(None), None),
+        Err(e) => (damaged(format!("cannot be read: {e}")), None),
     }
 }
 
+/// Writes `status.json` into `crawl_dir`: through a temporary file renamed over the old one, so
+/// a crash while writing leaves the previous status, never half of one.
+pub(super) fn write_status(
+    crawl_dir: &std::path::Path,
+    status: &Status,
+    stats: &Stats,
+) -> std::io::Result<()> {
+    let file = StatusFile {
+        status: status.clone(),
+        counters: Some(Counters::of(stats)),
+    };
+    let text = serde_json::to_string_pretty(&file).map_err(std::io::Error::other)?;
+    let (path, tmp) = (
+        crawl_dir.join("status.json"),
+        crawl_dir.join("status.json.tmp"),
+    );
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &path)
+}
+
 /// Records the end of a `magpie crawl` run in `DIR/<name>/status.json`, so that `magpie serve`
-/// on the same data folder lists it as finished with its stop reason.
-pub fn record_cli_run(crawl_dir: &std::path::Path, stop_reason: &str) -> std::io::Result<()> {
-    let text = serde_json::to_string_pretty(&cli_status(Some(stop_reason))).unwrap_or_default();
-    std::fs::write(crawl_dir.join("status.json"), text)
+/// on the same data folder lists it as finished with its stop reason and its counters (`stats`,
+/// the statistics the run kept).
+pub fn record_cli_run(
+    crawl_dir: &std::path::Path,
+    stop_reason: &str,
+    stats: &Stats,
+) -> std::io::Result<()> {
+    write_status(crawl_dir, &cli_status(Some(stop_reason)), stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_survive_the_file_and_older_files_read_without_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let stats = Stats::default();
+        stats.pages.store(42, Relaxed);
+        stats.status(200);
+        stats.error("dns");
+        stats.queued.store(7, Relaxed);
+        stats.hosts.store(3, Relaxed);
+        record_cli_run(dir.path(), "max-pages", &stats).unwrap();
+        let (status, counters) = read_status(&dir.path().join("status.json"));
+        assert_eq!(status.state, CrawlState::Finished);
+        assert_eq!(
+            status.stop_reason.as_deref(),
+            Some("max-pages (magpie crawl)")
+        );
+        let shown = Stats::default();
+        counters.expect("counters recorded").restore(&shown);
+        let s = shown.summary("c", "", vec![]);
+        assert_eq!(
+            (
+                s.pages_fetched,
+                s.urls_queued,
+                s.hosts,
+                s.responses_by_status["2xx"]
+            ),
+            (42, 7, 3, 1)
+        );
+        assert_eq!(s.errors_by_kind["dns"], 1);
+        assert!(!dir.path().join("status.json.tmp").exists());
+
+        std::fs::write(dir.path().join("status.json"), r#"{"state":"paused"}"#).unwrap();
+        let (status, counters) = read_status(&dir.path().join("status.json"));
+        assert_eq!(
+            (status.state, counters.is_none()),
+            (CrawlState::Paused, true)
+        );
+    }
+
+    #[test]
+    fn damaged_counters_fail_the_crawl_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("status.json");
+        std::fs::write(&path, r#"{"state":"finished","counters":{"totals":7}}"#).unwrap();
+        let (status, counters) = read_status(&path);
+        assert_eq!(status.state, CrawlState::Failed);
+        assert!(counters.is_none());
+        let error = status.error.unwrap();
+        assert!(
+            error.contains("status.json") && error.contains("damaged"),
+            "{error}"
+        );
+    }
 }
