@@ -447,3 +447,73 @@ fn tiny_warc_files_rotate_and_each_names_its_own_warcinfo() {
     }
     harness::warcio_check(&files);
 }
+
+/// `limits.max_pages` counts pages: responses archived in full with a 2xx status. Redirects,
+/// error statuses and revisits of a payload already archived do not spend it.
+#[test]
+fn the_page_budget_counts_archived_pages_only() {
+    let web = FixtureWeb::start(1);
+    // The seed links to 8 redirects, 8 missing pages, 8 copies of one page and 20 distinct
+    // pages; the redirects lead to more distinct pages.
+    let mut links: Vec<String> = Vec::new();
+    for i in 0..8 {
+        links.push(format!("/moved/{i}"));
+        links.push(format!("/gone/{i}"));
+        links.push(format!("/copy/{i}"));
+    }
+    for i in 0..20 {
+        links.push(format!("/p/{i}"));
+    }
+    let refs: Vec<&str> = links.iter().map(String::as_str).collect();
+    web.route(0, "/", Reply::html(page("Seed", "", &refs)));
+    web.route_prefix(0, "/moved/", |t| {
+        let i = t.trim_start_matches("/moved/");
+        Reply::redirect(301, &format!("/target/{i}"))
+    });
+    web.route_prefix(0, "/gone/", |_| Reply::not_found());
+    web.route_prefix(0, "/copy/", |_| Reply::html(page("The same page", "", &[])));
+    web.route_prefix(0, "/p/", |t| {
+        Reply::html(page(&format!("Page {t}"), "", &[]))
+    });
+    web.route_prefix(0, "/target/", |t| {
+        Reply::html(page(&format!("Target {t}"), "", &[]))
+    });
+    let data = tempfile::tempdir().unwrap();
+    let budget = 15;
+    let summary = harness::run(
+        spec(
+            "budget",
+            &[web.url(0, "/")],
+            json!({"limits": {"max_pages": budget, "max_concurrency": 1},
+                   "frontier": {"best_n": 0}}),
+        ),
+        data.path(),
+    );
+    assert_eq!(summary.stop_reason, "max-pages");
+    assert_eq!(summary.pages_archived, budget);
+    let recs = harness::records(data.path(), "budget");
+    let full_2xx = recs
+        .iter()
+        .filter(|r| r.field("WARC-Type") == Some("response"))
+        .filter(|r| r.http_status().is_some_and(|s| (200..300).contains(&s)))
+        .count() as u64;
+    assert_eq!(full_2xx, budget, "the budget is spent on 2xx responses");
+    let revisits = recs
+        .iter()
+        .filter(|r| r.field("WARC-Type") == Some("revisit"))
+        .count() as u64;
+    let s3 = summary.responses_by_status["3xx"];
+    let s4 = summary.responses_by_status["4xx"];
+    assert_eq!(summary.revisits, revisits);
+    assert!(
+        s3 + s4 + revisits > 0,
+        "redirects, errors or copies were fetched besides the budget: {summary:?}"
+    );
+    // Every fetch is counted once by its status (a revisit too: identical 404 pages become
+    // revisits of the first; robots.txt is counted there as well), and beyond the budget.
+    assert_eq!(
+        summary.pages_fetched + summary.robots_fetches,
+        summary.responses_by_status.values().sum::<u64>()
+    );
+    assert!(summary.pages_fetched > budget, "{summary:?}");
+}

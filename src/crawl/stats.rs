@@ -17,6 +17,9 @@ pub struct Stats {
     pub pages: AtomicU64,
     /// `pages` when this run started.
     pub pages_at_start: AtomicU64,
+    /// What `limits.max_pages` counts: responses archived in full with a 2xx status (revisits,
+    /// redirects, error statuses and failed fetches are counted on their own).
+    pub pages_archived: AtomicU64,
     /// robots.txt fetches.
     pub robots_fetches: AtomicU64,
     /// Responses by status class: index 1 = 1xx ... 5 = 5xx, 0 = other.
@@ -83,6 +86,7 @@ impl Default for Stats {
             started: Instant::now(),
             pages: AtomicU64::new(0),
             pages_at_start: AtomicU64::new(0),
+            pages_archived: AtomicU64::new(0),
             robots_fetches: AtomicU64::new(0),
             status: Default::default(),
             bytes_received: AtomicU64::new(0),
@@ -112,6 +116,10 @@ impl Default for Stats {
 pub struct Totals {
     /// Pages fetched.
     pub pages: u64,
+    /// Responses archived in full with a 2xx status; absent in crawls made before it was kept,
+    /// whose budget then counts every page fetched.
+    #[serde(default)]
+    pub pages_archived: Option<u64>,
     /// robots.txt fetches.
     pub robots_fetches: u64,
     /// Responses by status class.
@@ -228,6 +236,8 @@ impl Stats {
     pub fn restore(&self, t: &Totals) {
         self.pages.store(t.pages, Relaxed);
         self.pages_at_start.store(t.pages, Relaxed);
+        self.pages_archived
+            .store(t.pages_archived.unwrap_or(t.pages), Relaxed);
         self.robots_fetches.store(t.robots_fetches, Relaxed);
         for (a, v) in self.status.iter().zip(t.status) {
             a.store(v, Relaxed);
@@ -256,6 +266,7 @@ impl Stats {
     pub fn totals(&self) -> Totals {
         Totals {
             pages: self.pages.load(Relaxed),
+            pages_archived: Some(self.pages_archived.load(Relaxed)),
             robots_fetches: self.robots_fetches.load(Relaxed),
             status: std::array::from_fn(|i| self.status[i].load(Relaxed)),
             bytes_received: self.bytes_received.load(Relaxed),
@@ -289,6 +300,7 @@ impl Stats {
             crawl: crawl.to_string(),
             stop_reason: stop_reason.to_string(),
             pages_fetched: t.pages,
+            pages_archived: t.pages_archived.unwrap_or(t.pages),
             robots_fetches: t.robots_fetches,
             responses_by_status: labels
                 .iter()
@@ -332,8 +344,13 @@ pub struct Summary {
     pub crawl: String,
     /// `finished` (frontier empty), `max-pages`, or `interrupted`.
     pub stop_reason: String,
-    /// Pages fetched and archived.
+    /// Pages fetched and archived, whatever their status (robots.txt not counted).
     pub pages_fetched: u64,
+    /// What `limits.max_pages` counts: responses archived in full with a 2xx status, not
+    /// revisits (redirects, error statuses and revisits are in `responses_by_status` and
+    /// `revisits`, failed fetches in `errors_by_kind`).
+    #[serde(default)]
+    pub pages_archived: u64,
     /// robots.txt fetches.
     pub robots_fetches: u64,
     /// Responses by status class.

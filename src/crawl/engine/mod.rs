@@ -187,7 +187,7 @@ impl Engine {
         loop {
             self.resume_if_due(Instant::now());
             if !stopping && !paused {
-                if self.stats.pages.load(Relaxed) + self.inflight as u64
+                if self.stats.pages_archived.load(Relaxed) + self.inflight as u64
                     >= self.spec.limits.max_pages
                 {
                     reason = StopReason::MaxPages;
@@ -296,7 +296,7 @@ impl Engine {
     fn at_capacity(&self) -> bool {
         let limits = &self.spec.limits;
         self.inflight >= self.shortage.limit(limits.max_concurrency)
-            || self.stats.pages.load(Relaxed) + self.inflight as u64 >= limits.max_pages
+            || self.stats.pages_archived.load(Relaxed) + self.inflight as u64 >= limits.max_pages
             || self.shortage.paused(Instant::now())
     }
 
@@ -309,7 +309,7 @@ impl Engine {
         let max = self.shortage.limit(self.spec.limits.max_concurrency);
         let max_pages = self.spec.limits.max_pages;
         while self.inflight < max
-            && self.stats.pages.load(Relaxed) + (self.inflight as u64) < max_pages
+            && self.stats.pages_archived.load(Relaxed) + (self.inflight as u64) < max_pages
         {
             let Some(lease) = self.frontier.next(Instant::now()) else {
                 break;
@@ -524,6 +524,9 @@ impl Engine {
             revisit.into_iter().collect(),
         )?;
         self.stats.pages.fetch_add(1, Relaxed);
+        if (200..300).contains(&status) && archived.revisit_of.is_none() {
+            self.stats.pages_archived.fetch_add(1, Relaxed);
+        }
         self.stats.status(status);
         let inherited = p
             .page
