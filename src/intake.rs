@@ -161,13 +161,31 @@ impl ScoredUrl {
         };
         let url = crate::uri::parse_absolute(&self.url, max_url_len)
             .map_err(|e| format!("bad URL: {e}"))?;
+        no_credentials("url", &url)?;
         let via = match &self.via {
             None => None,
             Some(v) => {
-                Some(crate::uri::parse_absolute(v, max_url_len).map_err(|e| format!("via: {e}"))?)
+                let via =
+                    crate::uri::parse_absolute(v, max_url_len).map_err(|e| format!("via: {e}"))?;
+                no_credentials("via", &via)?;
+                Some(via)
             }
         };
         Ok(Checked { score, url, via })
+    }
+}
+
+/// Refuses a URL that carries a user name or password: they would be written to the archive
+/// and the crawl log, and every link relative to it would inherit them (the site crawled again
+/// under the credentials).
+fn no_credentials(field: &str, url: &url::Url) -> Result<(), String> {
+    if url.username().is_empty() && url.password().is_none() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{field}: a URL with a user name or password is not accepted (credentials never go \
+             into a crawl's archive or log)"
+        ))
     }
 }
 
@@ -291,6 +309,24 @@ impl IntakeReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_with_credentials_are_refused() {
+        let mut it = item(Some(0.5), false);
+        it.url = "http://user:pass@a.example/x".into();
+        assert!(it
+            .check(2048)
+            .unwrap_err()
+            .starts_with("url: a URL with a user name"));
+        it.url = "http://a.example/x".into();
+        it.via = Some("http://user@a.example/".into());
+        assert!(it
+            .check(2048)
+            .unwrap_err()
+            .starts_with("via: a URL with a user name"));
+        it.via = Some("http://a.example/".into());
+        assert!(it.check(2048).is_ok());
+    }
 
     #[test]
     fn reads_object_array_and_ndjson() {

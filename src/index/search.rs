@@ -233,10 +233,11 @@ impl Index {
         let searcher = self.reader.searcher();
         let top = TopDocs::with_limit(q.per_page).and_offset(offset);
         let ctx = || format!("{}: search {:?}", self.name, q.q);
+        let refused = |e| self.query_error(q, e);
         let (ranked, total, facets): (Vec<(f32, DocAddress)>, usize, Facets) = match q.sort {
             SortBy::Match => searcher
                 .search(&query, &(top.order_by_score(), Count, FacetCollector))
-                .map_err(IndexError::tantivy(ctx()))?,
+                .map_err(refused)?,
             SortBy::Time => {
                 let (docs, n, f) = searcher
                     .search(
@@ -247,7 +248,7 @@ impl Index {
                             FacetCollector,
                         ),
                     )
-                    .map_err(IndexError::tantivy(ctx()))?;
+                    .map_err(refused)?;
                 (docs.into_iter().map(|(_, a)| (0.0, a)).collect(), n, f)
             }
             SortBy::Relevance | SortBy::Score => {
@@ -265,7 +266,7 @@ impl Index {
                             FacetCollector,
                         ),
                     )
-                    .map_err(IndexError::tantivy(ctx()))?;
+                    .map_err(refused)?;
                 (docs.into_iter().map(|(_, a)| (0.0, a)).collect(), n, f)
             }
         };
@@ -312,13 +313,35 @@ impl Index {
         let searcher = self.reader.searcher();
         let set = searcher
             .search(&query, &DocSetCollector)
-            .map_err(IndexError::tantivy(format!(
-                "{}: select {:?}",
-                self.name, q.q
-            )))?;
+            .map_err(|e| self.query_error(q, e))?;
         let mut docs: Vec<DocAddress> = set.into_iter().collect();
         docs.sort_unstable();
         Ok((searcher, docs))
+    }
+
+    /// A search that tantivy refused: a query string asking what this index cannot answer
+    /// (`title:*` on a field that is not a fast field, an unknown field) is the client's
+    /// mistake, a 400 naming it; anything else is the index's failure.
+    fn query_error(&self, q: &SearchQuery, e: tantivy::TantivyError) -> IndexError {
+        use tantivy::TantivyError::{FieldNotFound, InvalidArgument, SchemaError};
+        match e {
+            FieldNotFound(why) | InvalidArgument(why) | SchemaError(why)
+                if !q.q.trim().is_empty() =>
+            {
+                IndexError::BadQuery {
+                    query: super::query_limits::excerpt(&q.q),
+                    reason: format!("this index cannot answer it: {why}"),
+                }
+            }
+            e => IndexError::Tantivy {
+                context: format!(
+                    "{}: search {:?}",
+                    self.name,
+                    super::query_limits::excerpt(&q.q)
+                ),
+                source: e,
+            },
+        }
     }
 
     /// The full query, and the part parsed from the query string (for snippets).

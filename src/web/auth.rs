@@ -37,7 +37,10 @@ pub async fn require_token<B: MessageBody>(
     let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
         return Err(WebError::Internal("no application state".into()).into());
     };
-    let path = req.path();
+    // Decided on the path as the router sees it: `/%61pi/v1/...` is routed to the API, so it
+    // must need the API's credentials, not a cockpit session.
+    let path = percent_encoding::percent_decode_str(req.path()).decode_utf8_lossy();
+    let path = path.as_ref();
     let bearer = || {
         authorized(
             req.headers().get(header::AUTHORIZATION),
@@ -45,7 +48,7 @@ pub async fn require_token<B: MessageBody>(
         )
     };
     if routes::is_page_path(path) {
-        if let Some((presented, clean)) = token_in_query(path, req.query_string()) {
+        if let Some((presented, clean)) = token_in_query(req.path(), req.query_string()) {
             if !same_secret(presented.as_bytes(), state.config.token.as_bytes()) {
                 return Err(PageError::WrongToken.into());
             }

@@ -134,23 +134,30 @@ impl Sessions {
 
     /// The live session the request's cookie names, if any; using it counts as activity.
     pub fn current(&self, req: &HttpRequest, now: Instant) -> Option<SessionId> {
-        let id = cookie(req, &self.session_cookie).filter(|v| valid_nonce(v))?;
+        // Every cookie of that name: another service of the host can plant one with a longer
+        // path, which the browser then sends first; it must not hide the real one.
         let mut live = self.table();
-        let t = live.get_mut(&id)?;
-        if !self.alive(t, now) {
+        for id in cookies(req, &self.session_cookie).filter(|v| valid_nonce(v)) {
+            let Some(t) = live.get_mut(&id) else {
+                continue;
+            };
+            if self.alive(t, now) {
+                t.seen = now;
+                return Some(SessionId(id));
+            }
             live.remove(&id);
-            return None;
         }
-        t.seen = now;
-        Some(SessionId(id))
+        None
     }
 
     /// Ends the request's session on the server (logout); the cookie that names it is useless
     /// from now on. Returns the cookie that clears it in the browser.
     pub fn end(&self, req: &HttpRequest) -> Cookie<'static> {
-        if let Some(id) = cookie(req, &self.session_cookie) {
-            self.table().remove(&id);
+        let mut live = self.table();
+        for id in cookies(req, &self.session_cookie) {
+            live.remove(&id);
         }
+        drop(live);
         let mut gone = cockpit_cookie(&self.session_cookie, String::new());
         gone.set_max_age(time::Duration::ZERO);
         gone
@@ -270,15 +277,20 @@ fn valid_nonce(n: &str) -> bool {
     n.len() == 32 && n.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// The value of the cookie `name`, if the request carries it.
-fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
+/// The values of every cookie `name` the request carries, in the order sent.
+fn cookies<'r>(req: &'r HttpRequest, name: &'r str) -> impl Iterator<Item = String> + 'r {
     req.headers()
         .get_all(header::COOKIE)
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == name)
+        .filter(move |(k, _)| *k == name)
         .map(|(_, v)| v.to_string())
+}
+
+/// The value of the first cookie `name` the request carries.
+fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
+    cookies(req, name).next()
 }
 
 /// A cockpit cookie: `HttpOnly` (no script reads it), `SameSite=Strict` (no other site's
@@ -372,6 +384,18 @@ mod tests {
         let gone = s.end(&req);
         assert_eq!(gone.max_age(), Some(time::Duration::ZERO));
         assert!(s.current(&req, t0).is_none(), "ended at logout");
+    }
+
+    #[test]
+    fn a_planted_cookie_of_the_same_name_does_not_hide_the_session() {
+        let s = Sessions::new(8080, IDLE, MAX);
+        let now = Instant::now();
+        let (cookie, key) = s.start(now);
+        let planted = format!("magpie_8080_session={}", "0".repeat(32));
+        let req = TestRequest::post()
+            .insert_header((header::COOKIE, format!("{planted}; {cookie}")))
+            .to_http_request();
+        assert!(s.verify(&req, Some(&key), &own(), now).is_ok());
     }
 
     #[test]

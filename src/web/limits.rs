@@ -5,8 +5,8 @@
 //! of them exhaust the process's file descriptors, and with them the crawls' own sockets and
 //! files. So every request body passes through [`bound_body`]: it must keep arriving (no pause
 //! longer than [`BODY_IDLE`]) and be complete within [`BODY_TOTAL`], else the request ends with
-//! 408 and its connection is closed. The server itself bounds heads, idle keep-alive
-//! connections and the number of connections (see `serve` in `mod.rs`).
+//! 408 and its connection is closed. The server itself bounds heads, serves one request per
+//! connection and bounds the number of connections (see `serve` in `mod.rs`).
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -27,8 +27,11 @@ pub const BODY_IDLE: Duration = Duration::from_secs(10);
 pub const BODY_TOTAL: Duration = Duration::from_secs(60);
 /// Longest time a request head may take to arrive.
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long an idle kept-alive connection stays open.
-pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
+/// Connections serve one request each (no keep-alive): actix bounds the head of a
+/// connection's first request only, so a client could otherwise send one quick request and
+/// then trickle the next head for ever, holding the socket. On loopback a new connection per
+/// request costs next to nothing.
+pub const KEEP_ALIVE: actix_web::http::KeepAlive = actix_web::http::KeepAlive::Disabled;
 /// Connections each HTTP worker serves at once; more wait in the listen queue. With the default
 /// two workers the server holds at most 512 sockets, well under the usual 1,024 descriptors.
 pub const MAX_CONNECTIONS_PER_WORKER: usize = 256;
