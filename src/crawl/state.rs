@@ -128,6 +128,7 @@ pub(super) fn checkpoint(frontier: &Frontier) -> Result<Option<Checkpoint>, Craw
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::CrawlUri;
 
     #[test]
     fn a_new_crawl_is_marked_and_an_old_store_without_the_mark_is_kept() {
@@ -157,10 +158,8 @@ mod tests {
             .is_some());
     }
 
-    #[test]
-    fn stored_values_that_do_not_decode_are_errors_naming_them() {
-        let store = Store::temporary().unwrap();
-        let cfg = crate::frontier::FrontierConfig {
+    fn cfg() -> crate::frontier::FrontierConfig {
+        crate::frontier::FrontierConfig {
             politeness: crate::frontier::politeness::PolitenessConfig {
                 min_delay: std::time::Duration::ZERO,
                 max_delay: std::time::Duration::ZERO,
@@ -173,11 +172,16 @@ mod tests {
             max_pages_per_host: 10,
             respect_robots: false,
             best_n: None,
-        };
+        }
+    }
+
+    #[test]
+    fn stored_values_that_do_not_decode_are_errors_naming_them() {
+        let store = Store::temporary().unwrap();
         let mut txn = crate::store::WriteSet::default();
         txn.put(Key::Meta("topic").bytes(), b"[1,".to_vec());
         store.commit(txn).unwrap();
-        let frontier = Frontier::open(store, cfg).unwrap();
+        let frontier = Frontier::open(store, cfg()).unwrap();
         let err = read_json::<Vec<u8>>(&frontier, &Key::Meta("topic").bytes(), "the learned topic")
             .expect_err("damaged");
         let msg = err.to_string();
@@ -189,5 +193,155 @@ mod tests {
             read_json::<u8>(&frontier, &Key::Meta("absent").bytes(), "x").unwrap(),
             None
         );
+    }
+
+    /// What a crawl committed: every entry of its store, and how many URLs its frontier saw.
+    type Committed = (std::collections::BTreeMap<Vec<u8>, Vec<u8>>, usize);
+
+    /// Opens the crawl as `crawl::open` does up to the archive's recovery (the store, then the
+    /// frontier), and reads back everything it holds.
+    fn reopen(layout: &Layout) -> Result<Committed, CrawlError> {
+        let store = open(layout)?;
+        let frontier = Frontier::open(store.clone(), cfg())?;
+        let mut entries = std::collections::BTreeMap::new();
+        store.for_each(b"", |k, v| {
+            entries.insert(k.to_vec(), v.to_vec());
+        })?;
+        Ok((entries, frontier.seen_count()))
+    }
+
+    /// Commits as a crawl does, `commits` times: URLs queued in most commits, first captures
+    /// added and removed, a checkpoint and (some commits) a value large enough for sled's blob
+    /// files, and some commits that change only the store. Copies the crawl's files to `killed`
+    /// while it is still open (what `kill -9` leaves), then closes it cleanly; returns what it
+    /// committed.
+    fn crawl_like(layout: &Layout, killed: &Layout, commits: u64) -> Committed {
+        let store = open(layout).unwrap();
+        let mut f = Frontier::open(store.clone(), cfg()).unwrap();
+        for c in 0..commits {
+            let mut txn = WriteSet::default();
+            if c % 4 != 3 {
+                for i in 0..8 {
+                    let url = format!("http://a.test/{c}/{i}");
+                    f.offer(c * 100 + i, "a.test", "http://a.test", CrawlUri::seed(url));
+                }
+            }
+            for i in 0..15 {
+                let digest = format!("sha1:{c}-{i}");
+                txn.put(Key::FirstCapture(&digest).bytes(), vec![c as u8; 120]);
+            }
+            if c >= 4 {
+                for i in 0..5 {
+                    txn.delete(Key::FirstCapture(&format!("sha1:{}-{i}", c - 4)).bytes());
+                }
+            }
+            if c % 25 == 0 {
+                txn.put(Key::Meta("topic").bytes(), vec![c as u8; 20_000]);
+            }
+            let cp = format!("{{\"file\":\"x.warc.gz\",\"offset\":{}}}", c * 1000);
+            txn.put(Key::Meta("checkpoint").bytes(), cp.into_bytes());
+            f.commit_with(txn).unwrap();
+        }
+        copy_dir(&layout.root, &killed.root);
+        f.close().unwrap();
+        drop((f, store));
+        let committed = reopen(layout).unwrap();
+        assert_eq!(committed.1 as u64, (commits - commits / 4) * 8);
+        committed
+    }
+
+    fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+
+    /// Fault injection: `state/db` cut at a random length, or a random run of bytes in it
+    /// overwritten by random bytes or zeros. Opening the crawl then either fails with an error
+    /// naming `state/db`, or reads back every committed entry and URL as it was. Never an
+    /// earlier commit, nor one with a commit missing: the crawl would cut its WARC files back
+    /// to the older checkpoint. Stores of one, two and nine log segments, each closed cleanly
+    /// or left as a killed crawl leaves it: sled finds much of the damage itself, but takes a
+    /// log cut or garbled in its last segment for one that ends there (an earlier commit, which
+    /// the frontier's log must catch). `MAGPIE_FAULT_SEED` repeats a run.
+    #[test]
+    fn a_cut_or_garbled_state_db_is_an_error_naming_it_or_reads_back_whole() {
+        const TRIALS: usize = 300;
+        let seed: u64 = std::env::var("MAGPIE_FAULT_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_nanos() as u64
+            });
+        eprintln!("fault injection seed: MAGPIE_FAULT_SEED={seed}");
+        let mut rng = seed | 1;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut stores: Vec<(Layout, Committed, u64)> = Vec::new();
+        for commits in [6, 20, 120] {
+            let closed = Layout::new(dir.path(), &format!("closed-{commits}"));
+            let killed = Layout::new(dir.path(), &format!("killed-{commits}"));
+            let want = crawl_like(&closed, &killed, commits);
+            for layout in [closed, killed] {
+                let len = std::fs::metadata(layout.state().join("db")).unwrap().len();
+                stores.push((layout, want.clone(), len));
+            }
+        }
+        let (mut refused, mut whole) = (0, 0);
+        for trial in 0..TRIALS {
+            let (pristine, want, len) = &stores[trial % stores.len()];
+            let len = *len;
+            let layout = Layout::new(dir.path(), &format!("t{trial}"));
+            copy_dir(&pristine.root, &layout.root);
+            let db = layout.state().join("db");
+            let f = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+            let at = next() % len;
+            let damage = match next() % 3 {
+                0 => {
+                    f.set_len(at).unwrap();
+                    format!("cut to {at} of {len} bytes")
+                }
+                kind => {
+                    let n = (1 + next() % 8192).min(len - at);
+                    let bytes: Vec<u8> = match kind {
+                        1 => (0..n).map(|_| next() as u8).collect(),
+                        _ => vec![0; n as usize],
+                    };
+                    std::os::unix::fs::FileExt::write_all_at(&f, &bytes, at).unwrap();
+                    let what = ["", "random bytes", "zeros"][kind as usize];
+                    format!("{n} bytes at {at} of {len} overwritten with {what}")
+                }
+            };
+            drop(f);
+            let context = format!("seed {seed}, trial {trial}: {damage}");
+            match reopen(&layout) {
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(msg.contains(&db.display().to_string()), "{context}: {msg}");
+                    refused += 1;
+                }
+                Ok(got) => {
+                    assert!(got.0 == want.0, "{context}: the entries read back differ");
+                    assert_eq!(got.1, want.1, "{context}: URLs");
+                    whole += 1;
+                }
+            }
+            std::fs::remove_dir_all(&layout.root).unwrap();
+        }
+        eprintln!("{refused} refused, {whole} read back whole");
+        assert!(refused > TRIALS / 2, "most damage is noticed: {refused}");
     }
 }

@@ -13,6 +13,14 @@
 //! number are replayed and anything after it (a batch whose companion state never committed, or
 //! a torn write) is cut off, so the frontier and the crawl state always come back from the same
 //! commit.
+//!
+//! The log is also the witness of the crawl state's commits: batch N+1 is written only once the
+//! state holds commit N (and a compacted log, numbered N, once it holds N), so a log with a
+//! whole batch numbered two or more past the state's number proves the state lost commits (a
+//! damaged sled log can come back, silently, at an earlier commit), and [`Journal::open`] says so ([`JournalError::StateBehind`]) instead of
+//! cutting those batches off. To witness the state's last commit too, the frontier writes a
+//! *seal* after it ([`Journal::seal`]): an empty batch numbered as the next commit, which the
+//! next commit overwrites and the next opening cuts off.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Read, Write};
@@ -39,6 +47,17 @@ pub enum JournalError {
         path: String,
         /// What is wrong.
         what: String,
+    },
+    /// The log proves the crawl state held a later commit than the one it holds now: the state
+    /// lost committed writes (the caller names its file). Nothing was changed.
+    #[error("crawl state is at commit {committed}, but the frontier's log {path} shows it reached commit {reached}")]
+    StateBehind {
+        /// The log.
+        path: String,
+        /// The commit the crawl state holds.
+        committed: u64,
+        /// The commit the log shows it held.
+        reached: u64,
     },
 }
 
@@ -68,6 +87,10 @@ pub struct Journal {
     ops_buf: Vec<u8>,
     /// The number of the last commit written.
     commit_no: u64,
+    /// The next commit writes a batch even with nothing staged.
+    forced: bool,
+    /// The seal of `commit_no` is written after the last batch.
+    sealed: bool,
     /// A rewrite of `ops.log` in progress.
     rewrite: Option<Rewrite>,
 }
@@ -75,6 +98,9 @@ pub struct Journal {
 impl Journal {
     /// Opens (or creates) the files in `dir` and hands every batch up to commit `committed` to
     /// `replay`, in order; cuts off what follows. `replay` returns a description of damage.
+    ///
+    /// Fails with [`JournalError::StateBehind`], cutting off nothing, when whole batches after
+    /// `committed` show that the crawl state held a later commit.
     pub fn open(
         dir: &Path,
         committed: u64,
@@ -102,6 +128,13 @@ impl Journal {
         let mut skip = [0u8; 8];
         r.read_exact(&mut skip).map_err(io(&ops_path, "reading"))?;
         let (mut last, mut data_len) = (0u64, DATA_MAGIC.len() as u64);
+        // The end of the last batch replayed.
+        let mut end = pos;
+        // The number and `urls.dat` length of the last whole batch read, replayed or not.
+        let (mut seen, mut seen_len) = (0u64, data_len);
+        // The last commit the crawl state is known to have held: batch N is written once it
+        // holds N - 1, and a compacted log once it holds the commit its chunks are numbered as.
+        let mut held = 0u64;
         let mut payload = Vec::new();
         // Whether only checkpoint chunks were read so far (a compacted log starts with them).
         let mut checkpoint = true;
@@ -128,22 +161,34 @@ impl Journal {
             hasher.update(&payload);
             // A compacted log starts with chunks all numbered as the commit it was written
             // after; commits follow one by one, up to the one the crawl state records.
+            // Batches after the state's commit are read on, not replayed, to see whether the
+            // state lost commits.
             let first = pos == OPS_MAGIC.len() as u64;
-            let in_order = n <= committed
-                && match kind {
-                    COMMIT => n == last + 1,
-                    CHECKPOINT => checkpoint && (first || n == last),
-                    _ => false,
-                };
-            if hasher.finalize() != crc || !in_order || dl < data_len {
+            let in_order = match kind {
+                COMMIT => n == seen + 1,
+                CHECKPOINT => checkpoint && (first || n == seen),
+                _ => false,
+            };
+            if hasher.finalize() != crc || !in_order || dl < seen_len {
                 break;
             }
             checkpoint &= kind == CHECKPOINT;
-            replay(&payload).map_err(|what| damaged(format!("commit {n}: {what}")))?;
-            (last, data_len) = (n, dl);
+            held = held.max(if kind == CHECKPOINT { n } else { n - 1 });
+            (seen, seen_len) = (n, dl);
             pos += (BATCH_HEADER + payload.len()) as u64;
+            if n <= committed {
+                replay(&payload).map_err(|what| damaged(format!("commit {n}: {what}")))?;
+                (last, data_len, end) = (n, dl, pos);
+            }
         }
         drop(r);
+        if held > committed {
+            return Err(JournalError::StateBehind {
+                path: ops_path.display().to_string(),
+                committed,
+                reached: held,
+            });
+        }
         if last < committed {
             return Err(damaged(format!(
                 "it ends at commit {last}, the crawl state at commit {committed}"
@@ -156,7 +201,7 @@ impl Journal {
                 what: format!("{on_disk} bytes, commit {committed} wrote {data_len}"),
             });
         }
-        ops.set_len(pos).map_err(io(&ops_path, "cutting off"))?;
+        ops.set_len(end).map_err(io(&ops_path, "cutting off"))?;
         data.set_len(data_len)
             .map_err(io(&data_path, "cutting off"))?;
         Ok(Journal {
@@ -166,11 +211,38 @@ impl Journal {
             unsynced: false,
             data_buf: Vec::new(),
             ops,
-            ops_len: pos,
+            ops_len: end,
             ops_buf: Vec::new(),
             commit_no: last,
+            forced: false,
+            sealed: false,
             rewrite: None,
         })
+    }
+
+    /// Makes the next [`Journal::commit`] write a batch even if nothing is staged: the crawl
+    /// state changes in that commit, and the log must witness every commit that changes it.
+    pub fn force(&mut self) {
+        self.forced = true;
+    }
+
+    /// Writes the seal after the last batch (once; `sync`: and syncs it): an empty batch
+    /// numbered as the next commit, proof that the crawl state holds the last one. Only call
+    /// it when the state does (right after its commit, or on opening). Unsynced, the seal
+    /// survives a killed process but not a machine that stops; the next commit overwrites it.
+    pub fn seal(&mut self, sync: bool) -> Result<(), JournalError> {
+        let path = self.dir.join("ops.log");
+        if !self.sealed {
+            let seal = frame(self.commit_no + 1, COMMIT, self.data_len, &[]);
+            self.ops
+                .write_all_at(&seal, self.ops_len)
+                .map_err(io(&path, "writing"))?;
+            self.sealed = true;
+        }
+        if sync {
+            self.ops.sync_data().map_err(io(&path, "syncing"))?;
+        }
+        Ok(())
     }
 
     /// The operation buffer of the next commit (see [`super::ops`] for its encoding).
@@ -259,7 +331,7 @@ impl Journal {
 
     /// Whether anything is staged.
     pub fn is_dirty(&self) -> bool {
-        !self.ops_buf.is_empty() || !self.data_buf.is_empty() || self.unsynced
+        !self.ops_buf.is_empty() || !self.data_buf.is_empty() || self.unsynced || self.forced
     }
 
     /// Writes the staged URL records to the file (not synced), so the staging buffer stays
@@ -302,6 +374,7 @@ impl Journal {
         self.ops_len += batch.len() as u64;
         self.ops_buf.clear();
         self.commit_no = n;
+        (self.forced, self.sealed) = (false, false);
         Ok(n)
     }
 
@@ -384,6 +457,7 @@ impl Journal {
             .open(&path)
             .map_err(io(&path, "opening"))?;
         self.ops_len = len + tail.len() as u64;
+        self.sealed = false;
         Ok(())
     }
 

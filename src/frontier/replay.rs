@@ -7,7 +7,7 @@
 
 use super::best_n::BestN;
 use super::host::Host;
-use super::journal::Journal;
+use super::journal::{Journal, JournalError};
 use super::ops::{self, Op};
 use super::table::{Row, Slot, UrlTable};
 use super::{keys, Frontier, FrontierConfig, FrontierError, NO_HOST};
@@ -137,7 +137,12 @@ impl Replay {
 
 impl Frontier {
     /// Opens the frontier of the crawl whose state is `store`: replays its log (in the
-    /// `frontier` folder beside the store's files) up to the commit the store records.
+    /// `frontier` folder beside the store's files) up to the commit the store records, then
+    /// seals the log (see [`super::journal`]).
+    ///
+    /// A log that shows the store held a later commit than it does is
+    /// [`StoreError::Damaged`] naming sled's `db` file: the store lost committed writes, and
+    /// going on would cut the WARC files back to its older checkpoint.
     pub fn open(store: Store, cfg: FrontierConfig) -> Result<Frontier, FrontierError> {
         let committed = match store.get(&Key::Meta(COMMIT_KEY).bytes())? {
             None => 0,
@@ -147,9 +152,25 @@ impl Frontier {
                 .ok_or_else(|| store.damaged("the frontier's commit number"))?,
         };
         let mut r = Replay::default();
-        let journal = Journal::open(&store.path().join("frontier"), committed, |payload| {
+        let opened = Journal::open(&store.path().join("frontier"), committed, |payload| {
             ops::decode_all(payload, |op| r.apply(op))
-        })?;
+        });
+        let mut journal = match opened {
+            Err(JournalError::StateBehind {
+                path,
+                committed,
+                reached,
+            }) => {
+                return Err(store
+                    .damaged_db(format!(
+                        "it holds commit {committed}, but the frontier's log {path} shows it \
+                         reached commit {reached}: the state database lost committed writes"
+                    ))
+                    .into())
+            }
+            other => other?,
+        };
+        journal.seal(false)?;
         let best = match cfg.best_n {
             Some(_) => BestN::default(),
             None => BestN::off(),
@@ -200,16 +221,23 @@ impl Frontier {
     }
 
     /// [`Frontier::commit`], with the rest of the crawl's transaction (`txn`: the writes its
-    /// other parts staged), so that the store and the log move together.
+    /// other parts staged), so that the store and the log move together. Every commit that
+    /// changes the store gets a batch of its own in the log (an empty one if the frontier
+    /// staged nothing), so the store's commit number names one state of it, and the log can
+    /// tell if the store loses one.
     pub fn commit_with(&mut self, mut txn: WriteSet) -> Result<(), FrontierError> {
         if let Some(e) = self.poisoned.take() {
             return Err(e.into());
         }
-        let n = self.journal.commit()?;
         txn.append(std::mem::take(&mut self.legacy));
+        if !self.journal.is_dirty() && self.store.changes(&txn)? {
+            self.journal.force();
+        }
+        let n = self.journal.commit()?;
         txn.put(Key::Meta(COMMIT_KEY).bytes(), n.to_string().into_bytes());
         self.store.commit(txn)?;
         self.journal.finish_rewrite(false)?;
+        self.journal.seal(false)?;
         let compacted = 38 * self.table.len() as u64 + 64 * self.hosts.len() as u64;
         if self.journal.ops_len() > COMPACT_MIN.max(COMPACT_RATIO * compacted) {
             self.compact(false)?;
@@ -290,7 +318,17 @@ impl Frontier {
         })?;
         if wait {
             self.journal.finish_rewrite(true)?;
+            self.journal.seal(false)?;
         }
+        Ok(())
+    }
+
+    /// Commits what is staged and syncs the log's seal, for a crawl that stops cleanly: a
+    /// store that later loses even this last commit is then caught on opening, whatever
+    /// happens to the machine in between.
+    pub fn close(&mut self) -> Result<(), FrontierError> {
+        self.commit()?;
+        self.journal.seal(true)?;
         Ok(())
     }
 

@@ -9,6 +9,7 @@
 //! | `Ac` host `\0` URL | field values captured from a terminal page | JSON | the helper |
 //! | `Aa` host | the application detected on the host | UTF-8 | the helper |
 //! | `q`, `s`, `h` | crawl state of versions before the frontier's log: queue, URL states, hosts | binary | read once by the frontier, then deleted |
+//! | `#checksum` | the number of the other entries and the XOR of their hashes | 24 bytes | [`super::Store::commit`] itself, with every commit that changes an entry |
 //!
 //! Every write goes into one [`super::WriteSet`], the crawl's transaction, which the engine
 //! owns and commits whole (see `crawl/engine`).
@@ -38,6 +39,9 @@ pub enum Key<'a> {
     },
     /// `Aa`: the application the helper detected on a host.
     HostApp(&'a str),
+    /// `#checksum`: the checksum of every other entry, which the store keeps itself (see
+    /// [`super::Store::open`]); a staged write to it is ignored.
+    Checksum,
 }
 
 impl Key<'_> {
@@ -53,6 +57,7 @@ impl Key<'_> {
             } => joined(b"Ar", &[host, application, action]),
             Key::Captured { host, url } => joined(b"Ac", &[host, url]),
             Key::HostApp(host) => joined(b"Aa", &[host]),
+            Key::Checksum => b"#checksum".to_vec(),
         }
     }
 }
@@ -122,6 +127,7 @@ mod tests {
             }
             .bytes(),
             Key::HostApp("a.test").bytes(),
+            Key::Checksum.bytes(),
         ];
         assert_eq!(keys[0], b"mcheckpoint");
         assert_eq!(keys[2], b"Ara.test\0phpbb\0post/detect");

@@ -272,6 +272,7 @@ impl Engine {
         self.publish();
         let last = self.archiver.checkpoint();
         off_the_workers(|| -> Result<(), super::CrawlError> {
+            self.frontier.close()?;
             self.archiver.close()?;
             self.online.close(last)?;
             Ok(())
