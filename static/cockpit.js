@@ -148,10 +148,22 @@ function keepFormKey() {
   return true;
 }
 
-// Gives every submitted form the session's key, unless it carries a token of its own (login).
+// Gives every form posted the session's key, unless it carries a token of its own (login). A
+// form that also reads with GET (the export form's Preview) gets the field only when it posts,
+// so the key never goes into an address.
 document.addEventListener("submit", (ev) => {
-  const field = ev.target.querySelector && ev.target.querySelector('input[name="csrf"]');
-  if (field && !field.value) {
+  const form = ev.target;
+  if (!form.querySelector) return;
+  const method = ((ev.submitter && ev.submitter.getAttribute("formmethod")) || form.method || "get").toLowerCase();
+  if (method !== "post") return;
+  let field = form.querySelector('input[name="csrf"]');
+  if (!field) {
+    field = document.createElement("input");
+    field.type = "hidden";
+    field.name = "csrf";
+    form.appendChild(field);
+  }
+  if (!field.value) {
     try { field.value = localStorage.getItem(FORM_KEY) || ""; } catch (_) { /* refused, said by the server */ }
   }
 }, true);

@@ -316,23 +316,20 @@ async fn search_capture_and_export(
     assert_eq!(c.title().await.unwrap(), title, "the cockpit is untouched");
     b.screenshot("capture").await;
 
-    // Export from the export page: preview, write, download links.
+    // Export from the export page: what is typed is what is written, Preview pressed or not.
     c.find(Locator::LinkText("Export"))
         .await
         .unwrap()
         .click()
         .await
         .unwrap();
+    let embeds = c.find(Locator::Id("with_embeds")).await.unwrap();
+    assert!(
+        embeds.prop("checked").await.unwrap().as_deref() == Some("true"),
+        "page requisites are exported by default"
+    );
     let q = c.find(Locator::Id("q")).await.unwrap();
     q.send_keys("osprey").await.unwrap();
-    c.find(Locator::Id("preview-button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let n = c.find(Locator::Id("preview-captures")).await.unwrap();
-    assert_eq!(n.text().await.unwrap(), "1");
     let name = c.find(Locator::Id("name")).await.unwrap();
     name.send_keys("osprey").await.unwrap();
     c.find(Locator::Id("export-button"))
@@ -341,13 +338,40 @@ async fn search_capture_and_export(
         .click()
         .await
         .unwrap();
+    let notice = c.find(Locator::Id("export-created")).await.unwrap();
+    let said = notice.text().await.unwrap();
+    assert!(
+        said.contains("query \u{201c}osprey\u{201d}") && said.contains(" 1 captures selected"),
+        "the banner states the selection and its counts: {said}"
+    );
     let link = c.find(Locator::Id("download-warc")).await.unwrap();
     let href = link.attr("href").await.unwrap().unwrap();
-    assert_eq!(href, "/api/v1/crawls/birds/exports/osprey.warc.gz");
+    assert_eq!(href, "/crawls/birds/exports/osprey.warc.gz");
     b.screenshot("export").await;
+    // Preview still shows the counts of what is typed.
+    c.find(Locator::Id("preview-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let n = c.find(Locator::Id("preview-captures")).await.unwrap();
+    assert_eq!(n.text().await.unwrap(), "1");
+    assert!(
+        !c.current_url().await.unwrap().as_str().contains("csrf"),
+        "the form key never goes into an address"
+    );
+    // The operator's browser downloads it with its session (the API's path needs the token).
+    let session = c
+        .get_all_cookies()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|k| k.name().starts_with("magpie_") && k.name().ends_with("_session"))
+        .expect("a session cookie");
     let file = srv
         .get(&href)
-        .bearer_auth(web_support::TOKEN)
+        .header("cookie", format!("{}={}", session.name(), session.value()))
         .send()
         .await
         .unwrap();

@@ -76,6 +76,7 @@ routes! { PAGE_ROUTES, configure_pages:
     // the session (its cookie reaches every port of the host).
     get  "/crawls/{id}/events"          => api::events::stream;
     get  "/crawls/{id}/replay"          => api::captures::replay;
+    get  "/crawls/{id}/exports/{file}"  => api::export_files::download;
     post "/crawls/{id}/action"          => pages::crawls::action;
     get  "/crawls/{id}/spec.json"       => pages::new_crawl::download;
     get  "/crawls/{id}/frontier"        => pages::frontier::page;

@@ -56,6 +56,21 @@ pub(crate) struct Downloads {
     pub(crate) cdxj: Option<String>,
 }
 
+impl Downloads {
+    /// The same files under the cockpit's paths (`/crawls/{id}/exports/...`), which take the
+    /// session: the API's paths take only the token.
+    pub(crate) fn in_cockpit(&mut self) {
+        for path in std::iter::once(&mut self.file)
+            .chain(self.warc.as_mut())
+            .chain(self.cdxj.as_mut())
+        {
+            if let Some(rest) = path.strip_prefix("/api/v1") {
+                *path = rest.to_string();
+            }
+        }
+    }
+}
+
 /// The file names and download paths of export `name` of crawl `crawl`:
 /// `(file, warc, cdxj, downloads)`.
 pub(crate) fn files_of(

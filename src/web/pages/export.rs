@@ -49,6 +49,30 @@ impl ExportPage {
     fn embeds(&self) -> bool {
         matches!(self.value("with_embeds"), "true" | "1" | "on")
     }
+
+    /// The selection in words, for the banner of a written export.
+    fn selection(&self) -> String {
+        let mut parts: Vec<String> = [
+            ("q", "query"),
+            ("host", "host"),
+            ("app", "application"),
+            ("kind", "kind"),
+            ("min_score", "minimum score"),
+        ]
+        .iter()
+        .filter(|(k, _)| !self.value(k).is_empty())
+        .map(|(k, label)| format!("{label} \u{201c}{}\u{201d}", self.value(k)))
+        .collect();
+        if parts.is_empty() {
+            parts.push("every capture".into());
+        }
+        parts.push(if self.embeds() {
+            "with their page requisites".into()
+        } else {
+            "without page requisites".into()
+        });
+        parts.join(", ")
+    }
 }
 
 /// The export request of the selection; a bad value names its field.
@@ -98,6 +122,21 @@ fn blank(id: &str) -> ExportPage {
     }
 }
 
+/// The exports with their download links under the cockpit's paths.
+fn cockpit_links(mut exports: Vec<Listed>) -> Vec<Listed> {
+    for e in &mut exports {
+        e.download.in_cockpit();
+    }
+    exports
+}
+
+/// Sets a field of the selection form.
+fn set(form: &mut [(&'static str, String)], key: &str, value: &str) {
+    if let Some((_, v)) = form.iter_mut().find(|(k, _)| *k == key) {
+        *v = value.to_string();
+    }
+}
+
 /// `GET /crawls/{id}/export`: the form; with `preview=1`, the selection's counts too.
 pub async fn page(
     req: HttpRequest,
@@ -109,9 +148,14 @@ pub async fn page(
     let params = Params::of(&req, &known)?;
     let get = |k: &str| params.get(k).map(str::to_string);
     let mut page = blank(&id);
-    page.exports = finished(&state, &id).await?;
+    page.exports = cockpit_links(finished(&state, &id).await?);
     for (k, v) in page.form.iter_mut() {
         *v = get(k).unwrap_or_default();
+    }
+    // A blank form exports the page requisites with the pages (replay needs them); a submitted
+    // one says what it wants.
+    if get("preview").is_none() && get("with_embeds").is_none() {
+        set(&mut page.form, "with_embeds", "true");
     }
     page.name = get("name").unwrap_or_default();
     if let Some(f) = get("format").filter(|f| f == "wacz") {
@@ -156,7 +200,8 @@ pub async fn create(
     };
     let kind = format_of(get("format")).map_err(named)?;
     let r = request(&id, get)?;
-    let created = write(&state, &id, name, kind, r).await.map_err(named)?;
+    let mut created = write(&state, &id, name, kind, r).await.map_err(named)?;
+    created.download.in_cockpit();
     let mut page = blank(&id);
     if let Some(f) = get("format") {
         page.format = f;
@@ -164,7 +209,7 @@ pub async fn create(
     for (k, v) in page.form.iter_mut() {
         *v = get(k).unwrap_or_default();
     }
-    page.exports = finished(&state, &id).await?;
+    page.exports = cockpit_links(finished(&state, &id).await?);
     page.created = Some(created);
     render(&page)
 }
