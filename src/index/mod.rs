@@ -55,6 +55,8 @@ pub fn check_query(q: &str) -> Result<(), IndexError> {
 mod tests;
 #[cfg(test)]
 mod tests_rebuild;
+#[cfg(test)]
+mod tests_writer;
 
 pub use doc::{
     join_blocks, primary_language, CaptureDoc, CaptureKind, Location, ObjectDoc, RevisitOf,

@@ -21,9 +21,12 @@
 
 pub mod keys;
 pub use keys::{Family, Key};
+mod checksum;
+mod write_set;
+use checksum::Checksum;
+pub use write_set::WriteSet;
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -74,102 +77,6 @@ const LOCK_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(2
 
 /// A key and its value.
 pub type Entry = (Vec<u8>, Vec<u8>);
-
-/// Staged writes, applied atomically by [`Store::commit`]. Later writes to a key win.
-#[derive(Debug, Default)]
-pub struct WriteSet {
-    ops: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
-}
-
-impl WriteSet {
-    /// Stages `key = value`.
-    pub fn put(&mut self, key: Vec<u8>, value: Vec<u8>) {
-        self.ops.insert(key, Some(value));
-    }
-
-    /// Stages the removal of `key`.
-    pub fn delete(&mut self, key: Vec<u8>) {
-        self.ops.insert(key, None);
-    }
-
-    /// What is staged for `key`: `Some(None)` for a staged delete, `None` if nothing is staged.
-    pub fn staged(&self, key: &[u8]) -> Option<Option<&[u8]>> {
-        self.ops.get(key).map(|v| v.as_deref())
-    }
-
-    /// Number of staged operations.
-    pub fn len(&self) -> usize {
-        self.ops.len()
-    }
-
-    /// Nothing staged.
-    pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
-    }
-
-    /// The staged operations on keys starting with `prefix`, in key order.
-    pub fn staged_prefix<'a>(
-        &'a self,
-        prefix: &'a [u8],
-    ) -> impl Iterator<Item = (&'a [u8], Option<&'a [u8]>)> + 'a {
-        self.ops
-            .range(prefix.to_vec()..)
-            .take_while(move |(k, _)| k.starts_with(prefix))
-            .map(|(k, v)| (k.as_slice(), v.as_deref()))
-    }
-
-    /// Stages everything `other` staged, after what is staged here (its writes win).
-    pub fn append(&mut self, other: WriteSet) {
-        self.ops.extend(other.ops);
-    }
-}
-
-/// The checksum of a store's entries (all but [`Key::Checksum`] itself): how many there are,
-/// and the XOR of the xxh3-128 hash of each key and value. XOR makes it independent of order and
-/// cheap to keep: a commit takes out the hash of each entry's old version and puts in the new.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Checksum {
-    entries: u64,
-    xor: u128,
-}
-
-impl Checksum {
-    /// Adds an entry.
-    fn add(&mut self, key: &[u8], value: &[u8]) {
-        self.entries = self.entries.wrapping_add(1);
-        self.xor ^= entry_hash(key, value);
-    }
-
-    /// Takes an entry out.
-    fn remove(&mut self, key: &[u8], value: &[u8]) {
-        self.entries = self.entries.wrapping_sub(1);
-        self.xor ^= entry_hash(key, value);
-    }
-
-    fn encode(&self) -> Vec<u8> {
-        let mut v = self.entries.to_le_bytes().to_vec();
-        v.extend_from_slice(&self.xor.to_le_bytes());
-        v
-    }
-
-    fn decode(v: &[u8]) -> Option<Checksum> {
-        Some(Checksum {
-            entries: u64::from_le_bytes(v.get(0..8)?.try_into().ok()?),
-            xor: u128::from_le_bytes(v.get(8..24)?.try_into().ok()?),
-        })
-        .filter(|_| v.len() == 24)
-    }
-}
-
-/// The hash of one entry: its key's length, key and value (the length keeps `ab`=`c` apart from
-/// `a`=`bc`).
-fn entry_hash(key: &[u8], value: &[u8]) -> u128 {
-    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
-    h.update(&(key.len() as u64).to_le_bytes());
-    h.update(key);
-    h.update(value);
-    h.digest128()
-}
 
 /// The crawl state database.
 #[derive(Clone)]

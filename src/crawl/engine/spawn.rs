@@ -1,0 +1,113 @@
+//! Starting the work of a lease: a page's fetch and processing, or a host's robots.txt fetch,
+//! as a task whose result comes back to the engine (`Done`).
+
+use super::*;
+
+impl Engine {
+    pub(super) fn spawn_page(&mut self, lease: UrlLease) {
+        self.inflight += 1;
+        let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
+        let warcinfo = self.archiver.warcinfo_id().to_string();
+        let procs = self.processors.clone();
+        // Taken here, not when the task first runs: a fetch that ran out of descriptors tells
+        // by its start whether it began before the pause that shortage caused.
+        let t0 = Instant::now();
+        tokio::spawn(async move {
+            let queued = &lease.uri.url;
+            let fetch = async {
+                match url::Url::parse(queued) {
+                    Err(e) => Err(FetchFailure::Archive(format!(
+                        "bad queued URL {queued}: {e}"
+                    ))),
+                    Ok(url) => fetcher.fetch(&url).await.map_err(FetchFailure::Fetch),
+                }
+            };
+            let fetched = catch_panic(fetch).await.unwrap_or_else(|p| {
+                Err(FetchFailure::Archive(format!("fetch task panicked: {p}")))
+            });
+            let fetched = match fetched {
+                Ok(f) => f,
+                Err(e) => {
+                    let _ = tx.send(Done::Page(lease, Err(e), Span::since(t0)));
+                    return;
+                }
+            };
+            // The processor thread hands the result to the engine itself.
+            let uri = lease.uri.clone();
+            procs.then(
+                move || pipeline::process_page(&ctx, &uri, &fetched, &warcinfo),
+                move |out| {
+                    let result = match out {
+                        Ok(Ok(p)) => Ok(Box::new(p)),
+                        Ok(Err(e)) => Err(FetchFailure::Archive(e.to_string())),
+                        Err(p) => Err(FetchFailure::Archive(format!("processing panicked: {p}"))),
+                    };
+                    let _ = tx.send(Done::Page(lease, result, Span::since(t0)));
+                },
+            );
+        });
+    }
+
+    /// Fetches robots.txt, following up to five redirects (RFC 9309 §2.3.1.2); every exchange
+    /// is archived, and the rules come from the last one.
+    pub(super) fn spawn_robots(&mut self, host: String, origin: String) {
+        self.inflight += 1;
+        let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
+        let warcinfo = self.archiver.warcinfo_id().to_string();
+        let procs = self.processors.clone();
+        let at = origin.clone();
+        let t0 = Instant::now();
+        tokio::spawn(async move {
+            let work = async move {
+                let origin = at;
+                let mut chain = Vec::new();
+                let mut next = url::Url::parse(&format!("{origin}/robots.txt"))
+                    .map_err(|e| FetchFailure::Archive(format!("bad origin {origin}: {e}")));
+                let mut failure = None;
+                for _ in 0..=5 {
+                    let url = match next {
+                        Ok(u) => u,
+                        Err(e) => {
+                            failure = Some(e);
+                            break;
+                        }
+                    };
+                    let fetched = match fetcher.fetch(&url).await {
+                        Ok(f) => f,
+                        Err(e) => {
+                            failure = Some(FetchFailure::Fetch(e));
+                            break;
+                        }
+                    };
+                    let location = redirect_target(&fetched.info, &url);
+                    let (c, w) = (ctx.clone(), warcinfo.clone());
+                    match procs
+                        .run(move || pipeline::process_robots(&c, &fetched, &w))
+                        .await
+                    {
+                        Ok(Ok(p)) => chain.push(p),
+                        Ok(Err(e)) => failure = Some(FetchFailure::Archive(e.to_string())),
+                        Err(e) => failure = Some(FetchFailure::Archive(e)),
+                    }
+                    match location {
+                        Some(target) if failure.is_none() => next = Ok(target),
+                        _ => break,
+                    }
+                }
+                match failure {
+                    // Without a descriptor the fetch was not really tried: robots.txt is asked
+                    // for again, its redirects included, once descriptors are free.
+                    Some(FetchFailure::Fetch(e)) if e.is_local() => Err(FetchFailure::Fetch(e)),
+                    Some(e) if chain.is_empty() => Err(e),
+                    _ => Ok(chain),
+                }
+            };
+            let result = catch_panic(work).await.unwrap_or_else(|p| {
+                Err(FetchFailure::Archive(format!(
+                    "robots.txt task panicked: {p}"
+                )))
+            });
+            let _ = tx.send(Done::Robots(host, origin, result, Span::since(t0)));
+        });
+    }
+}
