@@ -119,10 +119,18 @@ enum KbCommand {
     /// Detect application and level, extract objects and judge links on a saved page.
     Detect {
         /// The saved HTML page.
-        file: PathBuf,
+        #[arg(required_unless_present = "pages")]
+        file: Option<PathBuf>,
         /// The URL the page was fetched from.
-        #[arg(long)]
-        url: String,
+        #[arg(long, required_unless_present = "pages")]
+        url: Option<String>,
+        /// Read the pages a list names instead (lines `URL FILE`, files relative to the list),
+        /// in order with one helper, as a crawl reads them; JSON reports one per line.
+        #[arg(long, conflicts_with_all = ["file", "url"])]
+        pages: Option<PathBuf>,
+        /// With --pages: read every page once first and report a second reading.
+        #[arg(long, requires = "pages")]
+        settled: bool,
         /// The knowledge-base folder [default: ./kb if there is one, else the built-in one].
         #[arg(long)]
         kb: Option<PathBuf>,
@@ -250,14 +258,22 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
                 KbCommand::Detect {
                     file,
                     url,
+                    pages,
+                    settled,
                     kb,
                     json,
                 },
         } => {
-            print!(
-                "{}",
-                magpie::aah::cli::detect(kb.as_deref(), &file, &url, json)?
-            );
+            let report = match (pages, file, url) {
+                (Some(list), _, _) => {
+                    magpie::aah::cli::detect_pages(kb.as_deref(), &list, settled, json)?
+                }
+                (None, Some(file), Some(url)) => {
+                    magpie::aah::cli::detect(kb.as_deref(), &file, &url, json)?
+                }
+                _ => anyhow::bail!("kb detect needs FILE and --url, or --pages"),
+            };
+            print!("{report}");
             Ok(ExitCode::SUCCESS)
         }
         Command::Search(a) => Ok(index::cli::run_search(a, &mut std::io::stdout().lock())?),

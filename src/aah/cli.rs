@@ -103,16 +103,75 @@ pub fn check(dir: Option<&Path>) -> Result<String, AahError> {
 /// base of [`resolve_kb`]; returns the report (text, or the JSON contract with `json`).
 pub fn detect(kb: Option<&Path>, file: &Path, url: &str, json: bool) -> Result<String, AahError> {
     let helper = Helper::from_kb(resolve_kb(kb)?.0);
+    let url = parse_url(url, "--url")?;
+    detect_one(&helper, file, &url, json)
+}
+
+/// Runs detection and extraction on the pages a list names (lines `URL FILE`, files relative
+/// to the list), in order and with one helper, as a crawl reads them: each page with what the
+/// earlier pages of its host taught. With `settled`, every page is read once first and the
+/// reports are of a second reading (what a crawl's re-reading of a host's first pages gives).
+/// JSON contracts come one per line.
+pub fn detect_pages(
+    kb: Option<&Path>,
+    list: &Path,
+    settled: bool,
+    json: bool,
+) -> Result<String, AahError> {
+    let helper = Helper::from_kb(resolve_kb(kb)?.0);
+    let text = std::fs::read_to_string(list).map_err(|e| AahError::Input {
+        what: list.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let base = list.parent().unwrap_or(Path::new("."));
+    let mut pages = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = format!("{}:{}", list.display(), i + 1);
+        let (url, file) = line
+            .split_once(char::is_whitespace)
+            .ok_or_else(|| AahError::Input {
+                what: at.clone(),
+                reason: "expected `URL FILE`".into(),
+            })?;
+        pages.push((parse_url(url, &at)?, base.join(file.trim())));
+    }
+    if settled {
+        for (url, file) in &pages {
+            detect_one(&helper, file, url, json)?;
+        }
+    }
+    let mut out = String::new();
+    for (url, file) in &pages {
+        let report = detect_one(&helper, file, url, json)?;
+        if json {
+            out.push_str(&report.split_whitespace().collect::<Vec<_>>().join(" "));
+            out.push('\n');
+        } else {
+            out.push_str(&report);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+fn parse_url(url: &str, what: &str) -> Result<Url, AahError> {
+    Url::parse(url).map_err(|e| AahError::Input {
+        what: format!("{what} {url}"),
+        reason: e.to_string(),
+    })
+}
+
+fn detect_one(helper: &Helper, file: &Path, url: &Url, json: bool) -> Result<String, AahError> {
     let body = std::fs::read(file).map_err(|e| AahError::Input {
         what: file.display().to_string(),
         reason: e.to_string(),
     })?;
-    let url = Url::parse(url).map_err(|e| AahError::Input {
-        what: format!("--url {url}"),
-        reason: e.to_string(),
-    })?;
-    let parsed = crate::parse::html(&body, None, None, &url, &ParseLimits::default());
-    let mut m = helper.analyze(&url, &[], &body, &parsed.links);
+    let parsed = crate::parse::html(&body, None, None, url, &ParseLimits::default());
+    let mut m = helper.analyze(url, &[], &body, &parsed.links);
     mark_discovery_links(&mut m, &parsed.links);
     if json {
         let mut s = serde_json::to_string_pretty(&m.contract()).unwrap_or_default();

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use url::Url;
 
@@ -14,6 +14,7 @@ use crate::store::WriteSet;
 use super::dom::{self, Dom};
 use super::engine::{self, Facts, Page};
 use super::error::AahError;
+use super::generic;
 use super::kb::{Application, Category, Condition, KnowledgeBase, Level, PageWords};
 use super::output::{ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo};
 use super::relax::adapt::{HostState, Limits};
@@ -61,6 +62,9 @@ pub struct Helper {
     pub(crate) options: HelperOptions,
     pub(crate) store: Option<RelaxStore>,
     hosts: Mutex<HashMap<String, HostState>>,
+    /// The unknown-page reader's model of each host (see `unknown`); apart from `hosts`, whose
+    /// entries are copied for every page, because it grows with the host's pages.
+    pub(crate) models: Mutex<HashMap<String, Arc<Mutex<generic::HostModel>>>>,
 }
 
 /// Key under which detection relaxation attempts of a host are counted.
@@ -104,6 +108,7 @@ impl Helper {
             options: HelperOptions::default(),
             store: None,
             hosts: Mutex::new(HashMap::new()),
+            models: Mutex::new(HashMap::new()),
         }
     }
 
@@ -284,15 +289,10 @@ impl Helper {
                 .map(|(a, l)| (a, Some((l, true)), true));
         }
         let Some((ai, preset, app_relaxed)) = found else {
-            // A relaxed detection being validated on this page will name an application of the
-            // knowledge base once adopted; until then the page is not claimed as unknown.
-            let pending = out
-                .actions
-                .iter()
-                .any(|a| a.status == ActionStatus::Pending && a.action.ends_with("detect"));
-            if !pending {
-                self.read_unknown(&host, &mut st, url, text, Some(html), &mut out);
-            }
+            // A relaxed detection being validated on this page may name an application of the
+            // knowledge base once adopted; until then the page is read as unknown, and its
+            // report shows the candidate pending.
+            self.read_unknown(&host, &mut st, url, text, Some(html), &mut out);
             out.links = default_verdicts(links);
             self.save(&host, st);
             return out;

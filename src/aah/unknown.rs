@@ -1,12 +1,15 @@
 //! Pages no knowledge-base application matches: the helper reads them with `generic` (category
-//! from general evidence, list or single item from the layout, title and body), and learns the
-//! host's category: evidence is averaged over the host's pages, and once enough pages agree on
-//! their own, the category is adopted for the host, stored with the pages that showed it and
-//! listed with the other relaxations (API and cockpit).
+//! from general evidence, list or single item from the layout, title and body), each with the
+//! model of its host that `generic` keeps (furniture, site name, evidence summed over the
+//! host's pages, kinds per URL template). Once enough pages agree on their own, the category
+//! is adopted for the host, stored with the pages that showed it and listed with the other
+//! relaxations (API and cockpit).
+
+use std::sync::{Arc, Mutex};
 
 use url::Url;
 
-use super::generic::{self, best_category};
+use super::generic::{self, HostModel};
 use super::helper::Helper;
 use super::kb::{Category, LevelKind};
 use super::output::{ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo, WebObject};
@@ -22,7 +25,7 @@ const MAX_VOTES: usize = 16;
 /// Pages of a host read before giving up on a host that shows no category at all: reading
 /// costs a parse of the page, which a site that is no blog, forum, wiki or news site should
 /// not pay on every page.
-const MAX_READS_WITHOUT_CATEGORY: u32 = 5;
+const MAX_READS_WITHOUT_CATEGORY: u32 = 10;
 
 impl Helper {
     /// Reads a page of an unknown application into `out` (application `unknown` with the
@@ -38,28 +41,29 @@ impl Helper {
         out: &mut AppMatch,
     ) {
         let adopted = adopted_category(st);
+        let model = self.host_model(host);
+        let mut model = model.lock().unwrap_or_else(|p| p.into_inner());
         let hopeless = adopted.is_none()
-            && st.generic_reads >= MAX_READS_WITHOUT_CATEGORY
-            && host_category(st).is_none();
+            && model.pages() >= MAX_READS_WITHOUT_CATEGORY
+            && model.category().is_none();
         if hopeless {
             return;
         }
-        st.generic_reads = st.generic_reads.saturating_add(1);
         // The tree the helper already parsed, or a parse of its own (only past the check above).
         let reading = match parsed {
-            Some(html) => generic::read(html, url),
-            None => generic::read_html(text, url),
+            Some(html) => generic::read(html, url, &mut model),
+            None => generic::read(&crate::parse::parse_document(text), url, &mut model),
         };
-        for (sum, e) in st.generic_evidence.iter_mut().zip(reading.evidence) {
-            *sum = sum.saturating_add(e);
-        }
-        let own = reading.category();
-        if let Some(c) = own {
-            if st.generic_votes.len() < MAX_VOTES {
-                st.generic_votes.push((c, url.to_string()));
+        drop(model);
+        if let Some(c) = reading.category {
+            if st.generic_votes.len() >= MAX_VOTES {
+                st.generic_votes.remove(0);
             }
+            st.generic_votes.push((c, url.to_string()));
         }
-        let category = own.or(adopted).or_else(|| host_category(st));
+        // The host's evidence decides, the page's own is one vote in it; an adopted category
+        // stays.
+        let category = adopted.or(reading.category);
         if adopted.is_none() {
             self.adopt_category(host, st);
         }
@@ -107,14 +111,32 @@ impl Helper {
         }
     }
 
-    /// Adopts the host's category once `validate_pages + 1` pages read as it on their own
-    /// evidence, and no page read as another.
+    /// The reader's model of a host, shared by the workers reading its pages; at most
+    /// `max_hosts` hosts are kept (an arbitrary one is forgotten to make room).
+    pub(crate) fn host_model(&self, host: &str) -> Arc<Mutex<HostModel>> {
+        let mut models = self.models.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = models.get(host) {
+            return m.clone();
+        }
+        if models.len() >= self.options.max_hosts {
+            if let Some(k) = models.keys().next().cloned() {
+                models.remove(&k);
+            }
+        }
+        let m = Arc::new(Mutex::new(HostModel::default()));
+        models.insert(host.to_owned(), m.clone());
+        m
+    }
+
+    /// Adopts the host's category once the host's evidence gave it on `validate_pages + 1`
+    /// pages in a row.
     fn adopt_category(&self, host: &str, st: &mut HostState) {
         let need = self.limits().validate_pages + 1;
-        let Some((first, _)) = st.generic_votes.first().cloned() else {
+        let Some(last) = st.generic_votes.len().checked_sub(need) else {
             return;
         };
-        if st.generic_votes.iter().any(|(c, _)| *c != first) || st.generic_votes.len() < need {
+        let first = st.generic_votes[last].0;
+        if st.generic_votes[last..].iter().any(|(c, _)| *c != first) {
             return;
         }
         let a = Adoption {
@@ -125,10 +147,8 @@ impl Helper {
             original: "no knowledge-base application matched".into(),
             relaxed: format!("category={}", first.as_str()),
             source: "structure".into(),
-            validated_on: st
-                .generic_votes
+            validated_on: st.generic_votes[last..]
                 .iter()
-                .take(need)
                 .map(|(_, u)| u.clone())
                 .collect(),
             adopted_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
@@ -136,13 +156,6 @@ impl Helper {
         st.adoptions.push(a.clone());
         st.new_adoptions.push(a);
     }
-}
-
-/// The category of the host's pages on average: the same weak signal on every page (one class
-/// name) does not add up to a category.
-fn host_category(st: &HostState) -> Option<Category> {
-    let reads = st.generic_reads.max(1);
-    best_category(&st.generic_evidence.map(|e| e / reads))
 }
 
 /// The category adopted for the host, if any.
@@ -161,19 +174,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_host_without_any_category_is_read_five_times_only() {
+    fn a_host_without_any_category_is_read_ten_times_only() {
         let helper = Helper::from_kb(crate::aah::builtin().unwrap());
         let page = "<html><head><title>Opening hours</title></head><body><h1>Opening hours</h1>\
                     <p>We are open from nine to five on weekdays, and closed on public holidays \
                     all through the year, as the sign on the door says.</p></body></html>";
-        for i in 0..8 {
+        for i in 0..12 {
             let url = Url::parse(&format!("http://shop.example/p{i}")).unwrap();
             let m = helper.analyze(&url, &[], page.as_bytes(), &[]);
             assert!(m.application.is_none(), "{m:?}");
         }
-        assert_eq!(
-            helper.host_state("shop.example").generic_reads,
-            MAX_READS_WITHOUT_CATEGORY
-        );
+        let model = helper.host_model("shop.example");
+        let pages = model.lock().unwrap().pages();
+        assert_eq!(pages, MAX_READS_WITHOUT_CATEGORY);
     }
 }

@@ -1,86 +1,54 @@
-//! Category evidence from what any blog, forum, wiki or news engine exposes: schema.org types,
-//! the `generator` meta tag, words of the URL, of class and id names and of link texts, and the
-//! column headers of board indexes. No application is named.
+//! Category evidence from conventions any blog, forum, wiki, news or documentation engine
+//! follows: schema.org types, a `generator` meta tag that says what kind of engine it is, the
+//! universal wiki edit link (`application/x-wiki`), feeds, dates, the texts of links (`Reply`,
+//! `Edit`, `Older posts`), edit and history actions in links, links to the previous and next
+//! page of a manual, and the column headers of board indexes.
+//!
+//! No application is named, and class names are not read: every theme has a `page`, `post` or
+//! `history` class, and reading them made a documentation site a wiki.
 
-use scraper::Html;
-use url::Url;
+use std::sync::LazyLock;
 
-use super::{name, node_text, Reading};
+use regex::Regex;
+
+use super::page::Page;
+use super::{name, node_text};
 use crate::aah::kb::Category;
 
-fn add(r: &mut Reading, c: Category, n: u32, why: String) {
-    let i = Category::ALL.iter().position(|&x| x == c).unwrap_or(0);
-    r.evidence[i] += n;
-    r.signals.push(why);
+/// Evidence per category (in [`Category::ALL`] order) and what gave it.
+#[derive(Debug, Default)]
+pub(super) struct Evidence {
+    pub(super) points: [u32; 6],
+    pub(super) signals: Vec<String>,
 }
 
-/// Words that point at a category, in URL paths, class and id names and link texts.
-const WORDS: [(Category, &[&str]); 4] = [
-    (
-        Category::Forum,
-        &[
-            "forum",
-            "forums",
-            "topic",
-            "topics",
-            "thread",
-            "threads",
-            "board",
-            "boards",
-            "viewtopic",
-            "viewforum",
-            "reply",
-            "quote",
-            "discussion",
-            "discussions",
-        ],
-    ),
+impl Evidence {
+    fn add(&mut self, c: Category, n: u32, why: impl Into<String>) {
+        let i = Category::ALL.iter().position(|&x| x == c).unwrap_or(0);
+        self.points[i] = self.points[i].saturating_add(n);
+        self.signals.push(why.into());
+    }
+}
+
+/// Whole link texts only one kind of engine writes.
+const LINK_TEXTS: [(Category, &[&str]); 3] = [
     (
         Category::Wiki,
         &[
-            "wiki",
-            "recentchanges",
+            "edit",
             "history",
-            "revisions",
+            "recent changes",
+            "recentchanges",
+            "page history",
+            "what links here",
             "backlinks",
-            "editsection",
-            "toc",
-            "namespace",
-            "special",
+            "old revisions",
+            "changelog",
+            "page index",
+            "title index",
+            "titleindex",
         ],
     ),
-    (
-        Category::Blog,
-        &[
-            "blog",
-            "blogs",
-            "post",
-            "posts",
-            "entry",
-            "entries",
-            "archives",
-            "hentry",
-            "byline",
-            "permalink",
-            "tags",
-            "tag",
-        ],
-    ),
-    (
-        Category::News,
-        &[
-            "news",
-            "newsroom",
-            "headline",
-            "headlines",
-            "breaking",
-            "dateline",
-        ],
-    ),
-];
-
-/// Link texts that only one kind of application writes.
-const LINK_TEXTS: [(Category, &[&str]); 3] = [
     (
         Category::Forum,
         &[
@@ -93,19 +61,6 @@ const LINK_TEXTS: [(Category, &[&str]); 3] = [
         ],
     ),
     (
-        Category::Wiki,
-        &[
-            "edit",
-            "history",
-            "recent changes",
-            "page history",
-            "what links here",
-            "old revisions",
-            "sitemap",
-            "backlinks",
-        ],
-    ),
-    (
         Category::Blog,
         &[
             "older posts",
@@ -115,181 +70,224 @@ const LINK_TEXTS: [(Category, &[&str]); 3] = [
             "read more",
             "older entries",
             "newer entries",
+            "archive",
+            "archives",
         ],
     ),
 ];
 
-/// Adds the page's category evidence to `r`.
-pub(super) fn category(doc: &Html, url: &Url, r: &mut Reading) {
+/// Words of a `generator` meta tag that say what kind of engine made the page.
+const GENERATOR_WORDS: [(&str, Category); 7] = [
+    ("wiki", Category::Wiki),
+    ("forum", Category::Forum),
+    ("bb", Category::Forum),
+    ("blog", Category::Blog),
+    ("press", Category::Blog),
+    ("docs", Category::Docs),
+    ("news", Category::News),
+];
+
+static WIKI_ACTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"[?&](action|do)=(edit|history|diff|revisions)|/(history|changelog|revisions?)(/|$)",
+    )
+    .expect("a valid literal pattern")
+});
+static LIST_PAGING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"page|index-\d|[?&]p=").expect("a valid literal pattern"));
+static FORUM_PATH: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(forum|topic|thread)s?\b").expect("a valid literal pattern"));
+static CHANGES_FEED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"change|history|revision").expect("a valid literal pattern"));
+
+/// The page's category evidence.
+pub(super) fn of(page: &Page<'_>) -> Evidence {
+    let mut ev = Evidence::default();
+    let root = page.doc.tree.root();
     // schema.org types, from microdata and JSON-LD.
     let mut typed = String::new();
-    for n in doc.tree.root().descendants() {
-        if let Some(e) = n.value().as_element() {
-            if let Some(t) = e.attr("itemtype") {
-                typed.push_str(t);
-                typed.push(' ');
-            }
-            if e.name() == "script" && e.attr("type") == Some("application/ld+json") {
-                typed.push_str(&node_text(n));
-                typed.push(' ');
-            }
+    for n in root.descendants() {
+        let Some(e) = n.value().as_element() else {
+            continue;
+        };
+        if let Some(t) = e.attr("itemtype") {
+            typed.push_str(t);
+            typed.push(' ');
+        }
+        if e.name() == "script" && e.attr("type") == Some("application/ld+json") {
+            typed.push_str(&node_text(n));
+            typed.push(' ');
         }
     }
     for (ty, c, n) in [
         ("DiscussionForumPosting", Category::Forum, 4),
         ("BlogPosting", Category::Blog, 4),
-        ("\"Blog\"", Category::Blog, 3),
         ("schema.org/Blog", Category::Blog, 3),
+        ("\"Blog\"", Category::Blog, 3),
         ("NewsArticle", Category::News, 4),
-        ("ReportageNewsArticle", Category::News, 2),
+        ("TechArticle", Category::Docs, 3),
     ] {
         if typed.contains(ty) {
-            add(r, c, n, format!("schema.org {}", ty.trim_matches('"')));
+            ev.add(c, n, format!("schema.org {}", ty.trim_matches('"')));
         }
     }
-    // The generator meta tag.
-    let generator = doc
-        .tree
-        .root()
+    let meta = |key: &str| page.meta(key).unwrap_or_default().to_lowercase();
+    let generator = meta("generator");
+    if let Some((w, c)) = GENERATOR_WORDS
+        .iter()
+        .find(|(w, _)| starts_a_word(&generator, w))
+    {
+        ev.add(*c, 4, format!("generator says {w}"));
+    }
+    if meta("og:type") == "article" {
+        ev.add(Category::Blog, 1, "og:type article");
+    }
+    // The universal edit button of wikis, and feeds.
+    for e in root
         .descendants()
         .filter_map(|n| n.value().as_element())
-        .find(|e| {
-            e.name() == "meta"
-                && e.attr("name")
-                    .is_some_and(|v| v.eq_ignore_ascii_case("generator"))
-        })
-        .and_then(|e| e.attr("content"))
-        .map(str::to_lowercase)
-        .unwrap_or_default();
-    for (needle, c) in [
-        ("wiki", Category::Wiki),
-        ("forum", Category::Forum),
-        ("bb", Category::Forum),
-        ("board", Category::Forum),
-        ("discuss", Category::Forum),
-        ("blog", Category::Blog),
-        ("press", Category::Blog),
-        ("pelican", Category::Blog),
-        ("jekyll", Category::Blog),
-        ("hugo", Category::Blog),
-        ("hexo", Category::Blog),
-        ("news", Category::News),
-    ] {
-        if generator.contains(needle) {
-            add(r, c, 4, format!("generator {generator}"));
-            break;
-        }
-    }
-    // Words of the URL path and query.
-    let path = format!("{}?{}", url.path(), url.query().unwrap_or("")).to_lowercase();
-    let tokens: Vec<&str> = path
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|t| !t.is_empty())
-        .collect();
-    for (c, words) in WORDS {
-        if let Some(w) = tokens.iter().find(|t| words.contains(t)) {
-            add(r, c, 2, format!("url {w}"));
-        }
-    }
-    if url
-        .path()
-        .split('/')
-        .any(|s| s.len() == 4 && s.starts_with("20") && s.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|e| e.name() == "link")
     {
-        add(r, Category::Blog, 1, "url dated path".into());
-    }
-    // Class and id names, each distinct word once, at most 3 per category.
-    // Sorted, so the evidence text is the same whatever the page order.
-    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    for e in doc
-        .tree
-        .root()
-        .descendants()
-        .filter_map(|n| n.value().as_element())
-    {
-        for v in [e.attr("class"), e.attr("id")].into_iter().flatten() {
-            for t in v.split(|c: char| !c.is_ascii_alphanumeric()) {
-                let t = t.to_ascii_lowercase();
-                if !t.is_empty() && seen.len() < 4096 {
-                    seen.insert(t);
-                }
+        let rel = e.attr("rel").unwrap_or("").to_lowercase();
+        let ty = e.attr("type").unwrap_or("").to_lowercase();
+        let title = e.attr("title").unwrap_or("").to_lowercase();
+        if !rel.split_whitespace().any(|r| r == "alternate") {
+            continue;
+        }
+        if ty == "application/x-wiki" {
+            ev.add(Category::Wiki, 4, "wiki edit link");
+        } else if ty.contains("rss") || ty.contains("atom") {
+            if CHANGES_FEED.is_match(&title) {
+                ev.add(Category::Wiki, 2, "feed of changes");
+            } else if !title.contains("comment") {
+                ev.add(Category::Blog, 1, "feed");
             }
         }
     }
-    for (c, words) in WORDS {
-        let hits: Vec<&String> = seen
+    // Dates.
+    let dated = page.body.descendants().any(|n| {
+        !page.is_hidden(n)
+            && n.value()
+                .as_element()
+                .is_some_and(|e| e.name() == "time" && e.attr("datetime").is_some())
+    });
+    if dated || !meta("article:published_time").is_empty() {
+        ev.add(Category::Blog, 1, "dated");
+    }
+    let path = page.url.path().to_lowercase();
+    if path.split('/').any(|s| {
+        s.len() == 4
+            && (s.starts_with("19") || s.starts_with("20"))
+            && s.bytes().all(|b| b.is_ascii_digit())
+    }) {
+        ev.add(Category::Blog, 1, "dated path");
+    }
+    if FORUM_PATH.is_match(&path) {
+        ev.add(Category::Forum, 2, "forum words in the path");
+    }
+    // Links: their whole texts, edit and history actions, previous and next pages.
+    let links: Vec<_> = page
+        .body
+        .descendants()
+        .filter(|n| name(*n) == "a" && !page.is_hidden(*n))
+        .take(5_000)
+        .collect();
+    let texts: std::collections::HashSet<String> =
+        links.iter().map(|a| page.text(*a).to_lowercase()).collect();
+    for (c, phrases) in LINK_TEXTS {
+        let hits: Vec<&str> = phrases
             .iter()
-            .filter(|t| words.contains(&t.as_str()))
+            .copied()
+            .filter(|p| texts.contains(*p))
             .collect();
         if !hits.is_empty() {
-            let n = hits.len().min(3) as u32;
-            add(
-                r,
-                c,
-                n,
-                format!(
-                    "classes {}",
-                    hits.iter()
-                        .take(3)
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ),
-            );
+            let n = (hits.len() as u32).min(3);
+            ev.add(c, n, format!("links {}", hits.join(", ")));
         }
     }
+    let hrefs = || {
+        links
+            .iter()
+            .filter_map(|a| a.value().as_element())
+            .filter_map(|e| e.attr("href").map(|h| (e, h)))
+    };
+    if hrefs().any(|(_, h)| WIKI_ACTION.is_match(h)) {
+        ev.add(Category::Wiki, 2, "edit or history links");
+    }
+    // Where the page's links go: a board's home links to its forums and topics before any
+    // page of them is read.
+    let targets: std::collections::HashSet<String> = hrefs()
+        .filter_map(|(_, h)| page.url.join(h).ok())
+        .filter(|u| u.host_str() == page.url.host_str())
+        .map(|u| u.path().to_lowercase())
+        .collect();
+    if targets.iter().filter(|p| FORUM_PATH.is_match(p)).count() >= 3 {
+        ev.add(Category::Forum, 2, "links to forum paths");
+    }
+    // Links to the previous and next page, in the body or the head, that are not a list's
+    // paging: the reading order of a manual.
+    let head_sequence = root
+        .descendants()
+        .filter_map(|n| n.value().as_element())
+        .filter(|e| e.name() == "link" && matches!(e.attr("rel"), Some("next" | "prev")))
+        .filter_map(|e| e.attr("href"));
+    let sequence: Vec<&str> = hrefs()
+        .filter(|(e, _)| matches!(e.attr("rel"), Some("next" | "prev")))
+        .map(|(_, h)| h)
+        .chain(head_sequence)
+        .collect();
+    if !sequence.is_empty() && !sequence.iter().any(|h| LIST_PAGING.is_match(h)) {
+        ev.add(Category::Docs, 2, "links to the previous and next page");
+    }
+    let text = page.text(page.body).to_lowercase();
+    if text.contains("on this page") || text.contains("table of contents") {
+        ev.add(Category::Docs, 1, "a table of contents of the page");
+    }
     // Column headers of a board index or topic list.
-    let columns: Vec<String> = doc
-        .tree
-        .root()
+    let columns: Vec<String> = page
+        .body
         .descendants()
         .filter(|n| name(*n) == "th")
         .take(200)
-        .map(|n| node_text(n).to_lowercase())
+        .map(|n| page.text(n).to_lowercase())
         .collect();
-    let forum_columns = [
+    let hits = [
         "topics",
         "posts",
         "replies",
         "views",
         "last post",
         "threads",
-    ];
-    let hits = forum_columns
-        .iter()
-        .filter(|c| columns.iter().any(|t| t == *c))
-        .count();
+    ]
+    .iter()
+    .filter(|c| columns.iter().any(|t| t == *c))
+    .count();
     if hits >= 2 {
-        add(
-            r,
-            Category::Forum,
-            2,
-            format!("{hits} forum column headers"),
-        );
+        ev.add(Category::Forum, 2, format!("{hits} forum column headers"));
     }
-    // Link texts.
-    let mut texts: Vec<String> = Vec::new();
-    for n in doc.tree.root().descendants() {
-        if name(n) == "a" && texts.len() < 2000 {
-            texts.push(node_text(n).to_lowercase());
-        }
-    }
-    for (c, phrases) in LINK_TEXTS {
-        let hits: Vec<&&str> = phrases
-            .iter()
-            .filter(|p| texts.iter().any(|t| t == **p))
-            .collect();
-        if !hits.is_empty() {
-            let n = (hits.len() as u32).min(3);
-            add(
-                r,
-                c,
-                n,
-                format!(
-                    "links {}",
-                    hits.iter().map(|s| **s).collect::<Vec<_>>().join(", ")
-                ),
-            );
-        }
+    ev
+}
+
+/// Whether `word` starts a word of `text` (`bb` in "fluxbb", no: in "fluxBB 1.5", no; in
+/// "bb forum", yes): a generator naming an application whose name merely contains a category
+/// word is not evidence.
+fn starts_a_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        text[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_generator_word_counts_at_the_start_of_a_word_only() {
+        assert!(!starts_a_word("ikiwiki 3.2", "wiki"));
+        assert!(starts_a_word("my wiki engine", "wiki"));
+        assert!(starts_a_word("docs builder", "docs"));
     }
 }

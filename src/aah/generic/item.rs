@@ -1,30 +1,128 @@
 //! The title and text of a single item (a post, an article, a topic) on a page of an unknown
 //! application.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 use ego_tree::{iter::Edge, NodeId, NodeRef};
-use scraper::{Html, Node};
-use url::Url;
+use regex::Regex;
+use scraper::Node;
 
-use super::{find, is_furniture, is_skipped, links_elsewhere, name, node_text, BODY_CHARS};
+use super::page::{Page, Stats};
+use super::{name, node_text, BODY_CHARS};
+
+/// Whitespace-normalised and lowercase, for comparing texts.
+fn norm(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+fn level(n: NodeRef<'_, Node>) -> u8 {
+    match name(n) {
+        "h1" => 3,
+        "h2" => 2,
+        "h3" => 1,
+        _ => 0,
+    }
+}
+
+static LD_HEADLINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#""(?:headline|name)"\s*:\s*"([^"]+)""#).expect("a valid literal pattern")
+});
+
+/// The item's title. `core` is the `<title>` without the parts that name the site (learned
+/// from the host's other pages). In order: the heading that the core contains or that contains
+/// it (longest first, `h1` first, inside the content first); `og:title` when there is no core;
+/// the first `h1` of the content that links nowhere else; the core; JSON-LD's `headline`; the
+/// first heading. Furniture and hidden headings never count.
+pub(super) fn title(
+    page: &Page<'_>,
+    content: NodeRef<'_, Node>,
+    core: &str,
+    furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
+) -> Option<String> {
+    let inside: HashSet<NodeId> = content.descendants().map(|n| n.id()).collect();
+    let mut candidates: Vec<(NodeRef<'_, Node>, String)> = Vec::new();
+    let mut skip = 0usize;
+    for edge in page.body.traverse() {
+        match edge {
+            Edge::Open(n) if n.value().is_element() => {
+                if skip > 0 || page.is_hidden(n) || furniture(n) {
+                    skip += 1;
+                    continue;
+                }
+                if level(n) > 0 {
+                    let t = page.text(n);
+                    if t.chars().count() >= 2 {
+                        candidates.push((n, t));
+                    }
+                }
+            }
+            Edge::Close(n) if n.value().is_element() && skip > 0 => skip -= 1,
+            _ => {}
+        }
+    }
+    let c = norm(core);
+    if !c.is_empty() {
+        let best = candidates
+            .iter()
+            .filter(|(_, t)| {
+                let t = norm(t);
+                !t.is_empty() && (c.contains(&t) || t.contains(&c))
+            })
+            .max_by_key(|(h, t)| (norm(t).len(), level(*h), inside.contains(&h.id())));
+        if let Some((_, t)) = best {
+            return Some(t.clone());
+        }
+    }
+    let root = page.doc.tree.root();
+    let meta = |key: &str| page.meta(key);
+    if c.is_empty() {
+        if let Some(t) = meta("og:title").or_else(|| meta("twitter:title")) {
+            return Some(t);
+        }
+    }
+    let h1 = candidates
+        .iter()
+        .find(|(h, _)| name(*h) == "h1" && inside.contains(&h.id()) && !page.links_elsewhere(*h));
+    if let Some((_, t)) = h1 {
+        return Some(t.clone());
+    }
+    if !c.is_empty() {
+        return Some(core.to_owned());
+    }
+    let ld = root
+        .descendants()
+        .filter(|n| {
+            n.value().as_element().is_some_and(|e| {
+                e.name() == "script" && e.attr("type") == Some("application/ld+json")
+            })
+        })
+        .find_map(|n| {
+            LD_HEADLINE
+                .captures(&node_text(n))
+                .map(|m| m[1].trim().to_owned())
+        });
+    ld.or_else(|| candidates.first().map(|(_, t)| t.clone()))
+}
 
 /// Where an item's text starts: the content, or, when the title heading sits outside it (the
 /// content search went into a long comment thread and left a short post behind), the closest
 /// element holding both, unless that is far up the page.
 pub(super) fn root<'a>(
-    doc: &'a Html,
+    page: &Page<'a>,
     content: NodeRef<'a, Node>,
     title: Option<&str>,
 ) -> NodeRef<'a, Node> {
-    let Some(title) = title else {
+    let Some(title) = title.map(norm) else {
         return content;
     };
-    let heading = doc
-        .tree
-        .root()
+    let heading = page
+        .body
         .descendants()
-        .find(|n| matches!(name(*n), "h1" | "h2") && node_text(*n) == title);
+        .find(|n| matches!(name(*n), "h1" | "h2") && norm(&page.text(*n)) == title);
     let Some(heading) = heading else {
         return content;
     };
@@ -39,97 +137,115 @@ pub(super) fn root<'a>(
         .ancestors()
         .take_while(|a| a.id() != common.id())
         .count();
-    if up < 4 && !matches!(name(common), "body" | "html") {
+    if up < 3 && !matches!(name(common), "body" | "html") {
         common
     } else {
         content
     }
 }
 
-/// How good a heading is as the item's title, best greatest: it does not link to another page;
-/// it is an `h1`; the `<title>` contains it; it is inside the content; its level.
-type HeadingRank = (bool, bool, bool, bool, u8);
-
-/// The item's title: the best heading (one that does not link to another page, as site names
-/// and list items do; one the `<title>` contains; inside the content; `h1` before `h2`), else
-/// `og:title`, else the `<title>` itself.
-pub(super) fn title(doc: &Html, content: NodeRef<'_, Node>, url: &Url) -> Option<String> {
-    let root = doc.tree.root();
-    let page_title = find(root, "title").map(node_text).unwrap_or_default();
-    let lower = page_title.to_lowercase();
-    let inside: HashSet<NodeId> = std::iter::once(content)
-        .chain(content.descendants())
-        .map(|n| n.id())
-        .collect();
-    let mut best: Option<(HeadingRank, String)> = None;
-    for n in root.descendants() {
-        let level = match name(n) {
-            "h1" => 3,
-            "h2" => 2,
-            "h3" => 1,
-            _ => continue,
-        };
-        let t = node_text(n);
-        if t.chars().count() < 2 {
-            continue;
-        }
-        let rank = (
-            !links_elsewhere(n, url),
-            level == 3,
-            lower.contains(&t.to_lowercase().replace(' ', "_"))
-                || lower.contains(&t.to_lowercase()),
-            inside.contains(&n.id()),
-            level,
-        );
-        if best.as_ref().is_none_or(|b| rank > b.0) {
-            best = Some((rank, t));
-        }
-    }
-    best.map(|b| b.1)
-        .or_else(|| {
-            root.descendants()
-                .filter_map(|n| n.value().as_element())
-                .find(|e| e.name() == "meta" && e.attr("property") == Some("og:title"))
-                .and_then(|e| e.attr("content"))
-                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
-        })
-        .or_else(|| Some(page_title).filter(|t| !t.is_empty()))
+/// Elements that break text into blocks when a browser renders it.
+fn is_block(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "div"
+            | "li"
+            | "ul"
+            | "ol"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "tr"
+            | "td"
+            | "th"
+            | "table"
+            | "section"
+            | "article"
+            | "main"
+            | "pre"
+            | "blockquote"
+            | "dt"
+            | "dd"
+            | "dl"
+            | "br"
+            | "figure"
+            | "figcaption"
+            | "header"
+            | "footer"
+            | "nav"
+            | "aside"
+            | "details"
+            | "summary"
+    )
 }
 
-/// The content's text, furniture and the title heading left out, up to [`BODY_CHARS`].
-pub(super) fn collect_text(content: NodeRef<'_, Node>, out: &mut String, title: Option<&str>) {
-    // Depth inside a left-out element; every element opened inside one adds one.
+/// The item's text from `root`: furniture, hidden text, the title heading and boxes of links
+/// inside the content (a table of contents, a tag cloud) left out; text joined as a browser
+/// shows it (no space inside `Sub<a>Page</a>,`); at most [`BODY_CHARS`] characters.
+pub(super) fn body(
+    page: &Page<'_>,
+    root: NodeRef<'_, Node>,
+    title: Option<&str>,
+    stats: &HashMap<NodeId, Stats>,
+    furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
+) -> Option<String> {
+    let title = title.map(norm);
+    let mut raw = String::new();
     let mut skip = 0usize;
-    let mut chars = 0usize;
-    for edge in content.traverse() {
+    for edge in root.traverse() {
         match edge {
             Edge::Open(n) => match n.value() {
                 Node::Element(e) => {
-                    let heading =
-                        matches!(e.name(), "h1" | "h2") && title.is_some_and(|t| node_text(n) == t);
-                    if skip > 0 || is_skipped(e.name()) || is_furniture(e.name()) || heading {
+                    let left_out = skip > 0 || page.is_hidden(n) || furniture(n) || {
+                        let heading = matches!(e.name(), "h1" | "h2")
+                            && title.as_ref().is_some_and(|t| norm(&page.text(n)) == *t);
+                        let link_box = n.id() != root.id()
+                            && matches!(e.name(), "div" | "ul" | "ol" | "table" | "nav")
+                            && stats
+                                .get(&n.id())
+                                .is_some_and(|s| s.links >= 3 && s.link * 10 >= s.text * 7);
+                        heading || link_box
+                    };
+                    if left_out {
                         skip += 1;
+                    } else if is_block(e.name()) {
+                        raw.push(' ');
                     }
                 }
                 Node::Text(t) if skip == 0 => {
-                    for w in t.split_whitespace() {
-                        if chars >= BODY_CHARS {
-                            return;
-                        }
-                        if !out.is_empty() {
-                            out.push(' ');
-                        }
-                        out.push_str(w);
-                        chars += w.chars().count() + 1;
+                    raw.push_str(t);
+                    if raw.len() > BODY_CHARS * 8 {
+                        break;
                     }
                 }
                 _ => {}
             },
             Edge::Close(n) => {
-                if n.value().is_element() && skip > 0 {
-                    skip -= 1;
+                if let Some(e) = n.value().as_element() {
+                    if skip > 0 {
+                        skip -= 1;
+                    } else if is_block(e.name()) {
+                        raw.push(' ');
+                    }
                 }
             }
         }
     }
+    let mut out = String::new();
+    let mut chars = 0usize;
+    for w in raw.split_whitespace() {
+        let n = w.chars().count();
+        if chars + n > BODY_CHARS {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+        chars += n + 1;
+    }
+    Some(out).filter(|t| !t.is_empty())
 }

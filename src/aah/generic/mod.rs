@@ -1,26 +1,40 @@
 //! Reading a page of an application the knowledge base does not know (ARCOMEM §4.1, second
 //! relaxation scenario): its category from general evidence, list or single item from the
-//! page's own structure, and the title and body of a single item.
+//! page's structure, and the title and body of a single item, each read with what the host's
+//! other pages taught.
 //!
-//! Nothing here names an application. The evidence is what any blog, forum, wiki or news engine
-//! exposes: schema.org types (microdata and JSON-LD), the `generator` meta tag, words in the
-//! URL path, in class and id names, and in the texts of links (`Reply`, `Edit`, `Older posts`).
-//! The page kind comes from its layout: the content is found by descending from `<body>` into
-//! the child that holds most of the text; it is a list when most of that content is a run of
-//! sibling items each headed by a link (or several `<article>`s), and a single item when it is
-//! mostly prose. Headers, navigation, footers, asides and forms are furniture: they count for
-//! the category, not for the layout.
+//! Nothing here names an application. The evidence is what any blog, forum, wiki, news or
+//! documentation engine exposes (see `evidence`). The page kind comes from its layout: the
+//! content is found by descending from `<body>` into the child that holds most of the text; it
+//! is a list when most of that content is a run of sibling items each headed by a link to
+//! another page (or several `<article>`s), and a single item when it is mostly prose.
+//!
+//! **Furniture** never counts for layout, title or body: `nav`, `header`, `footer`, `aside`,
+//! forms and buttons always, what the page hides, and, once a host has three pages read, every
+//! small block that repeats on most of its pages (`host`): sidebars in `div`s, menus, a
+//! "Context Navigation" heading, the site's name in `<title>`. A reading that structure alone
+//! cannot settle (a list page holding one item, a short page) takes the kind its URL template's
+//! other pages were read as (`template`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 use ego_tree::{iter::Edge, NodeId, NodeRef};
+use regex::Regex;
 use scraper::{Html, Node};
 use url::Url;
 
 use super::kb::{Category, LevelKind};
 
 mod evidence;
+mod host;
 mod item;
+mod page;
+mod template;
+
+pub use host::HostModel;
+use page::{Page, Stats};
+use template::Shape;
 
 /// Characters of body text kept.
 pub(super) const BODY_CHARS: usize = 8_000;
@@ -30,14 +44,22 @@ const MIN_EVIDENCE: u32 = 3;
 const MAX_LIST_INTRO: usize = 400;
 /// Prose (text outside links) a single item has at least, in characters.
 const MIN_PROSE: usize = 60;
+/// Prose under which a single item is a weak reading (it may be a list holding one item).
+const WEAK_PROSE: usize = 400;
+/// Prose of one entry of a list, at most: longer, it is a post or comment, not an entry.
+const MAX_ENTRY_PROSE: usize = 600;
+/// Prose of an entry without a heading, at most: links with a few words beside them.
+const MAX_LINK_ENTRY_PROSE: usize = 200;
 
-/// What the page says about itself.
+/// What a page says about itself, read with what its host taught.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reading {
-    /// Evidence per category (in [`Category::ALL`] order).
-    pub evidence: [u32; 5],
-    /// The signals that gave it, for the report (`schema.org BlogPosting`, `url /forum/`).
+    /// The page's own evidence per category (in [`Category::ALL`] order).
+    pub evidence: [u32; 6],
+    /// The signals that gave it, for the report (`schema.org BlogPosting`, `wiki edit link`).
     pub signals: Vec<String>,
+    /// The host's category with this page counted: the evidence summed over its pages.
+    pub category: Option<Category>,
     /// List (intermediate) or single item (terminal); `None` for a page with no content.
     pub kind: Option<LevelKind>,
     /// Title of a single item.
@@ -47,73 +69,115 @@ pub struct Reading {
 }
 
 impl Reading {
-    /// The category with the most evidence, if it has at least [`MIN_EVIDENCE`] and more than
-    /// any other.
-    pub fn category(&self) -> Option<Category> {
+    /// The category of the page's own evidence.
+    pub fn own_category(&self) -> Option<Category> {
         best_category(&self.evidence)
     }
 }
 
 /// The category with the most evidence in `evidence` (a clear winner with enough of it).
-pub fn best_category(evidence: &[u32; 5]) -> Option<Category> {
+pub fn best_category(evidence: &[u32; 6]) -> Option<Category> {
     let (i, &max) = evidence.iter().enumerate().max_by_key(|(_, &n)| n)?;
     let ties = evidence.iter().filter(|&&n| n == max).count();
     (max >= MIN_EVIDENCE && ties == 1).then(|| Category::ALL[i])
 }
 
-/// Parses a page's text (with the parse stage's guarded parser) and reads it.
+/// Parses a page's text (with the parse stage's guarded parser) and reads it alone, as the
+/// first page of its host.
 pub fn read_html(text: &str, url: &Url) -> Reading {
-    read(&crate::parse::parse_document(text), url)
+    read(
+        &crate::parse::parse_document(text),
+        url,
+        &mut HostModel::default(),
+    )
 }
 
-/// Reads a parsed page fetched from `url`.
-pub fn read(doc: &Html, url: &Url) -> Reading {
+static TITLE_SEPARATORS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\s+(?:[-|\x{2013}\x{2014}\x{00b7}:\x{00bb}\x{00ab}/]|::)\s+|\s*[\[\]]\s*")
+        .expect("a valid literal pattern")
+});
+
+/// The parts of a `<title>` ("Heron - Field Notes" has two).
+fn title_parts(title: &str) -> Vec<&str> {
+    TITLE_SEPARATORS
+        .split(title)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Reads a parsed page fetched from `url`, and counts it in its host's model.
+pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     let mut r = Reading::default();
-    evidence::category(doc, url, &mut r);
-    let stats = measure(doc);
-    let Some(body) = find(doc.tree.root(), "body") else {
+    let Some(page) = Page::new(doc, url) else {
         return r;
     };
-    let content = descend(body, &stats);
-    let kind = kind_of(content, &stats, url);
-    r.kind = kind;
-    if kind == Some(LevelKind::Terminal) {
-        r.title = item::title(doc, content, url);
-        let mut text = String::new();
-        item::collect_text(
-            item::root(doc, content, r.title.as_deref()),
-            &mut text,
-            r.title.as_deref(),
-        );
-        r.body = Some(text).filter(|t| !t.is_empty());
+    let ev = evidence::of(&page);
+    r.evidence = ev.points;
+    r.signals = ev.signals;
+    let parts: HashSet<String> = title_parts(&page.title)
+        .into_iter()
+        .map(str::to_lowercase)
+        .collect();
+    let keys: HashSet<u64> = page.keys.values().copied().collect();
+    let shape = Shape::of(url);
+    host.observe(&keys, &parts, &r.evidence, shape.clone());
+    r.category = host.category();
+    let template = host.template(&shape);
+    let template_kind = host.template_kind(&template);
+    let learned = |n: NodeRef<'_, Node>| {
+        page.keys
+            .get(&n.id())
+            .is_some_and(|k| host.is_furniture(*k))
+    };
+    let all = |n: NodeRef<'_, Node>| is_furniture(name(n)) || learned(n);
+    let tags = |n: NodeRef<'_, Node>| is_furniture(name(n));
+    let mut furniture: &dyn Fn(NodeRef<'_, Node>) -> bool = &all;
+    let mut stats = page.measure(furniture);
+    let prose = |s: &HashMap<NodeId, Stats>| s.get(&page.body.id()).map_or(0, |s| s.text);
+    if prose(&stats) < MIN_PROSE {
+        // Everything looked like furniture: a list whose entries repeat on the other lists
+        // read so far. The host's estimate is wrong for this page.
+        furniture = &tags;
+        stats = page.measure(furniture);
+    }
+    let content = descend(&page, &stats, furniture);
+    let Some((own, weak)) = kind_of(&page, content, &stats, furniture) else {
+        return r;
+    };
+    let kind = if weak {
+        template_kind.unwrap_or(own)
+    } else {
+        own
+    };
+    r.kind = Some(kind);
+    if kind == LevelKind::Terminal {
+        let core: Vec<&str> = title_parts(&page.title)
+            .into_iter()
+            .filter(|p| !host.is_site_name(&p.to_lowercase()))
+            .collect();
+        let core = core.join(" - ");
+        r.title = item::title(&page, content, &core, furniture);
+        let root = item::root(&page, content, r.title.as_deref());
+        r.body = item::body(&page, root, r.title.as_deref(), &stats, furniture);
+    }
+    if !weak {
+        host.vote(template, own);
     }
     r
-}
-
-/// Text measures of one element's subtree (furniture left out).
-#[derive(Debug, Clone, Copy, Default)]
-struct Stats {
-    /// Characters of text, links included.
-    text: usize,
-    /// Characters of text inside links.
-    link: usize,
-    /// `<a href>` elements.
-    links: usize,
-    /// A heading (`h1`–`h6`) that is mostly a link: what heads an item of a list.
-    heading_link: bool,
 }
 
 pub(super) fn is_skipped(name: &str) -> bool {
     matches!(
         name,
-        "script" | "style" | "template" | "head" | "svg" | "math"
+        "script" | "style" | "template" | "noscript" | "head" | "svg" | "math" | "iframe"
     )
 }
 
 pub(super) fn is_furniture(name: &str) -> bool {
     matches!(
         name,
-        "nav" | "header" | "footer" | "aside" | "form" | "button" | "select"
+        "nav" | "header" | "footer" | "aside" | "form" | "button" | "select" | "dialog"
     )
 }
 
@@ -138,84 +202,35 @@ fn text_chars(s: &str) -> usize {
     s.split_whitespace().map(|w| w.chars().count() + 1).sum()
 }
 
-/// One pass over the tree: [`Stats`] of every element, furniture counted for itself but not
-/// for its ancestors. Iterative, so depth costs nothing.
-fn measure(doc: &Html) -> HashMap<NodeId, Stats> {
-    let mut out = HashMap::new();
-    let mut stack: Vec<(NodeId, Stats, bool)> = Vec::new();
-    let (mut skip, mut in_link) = (0usize, 0usize);
-    for edge in doc.tree.root().traverse() {
-        match edge {
-            Edge::Open(n) => match n.value() {
-                Node::Element(e) => {
-                    if skip > 0 || is_skipped(e.name()) {
-                        skip += 1;
-                        continue;
-                    }
-                    let link = e.name() == "a" && e.attr("href").is_some();
-                    in_link += usize::from(link);
-                    let own = Stats {
-                        links: usize::from(link),
-                        ..Stats::default()
-                    };
-                    stack.push((n.id(), own, is_furniture(e.name())));
-                }
-                Node::Text(t) if skip == 0 => {
-                    let c = text_chars(t);
-                    if let Some((_, s, _)) = stack.last_mut() {
-                        s.text += c;
-                        if in_link > 0 {
-                            s.link += c;
-                        }
-                    }
-                }
-                _ => {}
-            },
-            Edge::Close(n) => {
-                let Node::Element(e) = n.value() else {
-                    continue;
-                };
-                if skip > 0 {
-                    skip -= 1;
-                    continue;
-                }
-                if e.name() == "a" && e.attr("href").is_some() {
-                    in_link -= 1;
-                }
-                let Some((id, mut s, furniture)) = stack.pop() else {
-                    continue;
-                };
-                // The heading is the link (an item's title), not a heading with a permalink
-                // mark or a count beside its text.
-                s.heading_link |= is_heading(e.name()) && s.links > 0 && s.link * 2 >= s.text;
-                out.insert(id, s);
-                if let Some((_, parent, _)) = stack.last_mut().filter(|_| !furniture) {
-                    parent.text += s.text;
-                    parent.link += s.link;
-                    parent.links += s.links;
-                    parent.heading_link |= s.heading_link;
-                }
-            }
+/// Every text of `n`, whitespace-normalised (hidden text included: for the head's elements).
+pub(super) fn node_text(n: NodeRef<'_, Node>) -> String {
+    let mut s = String::new();
+    for d in n.descendants() {
+        if let Node::Text(t) = d.value() {
+            s.push_str(t);
+            s.push(' ');
         }
     }
-    out
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 pub(super) fn find<'a>(root: NodeRef<'a, Node>, tag: &str) -> Option<NodeRef<'a, Node>> {
     root.descendants().find(|n| name(*n) == tag)
 }
 
-fn elements<'a>(n: NodeRef<'a, Node>) -> impl Iterator<Item = NodeRef<'a, Node>> {
-    n.children().filter(|c| c.value().is_element())
-}
-
 /// From `<body>`, into the child holding most of the text while one does.
-fn descend<'a>(mut node: NodeRef<'a, Node>, stats: &HashMap<NodeId, Stats>) -> NodeRef<'a, Node> {
+fn descend<'a>(
+    page: &Page<'a>,
+    stats: &HashMap<NodeId, Stats>,
+    furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
+) -> NodeRef<'a, Node> {
     let text = |n: NodeRef<'_, Node>| stats.get(&n.id()).map_or(0, |s| s.text);
+    let mut node = page.body;
     loop {
         let total = text(node);
-        let next = elements(node)
-            .filter(|c| !is_furniture(name(*c)))
+        let next = node
+            .children()
+            .filter(|c| c.value().is_element() && !page.is_hidden(*c) && !furniture(*c))
             .max_by_key(|c| text(*c))
             .filter(|c| is_container(name(*c)));
         match next {
@@ -225,52 +240,69 @@ fn descend<'a>(mut node: NodeRef<'a, Node>, stats: &HashMap<NodeId, Stats>) -> N
     }
 }
 
-/// List or single item, from the content element's layout.
+/// List or single item from the content element's layout, and whether the reading is weak
+/// (structure alone cannot tell: a list holding one item, a short page).
 fn kind_of(
+    page: &Page<'_>,
     content: NodeRef<'_, Node>,
     stats: &HashMap<NodeId, Stats>,
-    url: &Url,
-) -> Option<LevelKind> {
+    furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
+) -> Option<(LevelKind, bool)> {
     let get = |n: NodeRef<'_, Node>| stats.get(&n.id()).copied().unwrap_or_default();
     let total = get(content);
     if total.text == 0 {
         return None;
     }
-    // Several articles are a list; so is one whose heading links to another page (the last
-    // page of a paginated list may hold a single item).
-    let articles: Vec<_> = std::iter::once(content)
+    // Several articles (outermost ones, the content itself counted once) are a list.
+    let articles = std::iter::once(content)
         .chain(content.ancestors())
-        .chain(content.descendants())
-        .filter(|n| name(*n) == "article")
+        .chain(content.descendants().skip(1))
+        .filter(|n| name(*n) == "article" && !page.is_hidden(*n) && !furniture(*n))
         .filter(|n| !n.ancestors().any(|a| name(a) == "article"))
-        .collect();
-    if articles.len() >= 2 {
-        return Some(LevelKind::Intermediate);
-    }
-    if let [only] = articles.as_slice() {
-        if heading_links_elsewhere(*only, url) {
-            return Some(LevelKind::Intermediate);
-        }
+        .count();
+    if articles >= 2 {
+        return Some((LevelKind::Intermediate, false));
     }
     // The largest set of similar elements (same parent tag, tag and first class) whose items
     // are each headed by a link to another page: the entries of a list, even when split in
-    // groups (a category page's letters). Forum posts and comments are not headed so: their
-    // links stay on the page or go to profiles, and their text is prose.
+    // groups (a category page's letters). Posts and comments are not headed so: the links of
+    // their headings stay on the page or are small beside the heading (`comment:1 by ann, 3
+    // years ago`), and their text is prose.
     let mut groups: HashMap<(&str, &str, &str), (usize, usize, usize)> = HashMap::new();
-    for c in content.descendants() {
-        let Some(e) = c.value().as_element() else {
+    let mut skip = 0usize;
+    for edge in content.traverse() {
+        let n = match edge {
+            Edge::Open(n) => n,
+            Edge::Close(n) => {
+                if skip > 0 && n.value().is_element() {
+                    skip -= 1;
+                }
+                continue;
+            }
+        };
+        let Some(e) = n.value().as_element() else {
             continue;
         };
-        let parent = c.parent().map_or("", |p| name(p));
+        if skip > 0 || (n.id() != content.id() && (page.is_hidden(n) || furniture(n))) {
+            skip += 1;
+            continue;
+        }
+        if n.id() == content.id() {
+            continue;
+        }
+        let parent = n.parent().map_or("", |p| name(p));
         let class = e
             .attr("class")
             .and_then(|v| v.split_whitespace().next())
             .unwrap_or("");
-        let s = get(c);
+        let s = get(n);
         let prose = s.text - s.link;
+        // Headed by a heading that links elsewhere, or an entry of links with little prose
+        // beside them (a forum post with its author's and group's links is prose).
         let headed = s.links >= 1
-            && ((s.heading_link && heading_links_elsewhere(c, url)) || s.link * 10 >= s.text * 3)
-            && prose < 600;
+            && prose < MAX_ENTRY_PROSE
+            && ((s.heading_link && main_link_elsewhere(page, n))
+                || (s.link * 10 >= s.text * 3 && prose < MAX_LINK_ENTRY_PROSE));
         let g = groups.entry((parent, e.name(), class)).or_default();
         g.0 += 1;
         if headed {
@@ -287,45 +319,38 @@ fn kind_of(
     let prose = total.text - total.link;
     // Most of the content is the list, or the page is a short introduction to a list.
     if listed * 2 >= total.text || (items >= 3 && prose < MAX_LIST_INTRO) {
-        return Some(LevelKind::Intermediate);
+        return Some((
+            LevelKind::Intermediate,
+            listed * 2 < total.text || items < 3,
+        ));
     }
-    let prose = total.text - total.link;
     if total.link * 2 > total.text || prose < MIN_PROSE {
-        Some(LevelKind::Intermediate)
-    } else {
-        Some(LevelKind::Terminal)
+        return Some((LevelKind::Intermediate, true));
     }
+    let first_heading = content
+        .descendants()
+        .find(|h| matches!(name(*h), "h1" | "h2" | "h3") && !page.is_hidden(*h) && !furniture(*h));
+    let weak = prose < WEAK_PROSE || first_heading.is_some_and(|h| page.links_elsewhere(h));
+    Some((LevelKind::Terminal, weak))
 }
 
-pub(super) fn node_text(n: NodeRef<'_, Node>) -> String {
-    let mut s = String::new();
-    for d in n.descendants() {
-        if let Node::Text(t) = d.value() {
-            s.push_str(t);
-            s.push(' ');
-        }
-    }
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Whether the first heading under `n` links to a page other than `url` (an item of a list,
-/// or a site name linking home) rather than to itself (a permalink).
-fn heading_links_elsewhere(n: NodeRef<'_, Node>, url: &Url) -> bool {
+/// Whether the first heading in `n` is headed by a link to another page: its largest link
+/// holds at least half of its text.
+fn main_link_elsewhere(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
     let Some(h) = n.descendants().find(|d| is_heading(name(*d))) else {
         return false;
     };
-    links_elsewhere(h, url)
-}
-
-/// Whether an element holds a link to a page other than `url`.
-pub(super) fn links_elsewhere(n: NodeRef<'_, Node>, url: &Url) -> bool {
-    n.descendants()
-        .filter_map(|d| d.value().as_element())
-        .filter(|e| e.name() == "a")
-        .filter_map(|e| e.attr("href"))
-        .filter_map(|h| url.join(h).ok())
-        .any(|mut target| {
-            target.set_fragment(None);
-            target.as_str() != url.as_str()
+    let whole = page.text(h).chars().count();
+    let largest = h
+        .descendants()
+        .filter_map(|d| {
+            let href = d
+                .value()
+                .as_element()
+                .filter(|e| e.name() == "a")?
+                .attr("href")?;
+            Some((page.text(d).chars().count(), href))
         })
+        .max_by_key(|(len, _)| *len);
+    largest.is_some_and(|(len, href)| len * 2 >= whole && !page.is_self(href))
 }

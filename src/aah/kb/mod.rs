@@ -29,16 +29,19 @@ pub enum Category {
     Cms,
     /// News sites: articles and section pages.
     News,
+    /// Documentation sites: pages of a manual in a table of contents.
+    Docs,
 }
 
 impl Category {
     /// Every category, in a fixed order.
-    pub const ALL: [Category; 5] = [
+    pub const ALL: [Category; 6] = [
         Category::Blog,
         Category::Wiki,
         Category::Forum,
         Category::Cms,
         Category::News,
+        Category::Docs,
     ];
 
     /// The lowercase name used in files and JSON.
@@ -49,6 +52,7 @@ impl Category {
             Category::Forum => "forum",
             Category::Cms => "cms",
             Category::News => "news",
+            Category::Docs => "docs",
         }
     }
 

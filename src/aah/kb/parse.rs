@@ -334,7 +334,7 @@ pub(super) fn application(src: &str, file: &Path) -> Result<Application, AahErro
     let cat = a.req("category")?;
     let category = Category::parse(cat).ok_or_else(|| {
         a.err(format!(
-            "unknown category {cat:?}: use one of blog, wiki, forum, cms, news"
+            "unknown category {cat:?}: use one of blog, wiki, forum, cms, news, docs"
         ))
     })?;
     let _version = a.opt("format");

@@ -45,12 +45,8 @@ pub(crate) struct HostState {
     pub(crate) attempts: HashMap<String, u32>,
     /// Adoptions made while analysing the current page (to be stored).
     pub(crate) new_adoptions: Vec<Adoption>,
-    /// Category evidence summed over the host's pages no knowledge-base application matched.
-    pub(crate) generic_evidence: [u32; 5],
     /// Pages that on their own evidence read as a category, with it (the first few).
     pub(crate) generic_votes: Vec<(crate::aah::Category, String)>,
-    /// Pages of the host read as an unknown application so far.
-    pub(crate) generic_reads: u32,
 }
 
 /// Tuning of adaptation.

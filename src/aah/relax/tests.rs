@@ -282,3 +282,20 @@ fn relearning_finds_the_container_of_a_long_captured_text() {
         None
     );
 }
+
+#[test]
+fn a_detection_candidate_must_name_something_specific() {
+    use super::vocab::is_specific;
+    for generic in [
+        "page",
+        "archive",
+        "forum-title",
+        "entry-content",
+        "post_list",
+    ] {
+        assert!(!is_specific(generic), "{generic}");
+    }
+    for specific in ["forumposts", "mw-content-text", "dokuwiki"] {
+        assert!(is_specific(specific), "{specific}");
+    }
+}

@@ -150,10 +150,89 @@ pub(crate) fn similarity(a: &str, b: &str) -> f32 {
     words.max(ends).max(stem)
 }
 
+/// Shortest attribute value a detection candidate may test. A relaxed detection claims a whole
+/// host for an application, so its one test must be specific to that application: `page`,
+/// `archive`, `post` or `content` are classes of any theme (a Nikola blog was WordPress by
+/// `//article[contains(@class,'page')]`, a Hexo blog by its sidebar's `archive` widget), where
+/// `forumposts` or `mw-content-text` are not. Checked on the recorded applications the
+/// knowledge base does not know (`tests/aah_real.rs`): no page of them is claimed.
+pub(crate) const MIN_SPECIFIC_VALUE: usize = 8;
+
+/// Words any theme names its classes with: a value made of these only (`forum-title`,
+/// `entry-content`, `post-list`) says nothing about which application wrote the page.
+const GENERIC_WORDS: &[&str] = &[
+    "archive",
+    "article",
+    "author",
+    "block",
+    "blog",
+    "body",
+    "box",
+    "categories",
+    "category",
+    "col",
+    "comment",
+    "comments",
+    "container",
+    "content",
+    "date",
+    "description",
+    "entry",
+    "footer",
+    "forum",
+    "forums",
+    "header",
+    "heading",
+    "home",
+    "index",
+    "info",
+    "item",
+    "link",
+    "links",
+    "list",
+    "main",
+    "menu",
+    "message",
+    "meta",
+    "name",
+    "nav",
+    "page",
+    "panel",
+    "post",
+    "posts",
+    "reply",
+    "row",
+    "section",
+    "sidebar",
+    "summary",
+    "tag",
+    "tags",
+    "text",
+    "thread",
+    "threads",
+    "title",
+    "topic",
+    "topics",
+    "user",
+    "widget",
+    "wrapper",
+];
+
+/// Whether an attribute value may identify an application: long enough, and not made of
+/// [`GENERIC_WORDS`] only.
+pub(crate) fn is_specific(value: &str) -> bool {
+    value.chars().count() >= MIN_SPECIFIC_VALUE
+        && value
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .any(|w| !GENERIC_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
 /// Candidates for detecting a level when nothing in the knowledge base matched: every
-/// (tag, attribute, value) of a level detection pattern, tried as `//tag[contains(@attr,'v')]`
-/// with its own tag and generic ones, cheapest (same category as the evidence) first. Each
-/// candidate names the application and level it came from.
+/// (tag, attribute, value) of a level detection pattern specific enough (see
+/// [`is_specific`]), tried as `//tag[contains(@attr,'v')]` with its own tag and generic
+/// ones, cheapest (same category as the evidence) first. Each candidate names the application
+/// and level it came from.
 pub(crate) fn detection_candidates(
     vocab: &Vocab,
     order: &[Category],
@@ -168,6 +247,7 @@ pub(crate) fn detection_candidates(
             || e.attr == "content"
             || e.attr == "src"
             || e.attr == "href"
+            || !is_specific(&e.value)
         {
             continue;
         }

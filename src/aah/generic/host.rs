@@ -1,0 +1,184 @@
+//! What the reader learns about one host from the pages it read there: which blocks repeat on
+//! most pages (furniture), which parts of `<title>` repeat (the site's name), the category
+//! evidence summed over the pages, and the page kinds read under each URL template.
+//!
+//! Counts only; pages are not kept. Every table is bounded, so a host of a million pages costs
+//! what one of a few thousand does: keys first seen after a table is full are not counted,
+//! which costs nothing for furniture, since furniture is on the first pages too.
+
+use std::collections::{HashMap, HashSet};
+
+use super::template::{Shape, Shapes};
+use crate::aah::kb::{Category, LevelKind};
+
+/// Pages of a host read before its furniture and site name are learned from repetition.
+pub(super) const MIN_PAGES: u32 = 3;
+/// Share of the host's pages a block must be on to be furniture.
+const FURNITURE_SHARE: f64 = 0.5;
+/// Share of the host's titles a part of `<title>` must be in to be the site's name.
+const SITE_NAME_SHARE: f64 = 0.5;
+/// Share of a template's strong readings that decides a weak reading under it.
+const TEMPLATE_SHARE: f64 = 0.66;
+/// Block keys counted per host.
+const MAX_KEYS: usize = 20_000;
+/// Title parts counted per host.
+const MAX_SEGMENTS: usize = 2_000;
+/// URL templates with votes per host.
+const MAX_TEMPLATES: usize = 2_000;
+
+/// The reader's memory of one host.
+#[derive(Debug, Clone, Default)]
+pub struct HostModel {
+    pages: u32,
+    keys: HashMap<u64, u32>,
+    segments: HashMap<String, u32>,
+    evidence: [u32; 6],
+    shapes: Shapes,
+    /// Strong readings per URL template: (lists, single items).
+    votes: HashMap<String, (u32, u32)>,
+}
+
+impl HostModel {
+    /// Pages read.
+    pub fn pages(&self) -> u32 {
+        self.pages
+    }
+
+    /// The host's category: the one with the most evidence summed over its pages, if it has
+    /// enough and more than any other.
+    pub fn category(&self) -> Option<Category> {
+        super::best_category(&self.evidence)
+    }
+
+    /// Counts one page: its distinct block keys, title parts, evidence and URL shape.
+    pub(super) fn observe(
+        &mut self,
+        keys: &HashSet<u64>,
+        segments: &HashSet<String>,
+        evidence: &[u32; 6],
+        shape: Shape,
+    ) {
+        self.pages = self.pages.saturating_add(1);
+        for k in keys {
+            bump(&mut self.keys, *k, MAX_KEYS);
+        }
+        for s in segments {
+            bump(&mut self.segments, s.clone(), MAX_SEGMENTS);
+        }
+        for (sum, e) in self.evidence.iter_mut().zip(evidence) {
+            *sum = sum.saturating_add(*e);
+        }
+        self.shapes.add(shape);
+    }
+
+    /// Whether a block with this key is furniture: on most of the host's pages, once enough
+    /// pages were read to say so.
+    pub(super) fn is_furniture(&self, key: u64) -> bool {
+        self.pages >= MIN_PAGES
+            && self
+                .keys
+                .get(&key)
+                .is_some_and(|&n| n >= self.common(FURNITURE_SHARE))
+    }
+
+    /// Whether a part of `<title>` names the site rather than the page.
+    pub(super) fn is_site_name(&self, segment: &str) -> bool {
+        self.pages >= MIN_PAGES
+            && self
+                .segments
+                .get(segment)
+                .is_some_and(|&n| n >= self.common(SITE_NAME_SHARE))
+    }
+
+    fn common(&self, share: f64) -> u32 {
+        ((f64::from(self.pages) * share).ceil() as u32).max(2)
+    }
+
+    /// The URL template of a shape among the host's URLs.
+    pub(super) fn template(&self, shape: &Shape) -> String {
+        self.shapes.template(shape)
+    }
+
+    /// The kind the template's strong readings agree on, if enough agree.
+    pub(super) fn template_kind(&self, template: &str) -> Option<LevelKind> {
+        let &(lists, items) = self.votes.get(template)?;
+        let total = lists + items;
+        if total < 2 {
+            return None;
+        }
+        let need = (f64::from(total) * TEMPLATE_SHARE).ceil() as u32;
+        if lists >= need {
+            Some(LevelKind::Intermediate)
+        } else if items >= need {
+            Some(LevelKind::Terminal)
+        } else {
+            None
+        }
+    }
+
+    /// Counts a strong reading under a template.
+    pub(super) fn vote(&mut self, template: String, kind: LevelKind) {
+        if self.votes.len() >= MAX_TEMPLATES && !self.votes.contains_key(&template) {
+            return;
+        }
+        let v = self.votes.entry(template).or_default();
+        match kind {
+            LevelKind::Intermediate => v.0 = v.0.saturating_add(1),
+            LevelKind::Terminal => v.1 = v.1.saturating_add(1),
+        }
+    }
+}
+
+fn bump<K: std::hash::Hash + Eq>(map: &mut HashMap<K, u32>, key: K, max: usize) {
+    let len = map.len();
+    match map.get_mut(&key) {
+        Some(n) => *n = n.saturating_add(1),
+        None if len < max => {
+            map.insert(key, 1);
+        }
+        None => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(u: &str) -> Shape {
+        Shape::of(&url::Url::parse(u).unwrap())
+    }
+
+    #[test]
+    fn furniture_is_what_most_pages_share_once_three_are_read() {
+        let mut m = HostModel::default();
+        let nav: HashSet<u64> = [1].into();
+        let both: HashSet<u64> = [1, 2].into();
+        m.observe(&both, &HashSet::new(), &[0; 6], shape("http://h/a"));
+        m.observe(&nav, &HashSet::new(), &[0; 6], shape("http://h/b"));
+        assert!(!m.is_furniture(1), "two pages are too few to say");
+        m.observe(&nav, &HashSet::new(), &[0; 6], shape("http://h/c"));
+        assert!(m.is_furniture(1));
+        assert!(!m.is_furniture(2), "one page of three");
+    }
+
+    #[test]
+    fn a_weak_reading_follows_its_templates_majority() {
+        let mut m = HostModel::default();
+        m.vote("t/N".into(), LevelKind::Terminal);
+        assert_eq!(m.template_kind("t/N"), None, "one vote is too few");
+        m.vote("t/N".into(), LevelKind::Terminal);
+        m.vote("t/N".into(), LevelKind::Intermediate);
+        assert_eq!(m.template_kind("t/N"), Some(LevelKind::Terminal));
+        m.vote("t/N".into(), LevelKind::Intermediate);
+        assert_eq!(m.template_kind("t/N"), None, "two against two");
+    }
+
+    #[test]
+    fn tables_are_bounded() {
+        let mut m = HostModel::default();
+        for i in 0..(MAX_KEYS as u64 + 10) {
+            m.observe(&[i].into(), &HashSet::new(), &[0; 6], shape("http://h/"));
+        }
+        assert_eq!(m.keys.len(), MAX_KEYS);
+    }
+}

@@ -1,0 +1,123 @@
+//! URL templates of a host, learned from its URLs (the idea of iRobot and FoCUS): digits are
+//! `N`, and a path segment is `*` where the host's URLs of the same shape hold three or more
+//! values, so `/ticket/2` and `/ticket/7` share `ticket/N`, and `/birds/heron/` and
+//! `/birds/wren/` share `birds/*` once a third bird is seen.
+
+use url::Url;
+
+/// Distinct shapes kept per host.
+const MAX_SHAPES: usize = 5_000;
+/// Distinct values at one place that make it a variable slot.
+const VARIABLE: usize = 3;
+
+/// A URL's path segments (digits as `N`) and its sorted query keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Shape {
+    segments: Vec<String>,
+    query: Vec<String>,
+}
+
+impl Shape {
+    pub(super) fn of(url: &Url) -> Shape {
+        let segments = url
+            .path()
+            .trim_matches('/')
+            .split('/')
+            .map(digits_as_n)
+            .collect();
+        let mut query: Vec<String> = url
+            .query_pairs()
+            .map(|(k, _)| k.into_owned())
+            .take(32)
+            .collect();
+        query.sort();
+        query.dedup();
+        Shape { segments, query }
+    }
+}
+
+fn digits_as_n(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_digits = false;
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('N');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+/// The distinct URL shapes of a host.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Shapes(Vec<Shape>);
+
+impl Shapes {
+    pub(super) fn add(&mut self, s: Shape) {
+        if self.0.len() < MAX_SHAPES && !self.0.contains(&s) {
+            self.0.push(s);
+        }
+    }
+
+    /// The template of `me`: place by place, `*` where the shapes that agree with it so far
+    /// hold [`VARIABLE`] or more values.
+    pub(super) fn template(&self, me: &Shape) -> String {
+        let others: Vec<&Shape> = self
+            .0
+            .iter()
+            .filter(|o| o.segments.len() == me.segments.len() && o.query == me.query)
+            .collect();
+        let mut out: Vec<&str> = Vec::with_capacity(me.segments.len());
+        for (i, seg) in me.segments.iter().enumerate() {
+            let mut values: Vec<&str> = others
+                .iter()
+                .filter(|o| (0..i).all(|j| out[j] == "*" || o.segments[j] == out[j]))
+                .map(|o| o.segments[i].as_str())
+                .collect();
+            values.sort_unstable();
+            values.dedup();
+            out.push(if values.len() >= VARIABLE { "*" } else { seg });
+        }
+        let mut t = out.join("/");
+        if !me.query.is_empty() {
+            t.push('?');
+            t.push_str(&me.query.join("&"));
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(u: &str) -> Shape {
+        Shape::of(&Url::parse(u).unwrap())
+    }
+
+    #[test]
+    fn a_place_is_variable_once_three_values_are_seen() {
+        let mut s = Shapes::default();
+        for u in ["http://h/birds/heron/", "http://h/birds/wren/"] {
+            s.add(shape(u));
+        }
+        assert_eq!(s.template(&shape("http://h/birds/wren/")), "birds/wren");
+        s.add(shape("http://h/birds/owl/"));
+        assert_eq!(s.template(&shape("http://h/birds/wren/")), "birds/*");
+        assert_eq!(s.template(&shape("http://h/ticket/12")), "ticket/N");
+    }
+
+    #[test]
+    fn query_keys_are_part_of_the_template() {
+        let s = Shapes::default();
+        assert_eq!(
+            s.template(&shape("http://h/index.php?page=2&sort=new")),
+            "index.php?page&sort"
+        );
+    }
+}
