@@ -412,3 +412,53 @@ fn a_crawl_of_each_known_site_fetches_its_terminal_pages_and_nothing_not_worth()
         );
     }
 }
+
+/// A real crawl of each recorded application the knowledge base does not know, replayed on
+/// loopback, with the helper and without: with it, every recorded terminal page is still
+/// fetched, and fewer requests go to URLs the truth marks as not worth crawling (the helper's
+/// navigation on unknown hosts, `generic::not_worth`). Prints the table of `docs/kb.md`.
+#[test]
+fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
+    eprintln!("| site | terminal | requests with / without | not worth with / without |");
+    for site in sites() {
+        let truth = load(site.as_str(), "truth.json");
+        if truth["known_to_kb"].as_bool().unwrap() {
+            continue;
+        }
+        let pages = truth["pages"].as_array().unwrap();
+        let terminal: BTreeSet<&str> = pages
+            .iter()
+            .filter(|p| p["kind"] == "terminal")
+            .map(|p| p["url"].as_str().unwrap())
+            .collect();
+        let not_worth: BTreeSet<&str> = truth["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["class"] == "not-worth")
+            .chain(pages.iter().filter(|p| p["kind"] == "not-worth"))
+            .map(|l| l["url"].as_str().unwrap())
+            .collect();
+        let (on, _) = crawl_replayed(&site, true);
+        let (off, _) = crawl_replayed(&site, false);
+        let wasted =
+            |f: &BTreeSet<String>| f.iter().filter(|u| not_worth.contains(u.as_str())).count();
+        eprintln!(
+            "| {site} | {} | {} / {} | {} / {} |",
+            terminal.len(),
+            on.len(),
+            off.len(),
+            wasted(&on),
+            wasted(&off)
+        );
+        let missed: Vec<&&str> = terminal.iter().filter(|u| !on.contains(**u)).collect();
+        assert!(
+            missed.is_empty(),
+            "{site}: terminal pages not fetched: {missed:?}"
+        );
+        assert!(
+            wasted(&on) <= wasted(&off) && on.len() <= off.len(),
+            "{site}: the helper did not save requests"
+        );
+    }
+}

@@ -10,16 +10,24 @@ use std::sync::{Arc, Mutex};
 use url::Url;
 
 use super::generic::{self, HostModel};
+use super::helper::default_verdicts;
 use super::helper::Helper;
 use super::kb::{Category, LevelKind};
-use super::output::{ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo, WebObject};
+use super::output::{
+    ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo, LinkAction, LinkVerdict, WebObject,
+};
 use super::relax::adapt::HostState;
 use super::relax::store::Adoption;
+use crate::model::Link;
 
 /// Application name reported for a page no knowledge-base application matched.
 pub const UNKNOWN_APP: &str = "unknown";
 /// Action id of a host's adopted category.
 const CATEGORY_ACTION: &str = "*/category";
+/// Action id of a host's learned navigation rules.
+const NAVIGATION_ACTION: &str = "*/skip";
+/// Navigation rules recorded per host (later ones still apply, unrecorded).
+const MAX_NAVIGATION_RULES: usize = 64;
 /// Votes kept per host.
 const MAX_VOTES: usize = 16;
 /// Pages of a host read before giving up on a host that shows no category at all: reading
@@ -109,6 +117,75 @@ impl Helper {
                 });
             }
         }
+    }
+
+    /// Verdicts on the links of a page read as unknown: on a host whose category is known,
+    /// links to views, actions and renderings are skipped (`generic::not_worth`); each URL
+    /// template skipped is recorded once per host, with the page that showed it, like an
+    /// adopted relaxation (listed by the API and the cockpit's hosts page, logged).
+    pub(crate) fn unknown_verdicts(
+        &self,
+        host: &str,
+        st: &mut HostState,
+        page: &Url,
+        out: &AppMatch,
+        links: &[Link],
+    ) -> Vec<LinkVerdict> {
+        let mut verdicts = default_verdicts(links);
+        let read = out
+            .application
+            .as_ref()
+            .is_some_and(|a| a.name == UNKNOWN_APP);
+        if !read {
+            return verdicts;
+        }
+        let model = self.host_model(host);
+        let mut model = model.lock().unwrap_or_else(|p| p.into_inner());
+        let same_host: Vec<(usize, Url)> = verdicts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| Some((i, Url::parse(&v.url).ok()?)))
+            .filter(|(_, u)| crate::uri::host_key(u) == host)
+            .collect();
+        for (_, u) in &same_host {
+            model.observe_link(u);
+        }
+        for (i, u) in same_host {
+            let v = &mut verdicts[i];
+            let Some((template, why)) = generic::not_worth(&u, &model) else {
+                continue;
+            };
+            v.action = LinkAction::Skip;
+            v.rule = format!("{UNKNOWN_APP}/*/skip {template}");
+            let known = st
+                .adoptions
+                .iter()
+                .filter(|a| a.action == NAVIGATION_ACTION)
+                .take(MAX_NAVIGATION_RULES)
+                .any(|a| a.original == template);
+            let recorded = st
+                .adoptions
+                .iter()
+                .filter(|a| a.action == NAVIGATION_ACTION)
+                .count();
+            if !known && recorded < MAX_NAVIGATION_RULES {
+                let a = Adoption {
+                    host: host.to_owned(),
+                    application: UNKNOWN_APP.into(),
+                    level: "*".into(),
+                    action: NAVIGATION_ACTION.into(),
+                    original: template,
+                    relaxed: format!("skip: {why}"),
+                    source: "navigation".into(),
+                    validated_on: vec![page.to_string(), v.url.clone()],
+                    adopted_at: chrono::Utc::now()
+                        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                };
+                st.adoptions.push(a.clone());
+                st.new_adoptions.push(a);
+            }
+        }
+        verdicts
     }
 
     /// The reader's model of a host, shared by the workers reading its pages; at most

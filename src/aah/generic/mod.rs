@@ -29,10 +29,12 @@ use super::kb::{Category, LevelKind};
 mod evidence;
 mod host;
 mod item;
+mod nav;
 mod page;
 mod template;
 
 pub use host::HostModel;
+pub use nav::not_worth;
 use page::{Page, Stats};
 use template::Shape;
 

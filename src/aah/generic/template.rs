@@ -64,7 +64,7 @@ impl Shapes {
         }
     }
 
-    /// The template of `me`: place by place, `*` where the shapes that agree with it so far
+    /// The template of `me` (one of the shapes or not): place by place, `*` where the shapes that agree with it so far
     /// hold [`VARIABLE`] or more values.
     pub(super) fn template(&self, me: &Shape) -> String {
         let others: Vec<&Shape> = self
@@ -78,6 +78,7 @@ impl Shapes {
                 .iter()
                 .filter(|o| (0..i).all(|j| out[j] == "*" || o.segments[j] == out[j]))
                 .map(|o| o.segments[i].as_str())
+                .chain(std::iter::once(seg.as_str()))
                 .collect();
             values.sort_unstable();
             values.dedup();
@@ -89,6 +90,51 @@ impl Shapes {
             t.push_str(&me.query.join("&"));
         }
         t
+    }
+}
+
+impl Shapes {
+    /// Whether the value at place `i` of `me` follows two or more different prefixes among the
+    /// shapes: `history` in `/Birds/Heron/history` and `/Birds/Wren/history` is an action
+    /// offered on every page, where `history` in `/tag/history/` is one name among others.
+    pub(super) fn repeats(&self, me: &Shape, i: usize) -> bool {
+        let Some(value) = me.segments.get(i) else {
+            return false;
+        };
+        let mut prefixes: Vec<&[String]> = self
+            .0
+            .iter()
+            .filter(|o| o.segments.len() > i && o.segments[i] == *value)
+            .map(|o| &o.segments[..i])
+            .collect();
+        prefixes.sort_unstable();
+        prefixes.dedup();
+        prefixes.len() >= 2
+    }
+
+    /// The distinct values at place `i` of the shapes that share `me`'s first `i` places and
+    /// length: the choices a menu offers there.
+    pub(super) fn siblings(&self, me: &Shape, i: usize) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .0
+            .iter()
+            .filter(|o| {
+                o.segments.len() == me.segments.len() && o.segments[..i] == me.segments[..i]
+            })
+            .map(|o| o.segments[i].as_str())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The shapes of `self` and `other` together.
+    pub(super) fn with(&self, other: &Shapes) -> Shapes {
+        let mut all = self.clone();
+        for s in &other.0 {
+            all.add(s.clone());
+        }
+        all
     }
 }
 

@@ -1,0 +1,210 @@
+//! Navigation on a host of an unknown application: links that lead to nothing worth archiving
+//! (edit and history views, diffs and old revisions, timelines and calendars, login,
+//! registration and search, feeds and other renderings of a page) are skipped, from the fixed
+//! words of their URL template. A word counts only in a *fixed* part of the template, never in
+//! a variable one, so `/tag/history/` on a host with many tags, or a wiki article named
+//! "RecentChanges" among many articles, is followed; unless the value follows several
+//! different prefixes (`/Birds/Heron/history`, `/Birds/Wren/history`): then it is an action
+//! offered on every page. The templates are those of the host's pages and of the links found
+//! on them.
+
+use url::Url;
+
+use super::host::HostModel;
+use super::template::Shape;
+
+/// Words of a fixed path segment that lead to views, actions and renderings, not content.
+const PATH_WORDS: &[&str] = &[
+    "history",
+    "changelog",
+    "revision",
+    "revisions",
+    "diff",
+    "login",
+    "logout",
+    "signin",
+    "signup",
+    "register",
+    "search",
+    "preferences",
+    "prefs",
+    "settings",
+    "timeline",
+    "calendar",
+    "feed",
+    "rss",
+    "atom",
+    "print",
+    "raw",
+    "export",
+    "edit",
+    "recentchanges",
+    "commit",
+    "revert",
+    "blame",
+    "publish",
+    "delete",
+    "rename",
+    "subscribe",
+    "unsubscribe",
+    "lostpassword",
+    "password",
+    "user",
+    "users",
+    "members",
+    "profile",
+    "help",
+    "about",
+    "create",
+];
+
+/// Whether place `i` is a menu of actions and `value` one of them: the value is a word of
+/// [`PATH_WORDS`] and two or more other values offered there are too (`/login`, `/prefs`,
+/// `/timeline` beside `/wiki` and `/ticket`; `/-/login` beside `/-/changelog`). A tag or an
+/// article that happens to be called "History" sits among names, not actions.
+fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value: &str) -> bool {
+    PATH_WORDS.contains(&value)
+        && shapes
+            .siblings(shape, i)
+            .iter()
+            .filter(|v| **v != value && PATH_WORDS.contains(&v.to_ascii_lowercase().as_str()))
+            .count()
+            >= 2
+}
+
+/// Query keys of views and actions (`?action=edit`, `?oldid=`, `?replytocom=`, searches).
+const QUERY_KEYS: &[&str] = &[
+    "action",
+    "do",
+    "format",
+    "version",
+    "oldid",
+    "diff",
+    "rev",
+    "from",
+    "to",
+    "daysback",
+    "q",
+    "s",
+    "sort",
+    "order",
+    "replytocom",
+    "redirect_to",
+    "returnto",
+];
+
+/// Extensions of other renderings of a page (feeds, plain text, source, data).
+const EXTENSIONS: &[&str] = &["xml", "atom", "rss", "txt", "md", "json"];
+
+/// Why a link of a page of this host leads to nothing worth archiving, if it does; with the
+/// URL template the decision is made on.
+pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
+    let shape = Shape::of(url);
+    let shapes = host.all_shapes();
+    let template = shapes.template(&shape);
+    let fixed = template.split('?').next().unwrap_or("").split('/');
+    let segments = url.path().trim_matches('/').split('/');
+    for (i, (t, seg)) in fixed.zip(segments).enumerate() {
+        let lower = seg.to_ascii_lowercase();
+        // A rendering is one whatever the place: no page is named `index.md`.
+        if let Some((_, ext)) = lower.rsplit_once('.') {
+            if EXTENSIONS.contains(&ext) {
+                return Some((template, format!("a .{ext} rendering")));
+            }
+        }
+        let stem = lower.split('.').next().unwrap_or("");
+        if t == "*" && !shapes.repeats(&shape, i) && !action_menu(&shapes, &shape, i, stem) {
+            continue;
+        }
+        // The whole segment, not a word inside it: slugs are sentences ("help-identifying-a-wren").
+        if PATH_WORDS.contains(&stem) {
+            return Some((template, format!("{stem:?} in the path")));
+        }
+    }
+    let key = url
+        .query_pairs()
+        .map(|(k, _)| k.to_ascii_lowercase())
+        .find(|k| QUERY_KEYS.contains(&k.as_str()))?;
+    Some((template, format!("the query key {key:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(u: &str) -> Url {
+        Url::parse(u).unwrap()
+    }
+
+    fn host(urls: &[&str]) -> HostModel {
+        let mut m = HostModel::default();
+        for u in urls {
+            m.observe_link(&url(u));
+        }
+        m
+    }
+
+    #[test]
+    fn views_actions_and_renderings_are_not_worth_a_fetch() {
+        let m = host(&["http://w/wiki/Heron", "http://w/wiki/Wren"]);
+        for u in [
+            "http://w/wiki/Heron?action=history",
+            "http://w/timeline?from=2026-01-01",
+            "http://w/login",
+            "http://w/wiki/Heron?format=txt",
+            "http://w/feed.xml",
+            "http://w/history/Heron",
+        ] {
+            assert!(not_worth(&url(u), &m).is_some(), "{u}");
+        }
+        for u in ["http://w/wiki/Owl", "http://w/page/2/", "http://w/"] {
+            assert_eq!(not_worth(&url(u), &m), None, "{u}");
+        }
+    }
+
+    #[test]
+    fn a_word_in_a_variable_part_is_a_name() {
+        let m = host(&[
+            "http://b/tag/birds/",
+            "http://b/tag/rivers/",
+            "http://b/tag/bread/",
+        ]);
+        assert_eq!(not_worth(&url("http://b/tag/history/"), &m), None);
+        let few = host(&["http://b/tag/birds/"]);
+        assert!(not_worth(&url("http://b/tag/history/"), &few).is_some());
+    }
+
+    #[test]
+    fn a_menu_of_actions_is_not_worth_a_fetch() {
+        let m = host(&[
+            "http://t/wiki",
+            "http://t/ticket",
+            "http://t/login",
+            "http://t/prefs",
+            "http://t/timeline",
+            "http://t/History",
+            "http://t/Birds",
+        ]);
+        assert!(not_worth(&url("http://t/login"), &m).is_some());
+        assert_eq!(not_worth(&url("http://t/Birds"), &m), None);
+        let names = host(&[
+            "http://b/Birds",
+            "http://b/Rivers",
+            "http://b/Bread",
+            "http://b/History",
+        ]);
+        assert_eq!(not_worth(&url("http://b/History"), &names), None);
+    }
+
+    #[test]
+    fn a_word_after_many_prefixes_is_an_action() {
+        let m = host(&[
+            "http://w/Birds/Heron/history",
+            "http://w/Birds/Wren/history",
+            "http://w/Birds/Wren/edit",
+            "http://w/Birds/Owl/blame",
+        ]);
+        assert!(not_worth(&url("http://w/Birds/Owl/history"), &m).is_some());
+        assert_eq!(not_worth(&url("http://w/Birds/Owl"), &m), None);
+    }
+}
