@@ -188,6 +188,24 @@ impl Helper {
         verdicts
     }
 
+    /// Notes that `url` answered no page (a redirect or an error), for a host read as
+    /// unknown: a URL template whose URLs answer no page is not followed further
+    /// (`generic::not_worth`).
+    pub fn note_no_page(&self, url: &Url) {
+        let host = crate::uri::host_key(url);
+        let model = self
+            .models
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&host)
+            .cloned();
+        if let Some(m) = model {
+            m.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .note_no_page(url);
+        }
+    }
+
     /// The reader's model of a host, shared by the workers reading its pages; at most
     /// `max_hosts` hosts are kept (an arbitrary one is forgotten to make room).
     pub(crate) fn host_model(&self, host: &str) -> Arc<Mutex<HostModel>> {

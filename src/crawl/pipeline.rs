@@ -382,6 +382,11 @@ fn extract(
         return (vec![], false, None);
     };
     let mut links = Vec::new();
+    if !(200..300).contains(&info.status) {
+        if let Some(h) = &ctx.helper {
+            h.note_no_page(&base);
+        }
+    }
     if (300..400).contains(&info.status) {
         if let Some(loc) = info.header("location") {
             if let Ok(target) = uri::resolve(loc, &base, ctx.parse_limits.max_url_len) {

@@ -38,6 +38,9 @@ pub struct HostModel {
     link_shapes: Shapes,
     /// Strong readings per URL template: (lists, single items).
     votes: HashMap<String, (u32, u32)>,
+    /// Pages read per URL shape, and answers that were no page (redirects, errors).
+    read: HashMap<String, u32>,
+    redirects: HashMap<String, u32>,
 }
 
 impl HostModel {
@@ -127,6 +130,24 @@ impl HostModel {
         } else {
             None
         }
+    }
+
+    /// Counts a page read with this shape.
+    pub(super) fn count_read(&mut self, shape: &Shape) {
+        bump(&mut self.read, shape.key(), MAX_TEMPLATES);
+    }
+
+    /// Counts an answer for `url` that was no page: a redirect (a permalink that only sends
+    /// elsewhere) or an error.
+    pub fn note_no_page(&mut self, url: &url::Url) {
+        bump(&mut self.redirects, Shape::of(url).key(), MAX_TEMPLATES);
+    }
+
+    /// Whether URLs of this shape (digits as `N`: `post/N`) answer no page: two or more
+    /// redirected or failed, and none was a page.
+    pub(super) fn answers_no_page(&self, shape: &Shape) -> bool {
+        let key = shape.key();
+        self.redirects.get(&key).is_some_and(|&n| n >= 2) && !self.read.contains_key(&key)
     }
 
     /// Counts a strong reading under a template.

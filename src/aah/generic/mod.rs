@@ -126,6 +126,7 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     host.observe(&keys, &parts, &r.evidence, shape.clone());
     r.category = host.category();
     let template = host.template(&shape);
+    host.count_read(&shape);
     let template_kind = host.template_kind(&template);
     let learned = |n: NodeRef<'_, Node>| {
         page.keys

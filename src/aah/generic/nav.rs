@@ -32,6 +32,7 @@ const PATH_WORDS: &[&str] = &[
     "timeline",
     "calendar",
     "feed",
+    "feeds",
     "rss",
     "atom",
     "print",
@@ -56,6 +57,9 @@ const PATH_WORDS: &[&str] = &[
     "help",
     "about",
     "create",
+    "member",
+    "query",
+    "attachments",
 ];
 
 /// Whether place `i` is a menu of actions and `value` one of them: the value is a word of
@@ -91,6 +95,7 @@ const QUERY_KEYS: &[&str] = &[
     "replytocom",
     "redirect_to",
     "returnto",
+    "edit",
 ];
 
 /// Extensions of other renderings of a page (feeds, plain text, source, data).
@@ -102,6 +107,12 @@ pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
     let shape = Shape::of(url);
     let shapes = host.all_shapes();
     let template = shapes.template(&shape);
+    if host.answers_no_page(&shape) {
+        return Some((
+            template,
+            "its URLs answer redirects or errors, no page".into(),
+        ));
+    }
     let fixed = template.split('?').next().unwrap_or("").split('/');
     let segments = url.path().trim_matches('/').split('/');
     for (i, (t, seg)) in fixed.zip(segments).enumerate() {
@@ -121,11 +132,13 @@ pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
             return Some((template, format!("{stem:?} in the path")));
         }
     }
-    let key = url
-        .query_pairs()
-        .map(|(k, _)| k.to_ascii_lowercase())
-        .find(|k| QUERY_KEYS.contains(&k.as_str()))?;
-    Some((template, format!("the query key {key:?}")))
+    for (k, _) in url.query_pairs() {
+        let k = k.to_ascii_lowercase();
+        if QUERY_KEYS.contains(&k.as_str()) {
+            return Some((template, format!("the query key {k:?}")));
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -157,7 +170,12 @@ mod tests {
         ] {
             assert!(not_worth(&url(u), &m).is_some(), "{u}");
         }
-        for u in ["http://w/wiki/Owl", "http://w/page/2/", "http://w/"] {
+        for u in [
+            "http://w/wiki/Owl",
+            "http://w/page/2/",
+            "http://w/",
+            "http://w/wiki/Birds?page=2",
+        ] {
             assert_eq!(not_worth(&url(u), &m), None, "{u}");
         }
     }
@@ -172,6 +190,15 @@ mod tests {
         assert_eq!(not_worth(&url("http://b/tag/history/"), &m), None);
         let few = host(&["http://b/tag/birds/"]);
         assert!(not_worth(&url("http://b/tag/history/"), &few).is_some());
+    }
+
+    #[test]
+    fn permalinks_that_answer_no_page_are_skipped_after_two() {
+        let mut m = host(&["http://f/post/1", "http://f/post/2", "http://f/post/3"]);
+        m.note_no_page(&url("http://f/post/1"));
+        assert_eq!(not_worth(&url("http://f/post/3"), &m), None);
+        m.note_no_page(&url("http://f/post/2"));
+        assert!(not_worth(&url("http://f/post/3"), &m).is_some());
     }
 
     #[test]

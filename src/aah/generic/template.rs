@@ -14,17 +14,21 @@ const VARIABLE: usize = 3;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Shape {
     segments: Vec<String>,
+    /// The segments as written (lowercase), for telling `/comment/12/publish` from
+    /// `/comment/13/publish`.
+    raw: Vec<String>,
     query: Vec<String>,
 }
 
 impl Shape {
     pub(super) fn of(url: &Url) -> Shape {
-        let segments = url
+        let raw: Vec<String> = url
             .path()
             .trim_matches('/')
             .split('/')
-            .map(digits_as_n)
+            .map(str::to_ascii_lowercase)
             .collect();
+        let segments = raw.iter().map(|s| digits_as_n(s)).collect();
         let mut query: Vec<String> = url
             .query_pairs()
             .map(|(k, _)| k.into_owned())
@@ -32,7 +36,24 @@ impl Shape {
             .collect();
         query.sort();
         query.dedup();
-        Shape { segments, query }
+        Shape {
+            segments,
+            raw,
+            query,
+        }
+    }
+}
+
+impl Shape {
+    /// The shape as text: segments with digits as `N`, and the query keys (`post/N`,
+    /// `index.php?page`).
+    pub(super) fn key(&self) -> String {
+        let mut k = self.segments.join("/");
+        if !self.query.is_empty() {
+            k.push('?');
+            k.push_str(&self.query.join("&"));
+        }
+        k
     }
 }
 
@@ -94,18 +115,20 @@ impl Shapes {
 }
 
 impl Shapes {
-    /// Whether the value at place `i` of `me` follows two or more different prefixes among the
-    /// shapes: `history` in `/Birds/Heron/history` and `/Birds/Wren/history` is an action
-    /// offered on every page, where `history` in `/tag/history/` is one name among others.
+    /// Whether the value at place `i` of `me` follows two or more different prefixes (as
+    /// written) among the shapes: `history` in `/Birds/Heron/history` and
+    /// `/Birds/Wren/history`, `publish` in `/comment/12/publish` and `/comment/13/publish`, is
+    /// an action offered on every page, where `history` in `/tag/history/` is one name among
+    /// others.
     pub(super) fn repeats(&self, me: &Shape, i: usize) -> bool {
-        let Some(value) = me.segments.get(i) else {
+        let Some(value) = me.raw.get(i) else {
             return false;
         };
         let mut prefixes: Vec<&[String]> = self
             .0
             .iter()
-            .filter(|o| o.segments.len() > i && o.segments[i] == *value)
-            .map(|o| &o.segments[..i])
+            .filter(|o| o.raw.len() > i && o.raw[i] == *value)
+            .map(|o| &o.raw[..i])
             .collect();
         prefixes.sort_unstable();
         prefixes.dedup();
