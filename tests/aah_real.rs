@@ -318,6 +318,19 @@ fn replay(site: &str, web: &FixtureWeb) -> (String, String) {
 
 /// What one crawl of a replayed site fetched: URLs (in the recorded origin) and bytes served.
 fn crawl_replayed(site: &str, helper: bool) -> (BTreeSet<String>, u64) {
+    let (fetched, bytes, _) = crawl_replayed_read(site, helper);
+    (fetched, bytes)
+}
+
+/// [`crawl_replayed`], and the helper's metadata record of each page, by recorded URL.
+fn crawl_replayed_read(
+    site: &str,
+    helper: bool,
+) -> (
+    BTreeSet<String>,
+    u64,
+    std::collections::HashMap<String, Value>,
+) {
     let web = FixtureWeb::start(1);
     let (base, seed) = replay(site, &web);
     let data = tempfile::tempdir().unwrap();
@@ -347,7 +360,31 @@ fn crawl_replayed(site: &str, helper: bool) -> (BTreeSet<String>, u64) {
         .map(|h| format!("{base}{}", h.target))
         .collect();
     let bytes = fetched.iter().filter_map(|u| sizes.get(u)).sum();
-    (fetched, bytes)
+    let recs = harness::records(data.path(), site);
+    let ids: std::collections::HashMap<String, String> = recs
+        .iter()
+        .filter(|r| r.kind == "response")
+        .filter_map(|r| Some((r.field("WARC-Record-ID")?.to_string(), r.uri.clone())))
+        .collect();
+    let readings = recs
+        .iter()
+        .filter(|r| {
+            r.kind == "metadata"
+                && r.field("Content-Type")
+                    .is_some_and(|t| t.starts_with("application/vnd.magpie.aah+json"))
+        })
+        .filter_map(|r| {
+            let page = ids.get(r.field("WARC-Concurrent-To")?)?;
+            let url = format!("{base}{}", &page[here_len(&web)..]);
+            Some((url, serde_json::from_slice(&r.body).ok()?))
+        })
+        .collect();
+    (fetched, bytes, readings)
+}
+
+/// Length of the fixture web's origin (`http://127.0.0.1:PORT`).
+fn here_len(web: &FixtureWeb) -> usize {
+    web.url(0, "").trim_end_matches('/').len()
 }
 
 /// A real crawl of each known site, replayed on loopback, with the helper: every recorded
@@ -439,8 +476,40 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             .chain(pages.iter().filter(|p| p["kind"] == "not-worth"))
             .map(|l| l["url"].as_str().unwrap())
             .collect();
-        let (on, _) = crawl_replayed(&site, true);
+        let (on, _, readings) = crawl_replayed_read(&site, true);
         let (off, _) = crawl_replayed(&site, false);
+        // The crawl's readings, as `kb detect --pages` would give them: application,
+        // category, kind and the item's title in each page's metadata record.
+        let want_cat = truth["category"].as_str().unwrap();
+        let (mut html, mut read, mut right_cat, mut right_kind, mut right_title) = (0, 0, 0, 0, 0);
+        for p in pages
+            .iter()
+            .filter(|p| on.contains(p["url"].as_str().unwrap()))
+        {
+            html += 1;
+            let Some(r) = readings.get(p["url"].as_str().unwrap()) else {
+                continue;
+            };
+            read += 1;
+            assert_eq!(r["application"]["name"], "unknown", "{site}: {r}");
+            right_cat += usize::from(r["application"]["category"] == want_cat);
+            right_kind += usize::from(r["level"]["kind"] == p["kind"]);
+            if p["kind"] == "terminal" {
+                let got = norm(r["objects"][0]["fields"]["title"].as_str().unwrap_or(""));
+                let want = norm(p["title"].as_str().unwrap_or(""));
+                right_title +=
+                    usize::from(!got.is_empty() && (got.contains(&want) || want.contains(&got)));
+            }
+        }
+        eprintln!(
+            "  {site}: {html} pages fetched, {read} with the helper's reading; category {right_cat}, kind {right_kind}, titles {right_title} of {}",
+            terminal.len()
+        );
+        // Only the first pages of a host, read before its evidence named a category, go
+        // without a reading; every reading names the right category.
+        assert!(html - read <= 3, "{site}: {read} of {html} pages read");
+        assert_eq!(right_cat, read, "{site}: wrong categories");
+        assert!(right_title * 10 >= terminal.len() * 9, "{site}: titles");
         let wasted =
             |f: &BTreeSet<String>| f.iter().filter(|u| not_worth.contains(u.as_str())).count();
         eprintln!(
