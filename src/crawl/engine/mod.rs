@@ -154,6 +154,11 @@ impl Engine {
         if let Some(t) = totals {
             stats.restore(&t);
         }
+        if let Some(a) = &spec.analysis {
+            let s = &a.scoring;
+            let mut focus = stats.focus.lock().unwrap_or_else(|p| p.into_inner());
+            focus.configure(s.calibrate, s.threshold);
+        }
         let blocklist = super::block::Blocklist::load(&frontier)?;
         let (tx, rx) = mpsc::unbounded_channel();
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
