@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, VecDeque};
 /// Analysed pages per point of the relevance series.
 pub const SERIES_STEP: u64 = 100;
 /// The calibrated threshold is this share of the *reference level* (see [`FocusState`]).
-pub const CALIBRATION: f64 = 0.35;
+pub const CALIBRATION: f64 = 0.33;
 /// Share of the analysed pages, the most relevant, whose relevance joins the reference pages'
 /// in the reference level.
 pub const TOP_SHARE: f64 = 0.01;
@@ -115,7 +115,7 @@ pub struct FocusSnapshot {
     /// `scoring.threshold` (see `threshold_source`).
     #[serde(default)]
     pub threshold: f64,
-    /// `calibrated` (0.35 × the mean relevance of the reference pages and of the 1% most
+    /// `calibrated` (0.33 × the mean relevance of the reference pages and of the 1% most
     /// relevant pages), or `spec` (`scoring.threshold`: calibration off, or no evidence yet).
     #[serde(default)]
     pub threshold_source: String,
