@@ -58,8 +58,12 @@ impl Default for RawWeights {
 pub struct RawScoring {
     /// Weights of the components; all zero is allowed and makes every link score 0.
     pub weights: RawWeights,
-    /// A page whose cosine with the topic reaches this is relevant (counts in the harvest ratio).
+    /// A page whose cosine with the topic reaches this is relevant (counts in the harvest ratio);
+    /// with `calibrate`, only until the crawl has evidence to calibrate its own.
     pub threshold: f32,
+    /// Calibrate the relevance threshold per topic from the relevance of the reference pages
+    /// and of the most relevant pages fetched (see `crawl::focus`); false: `threshold`.
+    pub calibrate: bool,
     /// Links to these domains (and their subdomains) are flagged as spam and score 0.
     pub spam_domains: Vec<String>,
     /// Refit the weights as the crawl goes, from how well each component predicted the
@@ -72,6 +76,7 @@ impl Default for RawScoring {
         RawScoring {
             weights: RawWeights::default(),
             threshold: 0.2,
+            calibrate: true,
             spam_domains: vec![],
             learn: true,
         }

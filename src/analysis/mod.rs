@@ -172,6 +172,19 @@ impl Analyzer {
         }
     }
 
+    /// The same analyzer with another relevance threshold (a calibrated one, see
+    /// `crawl::focus`); a value outside [0, 1] is clamped into it.
+    pub fn with_threshold(&self, threshold: f32) -> Analyzer {
+        Analyzer {
+            threshold: if threshold.is_finite() {
+                threshold.clamp(0.0, 1.0)
+            } else {
+                self.threshold
+            },
+            ..self.clone()
+        }
+    }
+
     /// The topic as built so far (store it with the crawl).
     pub fn topic(&self) -> &Topic {
         &self.topic

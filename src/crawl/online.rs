@@ -146,6 +146,9 @@ impl Online {
             self.learn_weights(parts, a.relevance);
         }
         self.observe(lease, status, &page);
+        if page.analysis.is_some() {
+            self.calibrate(page.reference.is_some());
+        }
         self.index_capture(
             capture,
             archived,
@@ -247,10 +250,36 @@ impl Online {
         *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
     }
 
+    /// With a calibrated threshold (`scoring.calibrate`), shares an analyzer that flags pages
+    /// relevant at it, so the analysis records and the `parent` score agree with the harvest
+    /// ratio: after every reference page and every [`REFIT_PAGES`] analysed pages.
+    fn calibrate(&self, reference: bool) {
+        let (threshold, calibrated, analysed) = {
+            let f = self.stats.focus.lock().unwrap_or_else(|p| p.into_inner());
+            let (t, c) = f.threshold();
+            (t, c, f.snapshot_analysed())
+        };
+        if !calibrated || !(reference || analysed % REFIT_PAGES == 0) {
+            return;
+        }
+        let (Some(slot), Some(current)) = (&self.ctx.analyzer, self.ctx.analyzer()) else {
+            return;
+        };
+        let t = threshold as f32;
+        if (current.threshold() - t).abs() < 1e-4 {
+            return;
+        }
+        let a = current.with_threshold(t);
+        *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
+    }
+
     fn observe(&self, lease: &UrlLease, status: u16, page: &PageFacts) {
         let mut f = self.stats.focus.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(a) = &page.analysis {
-            f.analysed(a.relevance, a.relevant, a.lang.as_deref());
+            f.analysed(a.relevance, a.relevant, a.lang_wanted, a.lang.as_deref());
+            if page.reference.is_some() {
+                f.reference(a.relevance);
+            }
         }
         let app = page.app.as_ref().and_then(|m| m.application.as_ref());
         if let Some(app) = app {

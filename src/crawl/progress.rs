@@ -61,7 +61,8 @@ impl Drop for Progress {
 
 /// One progress event: `{"event":"progress","elapsed_s",...}` with the figures of the status
 /// line, plus the harvest ratio and mean relevance when the crawl has a topic, and
-/// `fetching_paused` (why) while fetching is paused for want of file descriptors.
+/// `fetching_paused` (why) while fetching is paused for want of file descriptors, and the
+/// `pacing` (regime, pace, why ready hosts wait) once the engine decided it.
 pub fn event(s: &Stats) -> String {
     let pages = s.pages.load(Relaxed);
     let run_pages = pages - s.pages_at_start.load(Relaxed).min(pages);
@@ -84,6 +85,10 @@ pub fn event(s: &Stats) -> String {
     });
     if let Some(why) = s.fetching_paused() {
         event["fetching_paused"] = why.into();
+    }
+    let pacing = s.pacing.lock().map(|p| p.clone()).unwrap_or_default();
+    if let Some(p) = pacing {
+        event["pacing"] = serde_json::to_value(p).unwrap_or_default();
     }
     event.to_string()
 }

@@ -2,6 +2,7 @@
 //! end-of-crawl summary.
 
 use super::focus::{FocusSnapshot, FocusState};
+use crate::frontier::pace::PacingView;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -61,6 +62,11 @@ pub struct Stats {
     /// Why fetching is paused right now for want of a local resource (the process ran out of
     /// file descriptors); `None` while fetching runs.
     pub fetching_paused: Mutex<Option<String>>,
+    /// How choosy the crawl is and why ready hosts wait (`None`: not decided yet).
+    pub pacing: Mutex<Option<PacingView>>,
+    /// Moving average of the seconds a processor thread spends on one page (`None`: no page
+    /// processed yet), from which the engine estimates what the threads can analyse.
+    pub processing_secs: Mutex<Option<f64>>,
 }
 
 /// Distinct intake sources counted by name; later ones count under [`OTHER_SOURCE`].
@@ -107,6 +113,8 @@ impl Default for Stats {
             events: tokio::sync::broadcast::channel(256).0,
             focus: Mutex::new(FocusState::default()),
             fetching_paused: Mutex::new(None),
+            pacing: Mutex::new(None),
+            processing_secs: Mutex::new(None),
         }
     }
 }
@@ -223,6 +231,31 @@ impl Stats {
             .clone()
     }
 
+    /// Counts the processing time of one page (a moving average, weight 0.05 per page).
+    pub fn processed(&self, secs: f64) {
+        if !secs.is_finite() {
+            return;
+        }
+        let mut m = self
+            .processing_secs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        *m = Some(m.map_or(secs, |v| v + 0.05 * (secs - v)));
+    }
+
+    /// The mean processing time of a page, if any was processed.
+    pub fn processing_secs(&self) -> Option<f64> {
+        *self
+            .processing_secs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Publishes the pacing in force.
+    pub fn set_pacing(&self, p: PacingView) {
+        *self.pacing.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+    }
+
     /// Counts a response by its status class.
     pub fn status(&self, code: u16) {
         let class = match code {
@@ -326,6 +359,11 @@ impl Stats {
             avg_relevance: focus.avg_relevance,
             applications: focus.applications,
             fetching_paused: self.fetching_paused(),
+            pacing: self
+                .pacing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
             pages_per_second: if elapsed > 0.0 {
                 (t.pages - self.pages_at_start.load(Relaxed)) as f64 / elapsed
             } else {
@@ -342,7 +380,7 @@ impl Stats {
 pub struct Summary {
     /// Crawl name.
     pub crawl: String,
-    /// `finished` (frontier empty), `max-pages`, or `interrupted`.
+    /// `finished` (frontier empty), `max-pages`, `max-duration`, or `interrupted`.
     pub stop_reason: String,
     /// Pages fetched and archived, whatever their status (robots.txt not counted).
     pub pages_fetched: u64,
@@ -402,4 +440,9 @@ pub struct Summary {
     /// descriptors; see crawling.md); absent while fetching runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fetching_paused: Option<String>,
+    /// How choosy the crawl is: what binds it (its page budget or its time), the pace it keeps
+    /// and why ready hosts wait (docs/crawl-spec.md, `limits.max_duration_s`); absent before the
+    /// engine first decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<PacingView>,
 }

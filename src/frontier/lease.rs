@@ -30,8 +30,8 @@ impl Frontier {
             };
         }
         loop {
-            let held = self.schedule.ranked().next().map(|r| self.held_back(r))?;
-            if held {
+            let gated = self.schedule.ranked().next().map(|r| self.gated(r))?;
+            if gated && !self.pacer.may_release() {
                 return None;
             }
             let rank = self.schedule.best()?;
@@ -39,6 +39,9 @@ impl Frontier {
                 h.place = Place::Idle;
             }
             if let Some(lease) = self.try_lease(rank.host, now) {
+                if let Lease::Url(_) = lease {
+                    self.pacer.spend(gated);
+                }
                 return Some(lease);
             }
         }
@@ -221,6 +224,7 @@ impl Frontier {
         let mut at = now;
         if let Some(t) = timing {
             let (pause, why) = pause_after(&self.cfg.politeness, h.crawl_delay, &t);
+            self.pacer.fetched(t.duration, pause);
             let until = politeness::after(now, pause);
             h.next_allowed = Some(until);
             h.wait = why;

@@ -19,6 +19,7 @@ pub mod keys;
 mod lease;
 mod legacy;
 mod ops;
+pub mod pace;
 pub mod politeness;
 mod records;
 mod replay;
@@ -140,6 +141,8 @@ pub struct Frontier {
     slots: Slots,
     schedule: Schedule,
     best: BestN,
+    /// How choosy best-N may be: the regime and pace (see [`pace`]).
+    pacer: pace::Pacer,
     /// Leases handed out and not given back (robots.txt included).
     inflight: u32,
     queued: u64,
@@ -316,20 +319,45 @@ impl Frontier {
     pub fn next_wake(&self) -> Option<Instant> {
         match self.schedule.ranked().next() {
             Some(rank) if !self.held_back(rank) => self.schedule.promoted_at(),
-            _ => self.schedule.first_waiting(),
+            Some(_) => [self.schedule.first_waiting(), self.pacer.wake()]
+                .into_iter()
+                .flatten()
+                .min(),
+            None => self.schedule.first_waiting(),
         }
     }
 
-    /// Whether best-N-first holds a ready host back: it is not in the middle of its turn, its
-    /// best URL is not among the N best counted, and those can still be fetched by someone
-    /// (a fetch in flight, or a host waiting for its pause): so the crawl never stalls.
+    /// Whether best-N-first holds a ready host back: [`Frontier::gated`], and the pace does not
+    /// let it go (see [`pace`]).
     fn held_back(&self, rank: &schedule::Rank) -> bool {
+        self.gated(rank) && !self.pacer.may_release()
+    }
+
+    /// Whether best-N alone would hold a ready host back: it is not in the middle of its turn,
+    /// its best URL is not among the N best counted, and those can still be fetched by someone
+    /// (a fetch in flight, or a host waiting for its pause): so the crawl never stalls.
+    fn gated(&self, rank: &schedule::Rank) -> bool {
         rank.turn != 0
             && (self.inflight > 0 || self.schedule.first_waiting().is_some())
             && self
                 .cfg
                 .best_n
                 .is_some_and(|n| !self.best.admits(rank.inv, n))
+    }
+
+    /// Tells the frontier what the crawl has left, so it decides how choosy best-N may be
+    /// (see [`pace`]); the engine calls it before handing out URLs.
+    pub fn pace(&mut self, budget: pace::Budget, now: Instant) {
+        // Hosts with work: ready, pausing, or fetching (at most one host per fetch in flight).
+        let busy = self.schedule.ready_len() + self.schedule.waiting_len() + self.inflight as u64;
+        self.pacer.update(budget, busy, now);
+    }
+
+    /// The regime, the pace and why ready hosts wait, for statistics and the cockpit.
+    pub fn pacing(&mut self) -> pace::PacingView {
+        let held = self.schedule.ranked().filter(|r| self.gated(r)).count() as u64;
+        self.pacer.set_held(held);
+        self.pacer.view(self.cfg.best_n.is_some())
     }
 
     /// Records the result of a robots.txt fetch: rules valid until `expires`.

@@ -186,6 +186,7 @@ impl Frontier {
             slots: Default::default(),
             schedule: Default::default(),
             best,
+            pacer: Default::default(),
             inflight: 0,
             queued: 0,
             poisoned: None,

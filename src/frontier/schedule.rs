@@ -108,6 +108,16 @@ impl Schedule {
         self.ready.iter()
     }
 
+    /// Hosts in the ready set.
+    pub fn ready_len(&self) -> u64 {
+        self.ready.len() as u64
+    }
+
+    /// Hosts on the waiting heap.
+    pub fn waiting_len(&self) -> u64 {
+        self.waiting.len() as u64
+    }
+
     /// The time of the last promotion: every ready host was ready by then.
     pub fn promoted_at(&self) -> Option<Instant> {
         self.promoted_at

@@ -7,6 +7,7 @@
 //! its store: a store holds threads and open files, this file holds nothing.
 
 use crate::crawl::stats::{Stats, Totals};
+use crate::frontier::pace::PacingView;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -42,6 +43,9 @@ pub(super) struct Counters {
     totals: Totals,
     urls_queued: u64,
     hosts: u64,
+    /// The regime and pace last decided (absent in files of older versions, and without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pacing: Option<PacingView>,
 }
 
 impl Counters {
@@ -51,6 +55,11 @@ impl Counters {
             totals: stats.totals(),
             urls_queued: stats.queued.load(Relaxed),
             hosts: stats.hosts.load(Relaxed),
+            pacing: stats
+                .pacing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
         }
     }
 
@@ -59,6 +68,9 @@ impl Counters {
         stats.restore(&self.totals);
         stats.queued.store(self.urls_queued, Relaxed);
         stats.hosts.store(self.hosts, Relaxed);
+        if let Some(p) = &self.pacing {
+            stats.set_pacing(p.clone());
+        }
     }
 }
 

@@ -39,6 +39,7 @@ pub const INTEGER_RANGES: &[(&str, u64, u64)] = &[
     ("limits.retry_delay_ms", 0, DAY_MS),
     ("limits.max_concurrency", 1, 10_000),
     ("limits.max_links_per_page", 0, 1_000_000),
+    ("limits.max_duration_s", 1, YEAR_S),
     ("warc.max_file_bytes", 1024, 1 << 40),
     ("warc.gzip_level", 0, 9),
     ("frontier.balance_per_queue", 1, 1_000_000),
@@ -47,7 +48,7 @@ pub const INTEGER_RANGES: &[(&str, u64, u64)] = &[
 
 /// The value of every integer key of `raw`, by JSON path (`None`: unset, as
 /// `max_parallel_per_ip` may be).
-fn integer_values(raw: &RawSpec) -> [(&'static str, Option<u64>); 24] {
+fn integer_values(raw: &RawSpec) -> [(&'static str, Option<u64>); 25] {
     let (s, p, l) = (&raw.scope, &raw.politeness, &raw.limits);
     [
         ("scope.max_depth", Some(s.max_depth.into())),
@@ -79,6 +80,7 @@ fn integer_values(raw: &RawSpec) -> [(&'static str, Option<u64>); 24] {
             "limits.max_links_per_page",
             Some(l.max_links_per_page as u64),
         ),
+        ("limits.max_duration_s", l.max_duration_s),
         ("warc.max_file_bytes", Some(raw.warc.max_file_bytes)),
         ("warc.gzip_level", Some(raw.warc.gzip_level.into())),
         (

@@ -194,6 +194,9 @@ pub struct RawLimits {
     pub max_concurrency: usize,
     /// Links kept per page.
     pub max_links_per_page: usize,
+    /// Stop a run after this many seconds (`None`: no time limit). With a topic, it also
+    /// decides how choosy best-N may be (`frontier::pace`).
+    pub max_duration_s: Option<u64>,
 }
 
 impl Default for RawLimits {
@@ -209,6 +212,7 @@ impl Default for RawLimits {
             retry_delay_ms: 5_000,
             max_concurrency: 64,
             max_links_per_page: 5_000,
+            max_duration_s: None,
         }
     }
 }

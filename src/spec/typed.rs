@@ -67,6 +67,8 @@ pub struct Limits {
     pub max_concurrency: usize,
     /// `limits.max_links_per_page`.
     pub max_links_per_page: usize,
+    /// `limits.max_duration_s`: how long one run may take (`None`: no time limit).
+    pub max_duration: Option<Duration>,
 }
 
 /// `aah`, when the helper is enabled.
@@ -112,6 +114,7 @@ pub(super) fn limits(raw: &RawSpec) -> Limits {
         retry_delay: Duration::from_millis(l.retry_delay_ms),
         max_concurrency: l.max_concurrency,
         max_links_per_page: l.max_links_per_page,
+        max_duration: l.max_duration_s.map(Duration::from_secs),
     }
 }
 

@@ -170,8 +170,8 @@ pub fn render(crawls: &[(CrawlView, std::sync::Arc<Stats>)]) -> String {
         ),
         (
             "magpie_pages_relevant_total",
-            "counter",
-            "Analysed pages at least as relevant as scoring.threshold (harvest ratio: relevant / analysed).",
+            "gauge",
+            "Analysed pages at least as relevant as the relevance threshold, calibrated per topic unless scoring.calibrate is false, so it can go down when the threshold moves (harvest ratio: relevant / analysed).",
             |v, _| v.stats.pages_relevant,
         ),
         (

@@ -16,7 +16,8 @@ library only:
   the topic vector; a URL found again keeps its highest priority; the globally best URL is
   always fetched next (ties: first found first). Seeds are fetched first.
 
-Both fetch one page at a time with urllib, obey robots.txt (urllib.robotparser, one robots.txt
+Both fetch one page at a time with urllib (with ``--delay``, waiting that long between two
+fetches from one host and taking the next URL from the hosts whose pause is over), obey robots.txt (urllib.robotparser, one robots.txt
 per host, fetched before the host's first page and not counted), stay on the hosts of the
 evaluation web, and stop after ``budget`` HTML pages (2xx, text/html). Non-HTML responses and
 errors are not counted. Text is tokenised by ``textutil`` (lowercase words, English stopwords
@@ -36,7 +37,6 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import urllib.robotparser
-from collections import deque
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import textutil  # noqa: E402
@@ -124,54 +124,86 @@ class Topic:
         self.vector = vec
 
 
-def crawl(seeds, keywords, strategy, budget, allowed_netlocs, log_every=0):
-    """Run one crawl; returns (fetched URLs in order, stats dict)."""
+def crawl(seeds, keywords, strategy, budget, allowed_netlocs, log_every=0, delay=0.0,
+          duration=None, times=None):
+    """Run one crawl; returns (fetched URLs in order, stats dict).
+
+    ``delay``: politeness, the least number of seconds between two fetches from one host (as
+    magpie's ``politeness.min_delay_ms``). With a delay the crawler is still sequential, but
+    takes the next URL from the hosts whose pause is over (the best such URL for ``best``, the
+    earliest found for ``bfs``) and sleeps only when no host with queued URLs may be fetched
+    from. ``duration``: stop after this many seconds. ``budget`` None: no page limit.
+    ``times``: a list that receives each fetched page's time, in seconds from the start."""
     fetcher = Fetcher(allowed_netlocs)
     topic = Topic(keywords)
     seed_keys = {canonical(s) for s in seeds}
     seen = set()
     fetched = []
     counter = 0
-    if strategy == "bfs":
-        frontier = deque()
-    elif strategy == "best":
-        frontier = []  # heap of (-priority, order, url)
-        best = {}      # canonical url -> best priority queued
-    else:
+    if strategy not in ("bfs", "best"):
         raise ValueError(strategy)
+    queues = {}    # netloc -> heap of (key, order, url); key: -priority (best) or order (bfs)
+    best = {}      # canonical url -> best priority queued (best)
+    next_at = {}   # netloc -> earliest time of its next fetch
 
     def push(url, priority):
         nonlocal counter
         key = canonical(url)
+        counter += 1
+        q = queues.setdefault(urllib.parse.urlsplit(url).netloc, [])
         if strategy == "bfs":
             if key not in seen:
                 seen.add(key)
-                frontier.append(url)
+                heapq.heappush(q, (counter, counter, url))
             return
         if key in seen:
             return  # already fetched (or dropped)
         if priority > best.get(key, -1.0):
             best[key] = priority
-            counter += 1
-            heapq.heappush(frontier, (-priority, counter, url))
+            heapq.heappush(q, (-priority, counter, url))
+
+    def top(q):
+        """The head of a host queue, stale entries dropped."""
+        while q:
+            k, _, url = q[0]
+            if strategy == "bfs" or (canonical(url) not in seen and best.get(canonical(url)) == -k):
+                return q[0]
+            heapq.heappop(q)
+        return None
 
     def pop():
-        if strategy == "bfs":
-            return frontier.popleft() if frontier else None
-        while frontier:
-            neg, _, url = heapq.heappop(frontier)
-            key = canonical(url)
-            if key in seen or best.get(key) != -neg:
-                continue  # stale entry
-            seen.add(key)
-            return url
-        return None
+        """The next URL: the best (or earliest found) of the hosts that may be fetched from."""
+        while True:
+            now = time.time()
+            ready, wake = None, None
+            for host, q in queues.items():
+                head = top(q)
+                if head is None:
+                    continue
+                t = next_at.get(host, 0.0)
+                if t <= now:
+                    if ready is None or head[:2] < ready[0][:2]:
+                        ready = (head, host)
+                elif wake is None or t < wake:
+                    wake = t
+            if ready is not None:
+                head, host = ready
+                heapq.heappop(queues[host])
+                if strategy == "best":
+                    seen.add(canonical(head[2]))
+                next_at[host] = now + delay
+                return head[2]
+            if wake is None:
+                return None
+            time.sleep(max(0.0, wake - now))
 
     for s in seeds:
         push(s, 2.0)  # seeds first (cosines are at most 1)
     started = time.time()
     pages_seen = 0
-    while len(fetched) < budget:
+    while budget is None or len(fetched) < budget:
+        if duration is not None and time.time() - started >= duration:
+            break
         url = pop()
         if url is None:
             break
@@ -183,6 +215,8 @@ def crawl(seeds, keywords, strategy, budget, allowed_netlocs, log_every=0):
             continue
         final_url, body = got
         fetched.append(url)
+        if times is not None:
+            times.append(round(time.time() - started, 3))
         text, links = textutil.parse_page(body)
         if strategy == "best":
             if canonical(url) in seed_keys:
@@ -207,13 +241,15 @@ def main(argv=None):
     p.add_argument("--strategy", choices=["bfs", "best"], required=True)
     p.add_argument("--budget", type=int, default=2000)
     p.add_argument("--out", required=True, help="file for the fetched URLs, one per line")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds between fetches per host")
+    p.add_argument("--duration", type=float, default=None, help="stop after this many seconds")
     args = p.parse_args(argv)
     web = json.load(open(os.path.join(args.web, "web.json")))
     topics = {t["label"]: t for t in json.load(open(os.path.join(args.web, "topics.json")))}
     t = topics[args.topic]
     netlocs = [f"{h}:{web['port']}" for h in web["hosts"]]
-    fetched, stats = crawl(t["seeds"], t["keywords"], args.strategy, args.budget, netlocs,
-                           log_every=500)
+    fetched, stats = crawl(t["seeds"], t["keywords"], args.strategy, args.budget or None, netlocs,
+                           log_every=500, delay=args.delay, duration=args.duration)
     with open(args.out, "w") as f:
         f.write("\n".join(fetched) + "\n")
     print(json.dumps(stats))

@@ -154,11 +154,11 @@ def find_magpie(path):
     return None
 
 
-def magpie_spec(name, topic, meta, budget, variant):
+def magpie_spec(name, topic, meta, budget, variant, delay_ms=0, duration=None):
     """The spec of one magpie run. A variant may end in ``+path=value`` overrides of any spec
     key (``magpie+frontier.best_n=0+politeness.min_delay_ms=1000``), values read as JSON."""
     variant, *overrides = variant.split("+")
-    spec = base_spec(name, topic, meta, budget, variant)
+    spec = base_spec(name, topic, meta, budget, variant, delay_ms, duration)
     for o in overrides:
         path, _, value = o.partition("=")
         *parents, leaf = path.split(".")
@@ -169,18 +169,23 @@ def magpie_spec(name, topic, meta, budget, variant):
     return spec
 
 
-def base_spec(name, topic, meta, budget, variant):
+def base_spec(name, topic, meta, budget, variant, delay_ms=0, duration=None):
+    """``delay_ms`` None: magpie's default politeness; a number: that minimum delay with no
+    adaptive factor. ``budget`` None: no page limit (the largest ``max_pages``)."""
     hosts = "|".join(re.escape(h.split(".")[-1]) for h in meta["hosts"])
     spec = {
         "name": name,
         "seeds": topic["seeds"],
         "scope": {"allow": [rf"^http://127\.0\.1\.({hosts}):{meta['port']}/"],
                   "sitemaps": False, "max_depth": 10000},
-        "politeness": {"min_delay_ms": 0, "delay_factor": 0.0},
-        "limits": {"max_pages": budget},
+        "politeness": {} if delay_ms is None else {"min_delay_ms": delay_ms,
+                                                   "delay_factor": 0.0},
+        "limits": {"max_pages": budget or 10**12},
         "network": {"allow_private": True},
         "index": {"enabled": False},
     }
+    if duration:
+        spec["limits"]["max_duration_s"] = duration
     if variant == "label-only":
         spec["topic"] = {"keywords": [topic["label"]]}
     elif variant == "seeds-only":
@@ -200,14 +205,28 @@ def base_spec(name, topic, meta, budget, variant):
     return spec
 
 
-def warc_fetch_order(crawl_dir):
-    """URLs of 2xx text/html response (and revisit) records, in file and record order."""
+def warc_fetch_order(crawl_dir, times=None):
+    """URLs of 2xx text/html response (and revisit) records, in file and record order.
+    ``times`` receives each one's WARC-Date in seconds after the first record of the crawl
+    (its first robots.txt, written when the crawl's first fetch ended)."""
     from warcio.archiveiterator import ArchiveIterator  # pip install warcio
+    import datetime
+
+    def seconds(rec):
+        d = rec.rec_headers.get_header("WARC-Date") or ""
+        try:
+            return datetime.datetime.fromisoformat(d.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+
     files = sorted(glob.glob(os.path.join(crawl_dir, "warc", "*.warc.gz*")))
     urls = []
+    first = None
     for path in files:
         with open(path, "rb") as f:
             for rec in ArchiveIterator(f):
+                if rec.rec_type in ("response", "revisit") and first is None:
+                    first = seconds(rec)
                 if rec.rec_type not in ("response", "revisit") or rec.http_headers is None:
                     continue
                 try:
@@ -218,6 +237,9 @@ def warc_fetch_order(crawl_dir):
                 url = rec.rec_headers.get_header("WARC-Target-URI")
                 if 200 <= status < 300 and "text/html" in ctype and url:
                     urls.append(url)
+                    if times is not None:
+                        t = seconds(rec)
+                        times.append(None if t is None or first is None else round(t - first, 3))
     return urls
 
 
@@ -249,8 +271,10 @@ def run_magpie(exe, run_dir, name, spec, timeout):
             continue
     if proc.returncode != 0:
         log(f"magpie {name} exited {proc.returncode}; see {run_dir}/stderr.log")
-    fetched = warc_fetch_order(os.path.join(data, name))
-    return fetched, {"exit": proc.returncode, "seconds": round(seconds, 2), "summary": summary}
+    times = []
+    fetched = warc_fetch_order(os.path.join(data, name), times)
+    return fetched, {"exit": proc.returncode, "seconds": round(seconds, 2), "summary": summary,
+                     "times": times}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,7 +285,9 @@ def canon(url):
     return reference.canonical(url)
 
 
-def measure(fetched, label_of, topic, checkpoints, window):
+def measure(fetched, label_of, topic, checkpoints, window, times=None, time_marks=()):
+    """Harvest and recall at the checkpoints, the relevance windows, the relevant pages in all,
+    and (given each page's fetch time) the relevant pages fetched by each time mark."""
     label = topic["label"]
     seeds = {canon(u) for u in topic["seeds"]}
     targets = {u for u, l in label_of.items() if l == label and u not in seeds}
@@ -275,6 +301,11 @@ def measure(fetched, label_of, topic, checkpoints, window):
         res["recall"][n] = round(len(targets & set(first)) / len(targets), 4) if targets else 0.0
     res["windows"] = [round(sum(on[i:i + window]) / len(on[i:i + window]), 3)
                       for i in range(0, len(on), window)]
+    res["relevant"] = sum(on)
+    res["harvest_all"] = round(sum(on) / len(on), 4) if on else 0.0
+    if times and len(times) == len(on) and time_marks:
+        res["relevant_at"] = {m: sum(1 for o, t in zip(on, times) if o and t is not None and t <= m)
+                              for m in time_marks}
     return res
 
 
@@ -294,6 +325,34 @@ def load_truth(web_dir):
 
 def fmt(x):
     return f"{x:.3f}"
+
+
+def rate_table(results, time_marks):
+    """Per topic: what each crawler collected in its time, for the politeness runs."""
+    lines = []
+    topics = list(dict.fromkeys(r["topic"] for r in results))
+    marks = [f"relevant@{m:g}s" for m in time_marks]
+    for t in topics:
+        lines.append(f"\n#### topic `{t}`: relevant pages over time\n")
+        lines.append("| crawler | pages | seconds | harvest | relevant | relevant/s | "
+                     + " | ".join(marks) + (" | " if marks else "")
+                     + "reported harvest | regime |")
+        lines.append("|---|---:|---:|---:|---:|---:|" + "---:|" * len(marks) + "---:|---|")
+        for r in results:
+            if r["topic"] != t:
+                continue
+            m = r["measures"]
+            at = m.get("relevant_at", {})
+            summ = r.get("summary") or {}
+            reported = fmt(summ["harvest_ratio"]) if "harvest_ratio" in summ else "-"
+            regime = (summ.get("pacing") or {}).get("regime", "-") if summ else "-"
+            secs = r["seconds"] or 1e-9
+            vals = [str(at.get(mk, "-")) for mk in time_marks]
+            lines.append(f"| {r['variant']} | {m['pages']} | {r['seconds']} | "
+                         f"{fmt(m['harvest_all'])} | {m['relevant']} | {m['relevant'] / secs:.2f} | "
+                         + " | ".join(vals) + (" | " if vals else "")
+                         + f"{reported} | {regime} |")
+    return "\n".join(lines) + "\n"
 
 
 def markdown(results, checkpoints):
@@ -349,22 +408,52 @@ def main(argv=None):
     p.add_argument("--keep-data", action="store_true", help="keep magpie's crawl folders")
     p.add_argument("--assert", dest="check", action="store_true",
                    help="exit 1 unless magpie >= 1.5x bfs and >= best in harvest at the budget")
+    p.add_argument("--delay-ms", default="0",
+                   help="politeness of every crawler: the least milliseconds between two fetches "
+                        "from one host (magpie: politeness.min_delay_ms, delay_factor 0), or "
+                        "'default' for magpie's defaults (1,000 ms, delay_factor 5; the "
+                        "reference crawlers wait 1 s). Default 0: no politeness delay")
+    p.add_argument("--duration", type=float, default=None,
+                   help="seconds per crawl (magpie: limits.max_duration_s); with --budget 0, "
+                        "a time-bound crawl")
+    p.add_argument("--time-marks", default="",
+                   help="comma-separated seconds at which relevant pages are counted "
+                        "(default: quarters of --duration)")
+    p.add_argument("--assert-rate", type=float, default=None, metavar="X",
+                   help="exit 1 unless, on every topic, magpie's relevant pages per second are "
+                        "at least X times those of notopic (magpie breadth-first, same politeness)")
     args = p.parse_args(argv)
 
     small = args.small
     web_dir = os.path.abspath(args.web or os.path.join(
         REPO, "target/focus-eval/web-small" if small else "target/focus-eval/web"))
-    budget = args.budget or (300 if small else 2000)
+    if args.delay_ms == "default":
+        delay_ms, ref_delay = None, 1.0
+    else:
+        delay_ms = int(args.delay_ms)
+        ref_delay = delay_ms / 1000.0
+    duration = args.duration
+    if args.time_marks:
+        time_marks = [float(x) for x in args.time_marks.split(",") if x.strip()]
+    elif duration:
+        time_marks = [round(duration * q / 4, 1) for q in (1, 2, 3, 4)]
+    else:
+        time_marks = []
+    timing = duration is not None or delay_ms != 0
+    budget = (None if args.budget == 0 else args.budget) if args.budget is not None \
+        else (300 if small else 2000)
     variants = args.variants or ("bfs,best,magpie" if small else "all")
     variants = ALL_VARIANTS if variants == "all" else [v.strip() for v in variants.split(",") if v.strip()]
     for v in variants:
         if v.split("+")[0] not in ALL_VARIANTS:
             raise SystemExit(f"focus-eval: unknown variant {v!r}; known: {', '.join(ALL_VARIANTS)}")
-    if budget >= 1000:
+    if budget is None:
+        checkpoints = []
+    elif budget >= 1000:
         checkpoints = sorted({n for n in (500, 1000, 2000, 5000) if n <= budget} | {budget})
     else:
         checkpoints = sorted({budget // 3, 2 * budget // 3, budget})
-    window = args.window or (200 if budget >= 1000 else max(25, budget // 6))
+    window = args.window or (200 if (budget or 2000) >= 1000 else max(25, budget // 6))
 
     if not os.path.exists(os.path.join(web_dir, "web.json")):
         bargs = ["--out", web_dir, "--corpus", args.corpus, "--seed", str(args.seed)]
@@ -400,37 +489,49 @@ def main(argv=None):
                 os.makedirs(run_dir, exist_ok=True)
                 started = time.time()
                 extra = {}
+                times = []
                 if v in ("bfs", "best"):
                     fetched, stats = reference.crawl(topic["seeds"], topic["keywords"], v, budget,
-                                                     netlocs)
+                                                     netlocs, delay=ref_delay, duration=duration,
+                                                     times=times)
                     extra = {"reference": stats}
                 else:
                     name = re.sub(r"[^A-Za-z0-9_.-]", "-", f"{label}-{v}")[:64]
-                    spec = magpie_spec(name, topic, meta, budget, v)
+                    spec = magpie_spec(name, topic, meta, budget, v, delay_ms,
+                                       int(duration) if duration else None)
                     fetched, extra = run_magpie(exe, run_dir, name, spec, args.timeout)
+                    times = extra.pop("times")
                     if not args.keep_data:
                         shutil.rmtree(os.path.join(run_dir, "data"), ignore_errors=True)
                 seconds = round(time.time() - started, 2)
                 with open(os.path.join(run_dir, "fetched.txt"), "w") as f:
                     f.write("\n".join(fetched) + "\n")
-                m = measure(fetched, label_of, topic, checkpoints, window)
+                m = measure(fetched, label_of, topic, checkpoints, window, times, time_marks)
                 results.append({"topic": label, "variant": v, "seconds": seconds,
-                                "measures": m, **extra})
-                log(f"  {v:13s} pages {m['pages']:5d} harvest@{budget} {m['harvest'][budget]:.3f} "
-                    f"recall@{budget} {m['recall'][budget]:.3f} ({seconds} s)")
+                                "measures": m, "times": times, **extra})
+                reported = (extra.get("summary") or {}).get("harvest_ratio")
+                log(f"  {v:13s} pages {m['pages']:5d} harvest {m['harvest_all']:.3f} relevant "
+                    f"{m['relevant']} ({seconds} s)"
+                    + (f" reported harvest {reported:.3f}" if reported is not None else ""))
     finally:
         nginx.stop()
 
-    table = markdown(results, checkpoints)
+    table = markdown(results, checkpoints) if checkpoints else ""
+    if timing or args.assert_rate is not None:
+        table += rate_table(results, time_marks)
+    politeness = ("magpie's default politeness (1 s)" if delay_ms is None
+                  else f"{delay_ms} ms between fetches per host")
     header = (f"Web: {meta['pages']} pages on {len(meta['hosts'])} hosts, corpus {meta['corpus']} "
               f"({meta['provenance'].get('package', '')} {meta['provenance'].get('version', '')}); "
-              f"budget {budget} pages; relevance windows of {window} pages in the JSON.\n")
+              f"budget {budget or 'none'} pages; time {duration or 'no limit'} s; {politeness}; "
+              f"relevance windows of {window} pages in the JSON.\n")
     print(header + table)
     out = args.json or os.path.join(web_dir, "results.json")
     with open(out, "w") as f:
         json.dump({"web": {k: meta[k] for k in ("corpus", "provenance", "pages", "pages_by_kind",
                                                  "hosts", "port", "labels")},
-                   "budget": budget, "checkpoints": checkpoints, "window": window,
+                   "budget": budget, "duration": duration, "delay_ms": delay_ms,
+                   "checkpoints": checkpoints, "window": window, "time_marks": time_marks,
                    "topics": topics, "results": results}, f, indent=1)
     log(f"results: {out}")
 
@@ -451,6 +552,24 @@ def main(argv=None):
                   "reference best-first:\n  " + "\n  ".join(failed))
             sys.exit(1)
         print("assertions passed: magpie >= 1.5x bfs and >= best on every topic")
+
+    if args.assert_rate is not None:
+        failed = []
+        for topic in topics:
+            by = {r["variant"]: r["measures"]["relevant"] / max(r["seconds"], 1e-9)
+                  for r in results if r["topic"] == topic["label"]}
+            if "magpie" not in by or "notopic" not in by:
+                raise SystemExit("focus-eval: --assert-rate needs the variants magpie,notopic")
+            if not by["magpie"] >= args.assert_rate * by["notopic"]:
+                failed.append(f"{topic['label']}: magpie {by['magpie']:.2f} relevant pages/s, "
+                              f"notopic {by['notopic']:.2f} (x{args.assert_rate:g} = "
+                              f"{args.assert_rate * by['notopic']:.2f})")
+        if failed:
+            print(f"ASSERTION FAILED: magpie's relevant pages per second must be >= "
+                  f"{args.assert_rate:g}x breadth-first's:\n  " + "\n  ".join(failed))
+            sys.exit(1)
+        print(f"assertions passed: magpie's relevant pages per second >= {args.assert_rate:g}x "
+              f"breadth-first's on every topic")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,8 @@ pub enum StopReason {
     Finished,
     /// `limits.max_pages` reached.
     MaxPages,
+    /// `limits.max_duration_s` reached.
+    MaxDuration,
     /// Asked to stop (Ctrl-C, API).
     Interrupted,
 }
@@ -65,6 +67,7 @@ impl StopReason {
         match self {
             StopReason::Finished => "finished",
             StopReason::MaxPages => "max-pages",
+            StopReason::MaxDuration => "max-duration",
             StopReason::Interrupted => "interrupted",
         }
     }
@@ -128,6 +131,8 @@ pub struct Engine {
     processors: Arc<Processors>,
     /// Whether fetching is paused, or capped, because file descriptors ran out.
     shortage: descriptors::Shortage,
+    /// Processor threads (one per core).
+    cores: usize,
 }
 
 impl Engine {
@@ -148,6 +153,11 @@ impl Engine {
         )?;
         if let Some(t) = totals {
             stats.restore(&t);
+        }
+        if let Some(a) = &spec.analysis {
+            let s = &a.scoring;
+            let mut focus = stats.focus.lock().unwrap_or_else(|p| p.into_inner());
+            focus.configure(s.calibrate, s.threshold);
         }
         let blocklist = super::block::Blocklist::load(&frontier)?;
         let (tx, rx) = mpsc::unbounded_channel();
@@ -172,6 +182,7 @@ impl Engine {
             rx,
             processors: Arc::new(processors),
             shortage: descriptors::Shortage::default(),
+            cores,
         })
     }
 
@@ -192,6 +203,9 @@ impl Engine {
                     >= self.spec.limits.max_pages
                 {
                     reason = StopReason::MaxPages;
+                    stopping = true;
+                } else if self.time_left().is_some_and(|t| t.is_zero()) {
+                    reason = StopReason::MaxDuration;
                     stopping = true;
                 } else {
                     self.dispatch()?;
@@ -214,6 +228,10 @@ impl Engine {
             // A ready host is only worth waking for when a worker could take its URL; at the
             // concurrency or page limit, waiting on its (past) time would spin the loop.
             let commit_at = last_commit + COMMIT_EVERY;
+            let commit_at = match self.spec.limits.max_duration {
+                Some(d) => commit_at.min(self.stats.started + d),
+                None => commit_at,
+            };
             let wake = match (self.frontier.next_wake(), self.shortage.until()) {
                 _ if paused || stopping => commit_at,
                 (_, Some(resume)) => resume.min(commit_at),
@@ -285,6 +303,32 @@ impl Engine {
         Ok((reason, files))
     }
 
+    /// Time left of this run before `limits.max_duration_s` (`None`: no time limit).
+    fn time_left(&self) -> Option<Duration> {
+        self.spec
+            .limits
+            .max_duration
+            .map(|d| d.saturating_sub(self.stats.started.elapsed()))
+    }
+
+    /// Tells the frontier what the crawl has left, so it decides how choosy best-N may be.
+    fn pace(&mut self, now: Instant) {
+        let limits = &self.spec.limits;
+        let spent = self.stats.pages_archived.load(Relaxed) + self.inflight as u64;
+        let processing_rate = self
+            .stats
+            .processing_secs()
+            .filter(|s| *s > 0.0)
+            .map(|s| self.cores as f64 / s);
+        let budget = crate::frontier::pace::Budget {
+            pages_left: limits.max_pages.saturating_sub(spent),
+            time_left: self.time_left(),
+            concurrency: self.shortage.limit(limits.max_concurrency),
+            processing_rate,
+        };
+        self.frontier.pace(budget, now);
+    }
+
     fn publish(&self) {
         self.stats.queued.store(self.frontier.queued(), Relaxed);
         self.stats
@@ -308,6 +352,7 @@ impl Engine {
         if self.shortage.paused(Instant::now()) {
             return Ok(());
         }
+        self.pace(Instant::now());
         let max = self.shortage.limit(self.spec.limits.max_concurrency);
         let max_pages = self.spec.limits.max_pages;
         while self.inflight < max
@@ -501,6 +546,9 @@ impl Engine {
     /// [`Engine::commit`]'s blocking file work: fsyncs of the WARC file, the frontier's log
     /// and sled, and the helper's and the indexer's commits.
     fn commit_now(&mut self) -> Result<(), super::CrawlError> {
+        // Published with each commit rather than each turn of the loop: the count of held-back
+        // hosts walks the ready hosts.
+        self.stats.set_pacing(self.frontier.pacing());
         self.archiver.sync()?;
         self.flush_log()?;
         if let Some(cp) = self.archiver.checkpoint() {

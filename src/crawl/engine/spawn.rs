@@ -9,6 +9,7 @@ impl Engine {
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());
         let warcinfo = self.archiver.warcinfo_id().to_string();
         let procs = self.processors.clone();
+        let stats = self.stats.clone();
         // Taken here, not when the task first runs: a fetch that ran out of descriptors tells
         // by its start whether it began before the pause that shortage caused.
         let t0 = Instant::now();
@@ -35,7 +36,12 @@ impl Engine {
             // The processor thread hands the result to the engine itself.
             let uri = lease.uri.clone();
             procs.then(
-                move || pipeline::process_page(&ctx, &uri, &fetched, &warcinfo),
+                move || {
+                    let t = Instant::now();
+                    let p = pipeline::process_page(&ctx, &uri, &fetched, &warcinfo);
+                    stats.processed(t.elapsed().as_secs_f64());
+                    p
+                },
                 move |out| {
                     let result = match out {
                         Ok(Ok(p)) => Ok(Box::new(p)),
