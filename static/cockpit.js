@@ -8,6 +8,8 @@
 // - Live panels: the content of an element with data-refresh="URL" is replaced by that
 //   server-rendered (and so server-escaped) HTML fragment at most every PANEL_MS while stats
 //   events arrive.
+// - Lifecycle: [data-state] badges show the crawl's outcome (label, reason in
+//   [data-outcome-reason]); forms with data-states="running paused" show only in those states.
 // - Spec upload: a file chosen in #spec-file is read into the #spec-json text area.
 "use strict";
 
@@ -99,9 +101,19 @@ function follow(root) {
       const v = pick(view, el.dataset.stat);
       if (v !== undefined) el.textContent = format(v, el.dataset.fmt);
     });
+    const outcome = view.outcome || { kind: view.state, label: view.state, reason: "" };
     document.querySelectorAll("[data-state]").forEach((el) => {
-      el.textContent = view.state;
-      el.className = "state state-" + view.state;
+      el.textContent = outcome.label;
+      el.className = "state state-" + outcome.kind;
+      el.dataset.state = view.state;
+      el.dataset.outcome = outcome.kind;
+    });
+    document.querySelectorAll("[data-outcome-reason]").forEach((el) => {
+      el.textContent = view.state === "running" || view.state === "created" ? "" : outcome.reason;
+    });
+    // The lifecycle buttons follow the state: each shows only in the states it applies to.
+    document.querySelectorAll("form[data-states]").forEach((form) => {
+      form.hidden = !form.dataset.states.split(" ").includes(view.state);
     });
     if (view.focus) drawChart(view.focus.series || []);
     refreshPanels();

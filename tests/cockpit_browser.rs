@@ -34,7 +34,7 @@ async fn operate_a_crawl_in_the_browser() {
         return;
     };
     let web = support::FixtureWeb::start(1);
-    let seed = support::many_links(&web, 0, 80);
+    let seed = support::many_links(&web, 0, 200);
     let dir = tempfile::tempdir().unwrap();
     let kb = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kb");
     let srv = TestServer::start(dir.path(), |c| c.kb_dir = kb).await;
@@ -192,18 +192,81 @@ async fn operate_a_crawl_in_the_browser() {
         .click()
         .await
         .unwrap();
-    // Running again (or already done: the queue is short), once the dashboard has reloaded.
-    eventually(10, "the crawl to run again", || async {
-        let t = c
-            .find(Locator::Css("[data-state]"))
+    // Running again (200 links at 150 ms: it has far to go), once the dashboard has reloaded.
+    let badge = || async {
+        let el = c.find(Locator::Css("[data-state]")).await.ok()?;
+        Some((el.attr("data-state").await.ok()??, el.text().await.ok()?))
+    };
+    let shown = |id: &'static str| async move {
+        c.find(Locator::Id(id))
             .await
             .ok()?
-            .text()
+            .is_displayed()
             .await
-            .ok()?;
-        (t == "running" || t == "finished").then_some(())
+            .ok()
+    };
+    eventually(10, "the crawl to run again", || async {
+        (badge().await? == ("running".into(), "running".into())).then_some(())
     })
     .await;
+    assert_eq!(shown("action-pause").await, Some(true));
+    assert_eq!(shown("action-resume").await, Some(false));
+
+    // Paused elsewhere (through the API) while the dashboard is open: the badge and the
+    // buttons follow without a reload.
+    c.execute("window.notReloaded = true;", vec![])
+        .await
+        .unwrap();
+    let (status, _) = srv.action("browser", "pause").await;
+    assert_eq!(status, 200);
+    eventually(10, "the buttons to follow the pause", || async {
+        let paused = badge().await? == ("paused".into(), "paused".into());
+        (paused && shown("action-resume").await? && !shown("action-pause").await?).then_some(())
+    })
+    .await;
+    let same = c
+        .execute("return window.notReloaded === true;", vec![])
+        .await;
+    assert_eq!(same.unwrap(), serde_json::json!(true), "no reload");
+
+    // Stop asks first; confirmed, the crawl is shown as stopped by the operator.
+    c.find(Locator::Id("action-stop"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let ask = c.find(Locator::Id("confirm-stop")).await.unwrap();
+    assert!(ask.text().await.unwrap().contains("URLs still queued"));
+    assert_eq!(
+        srv.crawl("browser").await["state"],
+        "paused",
+        "not stopped yet"
+    );
+    b.screenshot("confirm-stop").await;
+    c.find(Locator::Id("confirm-stop-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    eventually(20, "the crawl to be shown stopped", || async {
+        if badge().await? != ("finished".into(), "stopped".into()) {
+            // The dashboard follows the stream; reload if it opened before the end.
+            c.refresh().await.ok()?;
+            return None;
+        }
+        Some(())
+    })
+    .await;
+    let why = c.find(Locator::Id("outcome-reason")).await.unwrap();
+    assert!(why
+        .text()
+        .await
+        .unwrap()
+        .contains("stopped by the operator"));
+    assert_eq!(shown("action-rerun").await, Some(true));
+    assert_eq!(shown("action-stop").await, Some(false));
     c.goto(&srv.url("/crawls/browser/hosts")).await.unwrap();
     b.screenshot("hosts").await;
     c.goto(&srv.url("/")).await.unwrap();

@@ -96,7 +96,7 @@ pub async fn stop(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, WebError> {
-    state.manager.stop(&id)?;
+    state.manager.stop(&id, "api")?;
     let deadline = tokio::time::Instant::now() + state.config.stop_wait;
     loop {
         let now = state.manager.get(&id)?.state;

@@ -1,0 +1,210 @@
+//! What the cockpit says a crawl did is true: each way a crawl ends (completed, limit reached,
+//! stopped by the operator, no seed reachable) is told apart with its reason in the crawl list,
+//! the dashboard, the API and `magpie crawl --json`; Stop asks first; the lifecycle buttons
+//! follow the crawl's state.
+
+mod cockpit_support;
+mod support;
+mod web_support;
+
+use cockpit_support::Browser;
+use serde_json::{json, Value};
+use web_support::TestServer;
+
+fn spec(name: &str, seed: &str, extra: Value) -> Value {
+    let mut s = json!({
+        "name": name,
+        "seeds": [seed],
+        "network": { "allow_private": true },
+        "scope": { "sitemaps": false },
+        "politeness": { "min_delay_ms": 0, "delay_factor": 0.0 },
+        "limits": { "timeout_ms": 3000, "max_retries": 0, "retry_delay_ms": 10 }
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        for (k2, v2) in v.as_object().unwrap() {
+            s[k][k2] = v2.clone();
+        }
+    }
+    s
+}
+
+async fn finished(srv: &TestServer, id: &str) -> Value {
+    srv.action(id, "start").await;
+    srv.wait_for(id, 60, "the crawl to end", |c| c["state"] == "finished")
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_way_a_crawl_ends_is_told_apart() {
+    let web = support::FixtureWeb::start(1);
+    let seed = support::many_links(&web, 0, 6);
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+
+    // Every seed refused: the fixture web is on loopback and private addresses are off.
+    srv.create(&spec(
+        "refused",
+        &seed,
+        json!({ "network": { "allow_private": false } }),
+    ))
+    .await;
+    let c = finished(&srv, "refused").await;
+    assert_eq!(c["outcome"]["kind"], "no-seed-reachable", "{c}");
+    let why = c["outcome"]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("refused or failed as private-address") && why.contains("allow_private"),
+        "{why}"
+    );
+
+    srv.create(&spec(
+        "limited",
+        &seed,
+        json!({ "limits": { "max_pages": 3 } }),
+    ))
+    .await;
+    let c = finished(&srv, "limited").await;
+    assert_eq!(c["outcome"]["kind"], "limit-reached", "{c}");
+    assert!(c["outcome"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("of 3 allowed"));
+
+    srv.create(&spec("whole", &seed, json!({}))).await;
+    let c = finished(&srv, "whole").await;
+    assert_eq!(c["outcome"]["kind"], "completed", "{c}");
+    assert_eq!(c["outcome"]["label"], "completed");
+
+    // Stopped from the cockpit: a slow crawl (5 s between fetches), Stop asks first.
+    srv.create(&spec(
+        "slow",
+        &seed,
+        json!({ "politeness": { "min_delay_ms": 5000 } }),
+    ))
+    .await;
+    srv.action("slow", "start").await;
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
+    let dash = b.get("/crawls/slow").await;
+    let key = dash.csrf();
+    // The buttons of every state are there; those that do not apply are hidden.
+    assert!(
+        dash.body.contains(r#"data-states="paused" hidden>"#),
+        "Resume is hidden while running:\n{}",
+        dash.body
+    );
+    assert!(dash.body.contains(r#"data-states="running">"#));
+    let asked = b
+        .post(
+            "/crawls/slow/action",
+            &[("action", "stop"), ("csrf", &key), ("next", "/crawls/slow")],
+        )
+        .await;
+    assert_eq!(asked.status, 200, "{}", asked.body);
+    assert!(asked.body.contains("id=\"confirm-stop\""), "{}", asked.body);
+    assert!(asked.body.contains("name=\"confirm\" value=\"yes\""));
+    assert!(asked.body.contains("URLs still queued"));
+    assert_eq!(
+        srv.crawl("slow").await["state"],
+        "running",
+        "not stopped yet"
+    );
+    let done = b
+        .post(
+            "/crawls/slow/action",
+            &[
+                ("action", "stop"),
+                ("confirm", "yes"),
+                ("csrf", &key),
+                ("next", "/crawls/slow"),
+            ],
+        )
+        .await;
+    assert_eq!(done.status, 303, "{}", done.body);
+    let c = srv
+        .wait_for("slow", 30, "the stop", |c| c["state"] == "finished")
+        .await;
+    let o = &c["outcome"];
+    assert_eq!(o["kind"], "stopped", "{c}");
+    assert_eq!(o["by"], "cockpit");
+    let at = o["at"].as_str().expect("when it was stopped");
+    assert!(at.ends_with('Z') && at.len() == 20, "{at}");
+    assert!(o["reason"].as_str().unwrap().contains("operator"));
+
+    // The crawl list and the dashboard show the outcomes with their reasons.
+    let list = b.get("/").await;
+    for (id, label) in [
+        ("refused", "no seed reachable"),
+        ("limited", "limit reached"),
+        ("whole", "completed"),
+        ("slow", "stopped"),
+    ] {
+        let row = list
+            .body
+            .split(&format!("data-crawl=\"{id}\""))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no row for {id}"));
+        let row = row.split("</tr>").next().unwrap();
+        assert!(
+            row.contains(&format!(">{label}</span>")),
+            "{id}: {label}: {row}"
+        );
+    }
+    assert!(list.body.contains("Allow private addresses"));
+    let dash = b.get("/crawls/slow").await;
+    assert!(dash.body.contains("data-outcome=\"stopped\""));
+    assert!(dash.body.contains(&format!("at {at}")), "{}", dash.body);
+    assert!(dash.body.contains(r#"data-states="finished failed">"#));
+
+    // After a restart the outcome is the same (who stopped it is kept in status.json).
+    srv.stop().await;
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let c = srv.crawl("slow").await;
+    assert_eq!(
+        (&c["outcome"]["kind"], &c["outcome"]["at"]),
+        (&json!("stopped"), &json!(at))
+    );
+    // Run again: the stop is forgotten.
+    srv.action("slow", "start").await;
+    let c = srv.crawl("slow").await;
+    assert_eq!(c["outcome"]["kind"], "running");
+    srv.action("slow", "stop").await;
+    let c = srv
+        .wait_for("slow", 30, "the stop", |c| c["state"] == "finished")
+        .await;
+    assert_eq!(c["outcome"]["by"], "api", "{c}");
+    srv.stop().await;
+}
+
+#[test]
+fn magpie_crawl_json_names_the_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec_path = dir.path().join("spec.json");
+    // A private seed with private addresses off: nothing can be fetched.
+    std::fs::write(
+        &spec_path,
+        json!({
+            "name": "cli",
+            "seeds": ["http://127.0.0.1:9/"],
+            "scope": { "sitemaps": false }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_magpie"))
+        .args(["crawl", "--json", "--data"])
+        .arg(dir.path().join("data"))
+        .arg(&spec_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["stop_reason"], "finished");
+    assert_eq!(summary["outcome"]["kind"], "no-seed-reachable", "{summary}");
+    assert!(summary["outcome"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("private-address"));
+}
