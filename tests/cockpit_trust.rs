@@ -208,3 +208,130 @@ fn magpie_crawl_json_names_the_outcome() {
         .unwrap()
         .contains("private-address"));
 }
+
+/// The rows of the intake report table: (asked, before → after, result) by URL.
+fn changes(html: &str) -> Vec<(String, String, String, String)> {
+    let table = html
+        .split("id=\"intake-items\"")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no item report in:\n{html}"));
+    let table = table.split("</table>").next().unwrap();
+    let cell = regex::Regex::new(r"<td[^>]*>([^<]*)</td>").unwrap();
+    table
+        .split("<tr")
+        .skip(2)
+        .map(|row| {
+            let c: Vec<String> = cell
+                .captures_iter(row)
+                .map(|m| m[1].replace("&#8594;", "→").replace("&#62;", ">"))
+                .collect();
+            (c[1].clone(), c[2].clone(), c[3].clone(), c[4].clone())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn steering_says_what_it_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let spec = web_support::idle_spec("s1");
+    let seed = spec["seeds"][0].as_str().unwrap().to_string();
+    srv.create(&spec).await;
+    let (url_b, url_c, url_d) = (format!("{seed}b"), format!("{seed}c"), format!("{seed}d"));
+    let (status, _) = srv
+        .post_json(
+            "/api/v1/urls",
+            &json!([{"crawl_id": "s1", "url": url_b, "score": 0.3, "source": "ranker"}]),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
+    let page = b.get("/crawls/s1/frontier").await;
+    assert!(
+        page.body.contains("Send score (avg)"),
+        "named for what it does"
+    );
+    assert!(page.body.contains("id=\"score-help\""));
+    let key = page.csrf();
+
+    // From the frontier inspector: 0.9 sent to a URL at 0.3 makes it 0.6 under avg, and the
+    // page says so.
+    let p = b
+        .post(
+            "/crawls/s1/frontier",
+            &[
+                ("csrf", &key),
+                ("op", "priority"),
+                ("url", &url_b),
+                ("score", "0.9"),
+            ],
+        )
+        .await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    let rows = changes(&p.body);
+    assert_eq!(
+        rows,
+        [(
+            url_b.clone(),
+            "score 0.900".into(),
+            "0.300 → 0.600".into(),
+            "rescored".into()
+        )]
+    );
+    assert!(p.body.contains("update function <code>avg</code>"));
+
+    // The intake form: several lines, each reported; a bad item is rejected alone.
+    let lines = format!("# from the form\n{url_c} 0.8\n{url_b} 0.1 ranker-2\nftp://x.example/ 0.5\n{url_d} blacklist\n");
+    let p = b
+        .post(
+            "/crawls/s1/intake",
+            &[("csrf", &key), ("lines", &lines), ("source", "")],
+        )
+        .await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    let rows = changes(&p.body);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert_eq!(rows[0].2, "not queued → 0.800");
+    assert_eq!(rows[0].3, "queued");
+    // The mean of 0.3, 0.9 and 0.1.
+    assert_eq!(rows[1].2, "0.600 → 0.433");
+    assert!(rows[2].3.starts_with("rejected: bad URL"), "{rows:?}");
+    assert_eq!(rows[3].2, "not queued → blacklisted");
+    assert!(p.body.contains("<td>ranker-2</td>"), "counted by source");
+    assert!(p.body.contains("<td>cockpit</td>"), "the default source");
+    let (_, f) = srv.get_json("/api/v1/crawls/s1/frontier").await;
+    let c_row = f["urls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["url"] == url_c.as_str())
+        .expect("queued from the form");
+    assert_eq!(c_row["source"], "cockpit");
+
+    // A line that cannot be read: nothing applied, the error names the line, the text stays.
+    let typed = format!("{seed}e 0.5\n{seed}f lots\n");
+    let p = b
+        .post(
+            "/crawls/s1/intake",
+            &[("csrf", &key), ("lines", &typed), ("source", "mine")],
+        )
+        .await;
+    assert_eq!(p.status, 400);
+    assert!(p.body.contains("id=\"intake-error\""));
+    assert!(
+        p.body.contains("line 2: &#34;lots&#34; is not a score"),
+        "{}",
+        p.body
+    );
+    assert!(
+        p.body.contains(&format!("{seed}f lots")),
+        "what was typed is kept"
+    );
+    assert!(p.body.contains("value=\"mine\""));
+    let (_, f) = srv.get_json("/api/v1/crawls/s1/frontier").await;
+    assert!(
+        !f.to_string().contains(&format!("{seed}e")),
+        "nothing applied"
+    );
+    srv.stop().await;
+}

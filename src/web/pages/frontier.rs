@@ -1,14 +1,15 @@
 //! The frontier inspector (`/crawls/{id}/frontier`): the next URLs in fetch order with their
 //! priority, source and history, the host queues with why each waits, one host's queue on its
-//! own (`?host=`); and `POST` to set a URL's priority or blacklist it, which goes through the
-//! same scored-URL intake as external scorers (`Manager::intake`, source `cockpit`).
+//! own (`?host=`); and `POST` to send a URL a score or blacklist it, which goes through the
+//! same scored-URL intake as external scorers (`Manager::intake`, source `cockpit`) and is
+//! answered with the priority before and after and the update function that combined them.
 
 use super::{fmt_ms, render, urlencode, Chrome, Form, PageError};
 use crate::crawl::block::BlockReport;
 use crate::frontier::host::HostView;
 use crate::frontier::politeness::WaitReason;
 use crate::frontier::view::QueuedUrl;
-use crate::intake::{IntakeReport, ScoredUrl};
+use crate::intake::ScoredUrl;
 use crate::manager::ManagerError;
 use crate::web::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -73,8 +74,11 @@ struct FrontierPage {
     closed: Option<String>,
     urls: Vec<UrlRow>,
     hosts: Vec<HostRow>,
-    report: Option<IntakeReport>,
+    steered: Option<super::steer::Steered>,
     blocked: Option<BlockReport>,
+    /// The crawl's update function and what it does.
+    update: &'static str,
+    update_help: &'static str,
 }
 
 async fn build(
@@ -82,8 +86,9 @@ async fn build(
     id: &str,
     limit: usize,
     host: Option<String>,
-    report: Option<IntakeReport>,
+    steered: Option<super::steer::Steered>,
 ) -> Result<FrontierPage, PageError> {
+    let update = state.manager.spec(id)?.update;
     let action = format!("/crawls/{}/frontier", urlencode(id));
     let chrome = Chrome::new(format!("Frontier of {id}"), Some(id), "frontier");
     let (urls, hosts, closed) = match state.manager.frontier(id, limit, host.clone()).await {
@@ -124,8 +129,10 @@ async fn build(
         closed,
         urls,
         hosts,
-        report,
+        steered,
         blocked: None,
+        update: super::steer::update_name(update),
+        update_help: super::steer::update_help(update),
     })
 }
 
@@ -205,8 +212,8 @@ pub async fn steer(
         source: Some(SOURCE.into()),
         via: None,
     };
-    let report = state.manager.intake(vec![item]).await;
-    let page = build(&state, &id, DEFAULT_LIMIT, host, Some(report)).await?;
+    let steered = super::steer::apply(&state, &id, vec![item]).await?;
+    let page = build(&state, &id, DEFAULT_LIMIT, host, Some(steered)).await?;
     render(&page)
 }
 

@@ -22,6 +22,7 @@ pub mod kb;
 pub mod login;
 pub mod new_crawl;
 pub mod search;
+pub mod steer;
 
 pub use error::PageError;
 
