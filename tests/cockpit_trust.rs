@@ -333,5 +333,63 @@ async fn steering_says_what_it_did() {
         !f.to_string().contains(&format!("{seed}e")),
         "nothing applied"
     );
+
+    // Blocked patterns are listed (page and API) and can be removed.
+    let p = b.get("/crawls/s1/frontier").await;
+    assert!(p.body.contains("id=\"no-patterns\""));
+    let p = b
+        .post(
+            "/crawls/s1/frontier",
+            &[("csrf", &key), ("op", "block"), ("pattern", "/calendar/")],
+        )
+        .await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert!(p.body.contains("data-unblock=\"/calendar/\""), "{}", p.body);
+    let (_, f) = srv.get_json("/api/v1/crawls/s1/frontier").await;
+    assert_eq!(f["blocked"], json!(["/calendar/"]));
+    let cal = format!("{seed}calendar/1");
+    let (_, r) = srv
+        .post_json(
+            "/api/v1/urls",
+            &json!({"crawl_id": "s1", "url": cal, "score": 0.5}),
+        )
+        .await;
+    assert_eq!(r["rejected"][0]["reason"], "blocked by a pattern");
+    let p = b
+        .post(
+            "/crawls/s1/frontier",
+            &[("csrf", &key), ("op", "unblock"), ("pattern", "/nothing/")],
+        )
+        .await;
+    assert_eq!(p.status, 400);
+    assert!(
+        p.body.contains("is not among the blocked patterns"),
+        "{}",
+        p.body
+    );
+    let p = b
+        .post(
+            "/crawls/s1/frontier",
+            &[("csrf", &key), ("op", "unblock"), ("pattern", "/calendar/")],
+        )
+        .await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert!(p.body.contains("id=\"unblock-report\""));
+    assert!(p.body.contains("id=\"no-patterns\""));
+    let (_, r) = srv
+        .post_json(
+            "/api/v1/urls",
+            &json!({"crawl_id": "s1", "url": cal, "score": 0.5}),
+        )
+        .await;
+    assert_eq!(
+        r["inserted"], 1,
+        "queued again once the pattern is gone: {r}"
+    );
+    // The removal is kept with the crawl's state.
+    srv.stop().await;
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let (_, f) = srv.get_json("/api/v1/crawls/s1/frontier").await;
+    assert_eq!(f["blocked"], json!([]), "{f}");
     srv.stop().await;
 }

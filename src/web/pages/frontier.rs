@@ -74,6 +74,10 @@ struct FrontierPage {
     closed: Option<String>,
     urls: Vec<UrlRow>,
     hosts: Vec<HostRow>,
+    /// The blocked URL patterns in force.
+    patterns: Vec<String>,
+    /// A pattern just removed, and how many are left.
+    unblocked: Option<(String, usize)>,
     steered: Option<super::steer::Steered>,
     blocked: Option<BlockReport>,
     /// The crawl's update function and what it does.
@@ -91,18 +95,20 @@ async fn build(
     let update = state.manager.spec(id)?.update;
     let action = format!("/crawls/{}/frontier", urlencode(id));
     let chrome = Chrome::new(format!("Frontier of {id}"), Some(id), "frontier");
-    let (urls, hosts, closed) = match state.manager.frontier(id, limit, host.clone()).await {
-        Ok(v) => (v.urls, v.hosts, None),
-        Err(ManagerError::WrongState { state, .. }) => (
-            vec![],
-            vec![],
-            Some(format!(
-                "The crawl is {}: its frontier is closed. Run it again to inspect its queues.",
-                super::state_name(state)
-            )),
-        ),
-        Err(e) => return Err(e.into()),
-    };
+    let (urls, hosts, patterns, closed) =
+        match state.manager.frontier(id, limit, host.clone()).await {
+            Ok(v) => (v.urls, v.hosts, v.blocked, None),
+            Err(ManagerError::WrongState { state, .. }) => (
+                vec![],
+                vec![],
+                vec![],
+                Some(format!(
+                    "The crawl is {}: its frontier is closed. Run it again to inspect its queues.",
+                    super::state_name(state)
+                )),
+            ),
+            Err(e) => return Err(e.into()),
+        };
     let hosts = hosts
         .into_iter()
         .map(|h| HostRow {
@@ -129,6 +135,8 @@ async fn build(
         closed,
         urls,
         hosts,
+        patterns,
+        unblocked: None,
         steered,
         blocked: None,
         update: super::steer::update_name(update),
@@ -154,8 +162,9 @@ pub async fn page(
 }
 
 /// `POST /crawls/{id}/frontier`: `op=priority` with `url` and `score` in [0, 1], or
-/// `op=blacklist` with `url` (both through the scored-URL intake, answered with its report), or
-/// `op=block` with `pattern` (blacklist every URL a regular expression matches).
+/// `op=blacklist` with `url` (both through the scored-URL intake, answered with its report),
+/// `op=block` with `pattern` (blacklist every URL a regular expression matches), or
+/// `op=unblock` with `pattern` (stop blocking it).
 pub async fn steer(
     req: HttpRequest,
     id: web::Path<String>,
@@ -169,6 +178,25 @@ pub async fn steer(
         .get("host")
         .filter(|h| !h.is_empty())
         .map(str::to_string);
+    if form.required("op")? == "unblock" {
+        // Exactly as blocked: not trimmed.
+        let pattern = form
+            .get("pattern")
+            .filter(|p| !p.is_empty())
+            .ok_or_else(|| PageError::field("pattern", "is required"))?
+            .to_string();
+        let left = match state.manager.unblock(&id, pattern.clone()).await {
+            Ok(n) => n,
+            Err(ManagerError::Invalid(m)) => {
+                let reason = m.strip_prefix("pattern: ").unwrap_or(&m).to_string();
+                return Err(PageError::field("pattern", reason));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut page = build(&state, &id, DEFAULT_LIMIT, host, None).await?;
+        page.unblocked = Some((pattern, left));
+        return render(&page);
+    }
     if form.required("op")? == "block" {
         let pattern = form.required("pattern")?.to_string();
         let blocked = match state.manager.block(&id, pattern).await {
