@@ -374,7 +374,8 @@ async fn frontier_steering_goes_through_the_intake_and_text_is_escaped() {
     assert_eq!(p.status, 200, "{}", p.body);
     assert!(p.body.contains("2 queued URLs removed"), "{}", p.body);
     let (_, f) = srv.get_json("/api/v1/crawls/f1/frontier").await;
-    assert!(!f.to_string().contains("calendar"), "{f}");
+    assert!(!f["urls"].to_string().contains("calendar"), "{f}");
+    assert_eq!(f["blocked"], json!(["/calendar/"]), "the pattern is listed");
     let (_, r) = srv
         .post_json(
             "/api/v1/urls",
