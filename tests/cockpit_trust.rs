@@ -393,3 +393,98 @@ async fn steering_says_what_it_did() {
     assert_eq!(f["blocked"], json!([]), "{f}");
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_stay_on_the_page_with_what_was_typed() {
+    let web = support::FixtureWeb::start(1);
+    let seed = support::many_links(&web, 0, 3);
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    srv.create(&spec("e1", &seed, json!({}))).await;
+    finished(&srv, "e1").await;
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
+    let key = b.get("/crawls/e1/export").await.csrf();
+
+    // A bad search parameter: the search page, its form as typed, the error on it.
+    let p = b
+        .get("/crawls/e1/search?q=turbine&min_score=lots&host=a.example")
+        .await;
+    assert_eq!(p.status, 400);
+    assert!(p.body.contains("id=\"search-error\""), "{}", p.body);
+    assert!(p.body.contains("min_score"), "names the field");
+    for kept in ["value=\"turbine\"", "value=\"lots\"", "value=\"a.example\""] {
+        assert!(p.body.contains(kept), "{kept} kept");
+    }
+    assert!(
+        p.body.contains("aria-label=\"Crawl e1\""),
+        "with the crawl's tabs"
+    );
+
+    // A duplicate export name: the export page, the form as typed, the error on it.
+    let export = |name: &'static str, q: &'static str| {
+        [
+            ("csrf", key.clone()),
+            ("name", name.to_string()),
+            ("q", q.to_string()),
+            ("with_embeds", "true".to_string()),
+            ("format", "warc".to_string()),
+        ]
+    };
+    let first = export("mine", "");
+    let first: Vec<(&str, &str)> = first.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let p = b.post("/crawls/e1/export", &first).await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    let again = export("mine", "many");
+    let again: Vec<(&str, &str)> = again.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let p = b.post("/crawls/e1/export", &again).await;
+    assert_eq!(p.status, 409, "{}", p.body);
+    assert!(p.body.contains("id=\"export-error\""), "{}", p.body);
+    assert!(p.body.contains("value=\"mine\""), "the name kept");
+    assert!(p.body.contains("value=\"many\""), "the query kept");
+    assert!(p.body.contains("id=\"export-form\""));
+    // A bad minimum score, in the preview and in the write.
+    let p = b
+        .get("/crawls/e1/export?q=x&min_score=high&preview=1")
+        .await;
+    assert_eq!(p.status, 400);
+    assert!(p.body.contains("id=\"export-error\"") && p.body.contains("min_score"));
+    assert!(p.body.contains("value=\"high\""));
+
+    // A pattern that does not compile: the frontier inspector, the pattern kept.
+    srv.create(&web_support::idle_spec("e2")).await;
+    let p = b
+        .post(
+            "/crawls/e2/frontier",
+            &[("csrf", &key), ("op", "block"), ("pattern", "(calendar")],
+        )
+        .await;
+    assert_eq!(p.status, 400);
+    assert!(p.body.contains("id=\"steer-error\""), "{}", p.body);
+    assert!(p.body.contains("value=\"(calendar\""), "the pattern kept");
+    assert!(
+        p.body.contains("<h2>Host queues</h2>"),
+        "the inspector itself"
+    );
+    let p = b
+        .post(
+            "/crawls/e2/frontier",
+            &[
+                ("csrf", &key),
+                ("op", "priority"),
+                ("url", "http://127.0.0.1:9/x"),
+                ("score", "7"),
+            ],
+        )
+        .await;
+    assert_eq!(p.status, 400);
+    assert!(p.body.contains("id=\"steer-error\""));
+    assert!(
+        p.body.contains("&#34;7&#34; (for http://127.0.0.1:9/x)"),
+        "{}",
+        p.body
+    );
+    // A crawl that does not exist is still the error page.
+    let p = b.get("/crawls/nope/search?q=x").await;
+    assert_eq!(p.status, 404);
+    srv.stop().await;
+}

@@ -80,6 +80,11 @@ struct FrontierPage {
     unblocked: Option<(String, usize)>,
     steered: Option<super::steer::Steered>,
     blocked: Option<BlockReport>,
+    /// Why the last form was refused (a pattern that does not compile, a score out of range),
+    /// shown on the page with what was typed.
+    error: Option<String>,
+    /// The pattern typed in the blacklist form, kept when it is refused.
+    pattern: String,
     /// The crawl's update function and what it does.
     update: &'static str,
     update_help: &'static str,
@@ -139,6 +144,8 @@ async fn build(
         unblocked: None,
         steered,
         blocked: None,
+        error: None,
+        pattern: String::new(),
         update: super::steer::update_name(update),
         update_help: super::steer::update_help(update),
     })
@@ -178,6 +185,28 @@ pub async fn steer(
         .get("host")
         .filter(|h| !h.is_empty())
         .map(str::to_string);
+    match apply(&state, &id, &form, host.clone()).await {
+        // What the operator typed and can fix is said on the inspector, the pattern kept.
+        Err(e) if e.is_users() => {
+            let mut page = build(&state, &id, DEFAULT_LIMIT, host, None).await?;
+            page.error = Some(crate::web::error::redact(&e.to_string()));
+            if form.get("op") == Some("block") {
+                page.pattern = form.get("pattern").unwrap_or_default().to_string();
+            }
+            let status = actix_web::ResponseError::status_code(&e);
+            super::render_status(&page, status)
+        }
+        r => r,
+    }
+}
+
+/// Applies a checked steering form and renders the inspector with what it did.
+async fn apply(
+    state: &AppState,
+    id: &str,
+    form: &Form,
+    host: Option<String>,
+) -> Result<HttpResponse, PageError> {
     if form.required("op")? == "unblock" {
         // Exactly as blocked: not trimmed.
         let pattern = form
@@ -185,7 +214,7 @@ pub async fn steer(
             .filter(|p| !p.is_empty())
             .ok_or_else(|| PageError::field("pattern", "is required"))?
             .to_string();
-        let left = match state.manager.unblock(&id, pattern.clone()).await {
+        let left = match state.manager.unblock(id, pattern.clone()).await {
             Ok(n) => n,
             Err(ManagerError::Invalid(m)) => {
                 let reason = m.strip_prefix("pattern: ").unwrap_or(&m).to_string();
@@ -193,13 +222,13 @@ pub async fn steer(
             }
             Err(e) => return Err(e.into()),
         };
-        let mut page = build(&state, &id, DEFAULT_LIMIT, host, None).await?;
+        let mut page = build(state, id, DEFAULT_LIMIT, host, None).await?;
         page.unblocked = Some((pattern, left));
         return render(&page);
     }
     if form.required("op")? == "block" {
         let pattern = form.required("pattern")?.to_string();
-        let blocked = match state.manager.block(&id, pattern).await {
+        let blocked = match state.manager.block(id, pattern).await {
             Ok(r) => r,
             Err(ManagerError::Invalid(m)) => {
                 let reason = m.strip_prefix("pattern: ").unwrap_or(&m).to_string();
@@ -207,7 +236,7 @@ pub async fn steer(
             }
             Err(e) => return Err(e.into()),
         };
-        let mut page = build(&state, &id, DEFAULT_LIMIT, host, None).await?;
+        let mut page = build(state, id, DEFAULT_LIMIT, host, None).await?;
         page.blocked = Some(blocked);
         return render(&page);
     }
@@ -221,14 +250,17 @@ pub async fn steer(
                 .ok()
                 .filter(|s| (0.0..=1.0).contains(s))
                 .ok_or_else(|| {
-                    PageError::field("score", format!("{text:?} is not a number from 0 to 1"))
+                    PageError::field(
+                        "score",
+                        format!("{text:?} (for {url}) is not a number from 0 to 1"),
+                    )
                 })?;
             (Some(score), false)
         }
         other => {
             return Err(PageError::field(
                 "op",
-                format!("{other:?} is not priority, blacklist or block"),
+                format!("{other:?} is not priority, blacklist, block or unblock"),
             ))
         }
     };
@@ -240,8 +272,8 @@ pub async fn steer(
         source: Some(SOURCE.into()),
         via: None,
     };
-    let steered = super::steer::apply(&state, &id, vec![item]).await?;
-    let page = build(&state, &id, DEFAULT_LIMIT, host, Some(steered)).await?;
+    let steered = super::steer::apply(state, id, vec![item]).await?;
+    let page = build(state, id, DEFAULT_LIMIT, host, Some(steered)).await?;
     render(&page)
 }
 
