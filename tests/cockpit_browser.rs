@@ -447,3 +447,151 @@ async fn search_capture_and_export(
     std::fs::write(&path, &bytes).unwrap();
     support::harness::warcio_check(&[path]);
 }
+
+/// Steering from the browser: the intake form answers per item with the priority before and
+/// after, the inspector's Send score says what it did, a refused pattern stays in its field
+/// with the reason, a blocked pattern is listed and removed, a bad search value stays typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn steer_and_correct_in_the_browser() {
+    let Some(b) = browser::start().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let spec = web_support::idle_spec("steer");
+    let seed = spec["seeds"][0].as_str().unwrap().to_string();
+    srv.create(&spec).await;
+    let c = &b.client;
+    c.goto(&srv.url(&format!("/?token={}", web_support::TOKEN)))
+        .await
+        .unwrap();
+    eventually(10, "the login", || async {
+        let url = c.current_url().await.ok()?;
+        (url.as_str() == srv.url("/")).then_some(())
+    })
+    .await;
+    let type_into = |css: &'static str, value: String| {
+        let c = c.clone();
+        async move {
+            let el = c.find(Locator::Css(css)).await.unwrap();
+            el.clear().await.unwrap();
+            el.send_keys(&value).await.unwrap();
+        }
+    };
+    let click = |css: &'static str| {
+        let c = c.clone();
+        async move {
+            c.find(Locator::Css(css))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+        }
+    };
+    let text = |css: &'static str| {
+        let c = c.clone();
+        async move {
+            c.find(Locator::Css(css))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        }
+    };
+
+    // The intake form.
+    let (a, bad) = (format!("{seed}a"), format!("{seed}b"));
+    c.goto(&srv.url("/crawls/steer/intake")).await.unwrap();
+    type_into("#lines", format!("{a} 0.8\n{bad} -1\n")).await;
+    click("#intake-send").await;
+    let rows = c
+        .find_all(Locator::Css("#intake-items tbody tr"))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    let first = rows[0].text().await.unwrap();
+    assert!(
+        first.contains("not queued → 0.800") && first.contains("queued"),
+        "{first}"
+    );
+    let second = rows[1].text().await.unwrap();
+    assert!(
+        second.contains("rejected: score -1 is outside [0, 1]"),
+        "{second}"
+    );
+    b.screenshot("intake").await;
+    // A line that cannot be read: the text stays in the field.
+    type_into("#lines", format!("{a} lots")).await;
+    click("#intake-send").await;
+    assert!(text("#intake-error").await.contains("line 1"));
+    let kept = c
+        .find(Locator::Id("lines"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(kept.as_deref(), Some(format!("{a} lots").as_str()));
+
+    // Send score from the inspector: 0.2 to a URL at 0.8 under avg makes 0.5, and it says so.
+    c.goto(&srv.url("/crawls/steer/frontier")).await.unwrap();
+    let xpath = format!("//button[@data-score='{a}']/preceding-sibling::input[@name='score']");
+    let input = c.find(Locator::XPath(&xpath)).await.unwrap();
+    input.clear().await.unwrap();
+    input.send_keys("0.2").await.unwrap();
+    c.find(Locator::Css(&format!("button[data-score='{a}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let row = text("#intake-items tbody tr").await;
+    assert!(
+        row.contains("0.800 → 0.500") && row.contains("rescored"),
+        "{row}"
+    );
+    assert!(text("#intake-report").await.contains("update function avg"));
+    b.screenshot("frontier-steered").await;
+
+    // A pattern that does not compile stays in its field with the reason.
+    type_into("#pattern", "(calendar".into()).await;
+    click("#block-form button").await;
+    assert!(text("#steer-error").await.contains("pattern"));
+    let kept = c
+        .find(Locator::Id("pattern"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(kept.as_deref(), Some("(calendar"));
+    // Fixed, it is listed; removed, it is gone.
+    type_into("#pattern", "/calendar/".into()).await;
+    click("#block-form button").await;
+    assert!(text("#block-report").await.contains("/calendar/"));
+    click("button[data-unblock='/calendar/']").await;
+    assert!(text("#unblock-report").await.contains("removed"));
+    c.find(Locator::Id("no-patterns"))
+        .await
+        .expect("no pattern left");
+
+    // A bad search value: the search page, the form as typed.
+    c.goto(&srv.url("/crawls/steer/search")).await.unwrap();
+    type_into("#q", "turbine".into()).await;
+    type_into("#min_score", "lots".into()).await;
+    click("form[role='search'] button").await;
+    assert!(text("#search-error").await.contains("min_score"));
+    let q = c
+        .find(Locator::Id("q"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(q.as_deref(), Some("turbine"));
+
+    b.close().await;
+    srv.stop().await;
+}
