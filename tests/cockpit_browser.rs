@@ -168,6 +168,18 @@ async fn operate_a_crawl_in_the_browser() {
         .await
         .expect("a queued URL");
     let victim = button.attr("data-blacklist").await.unwrap().unwrap();
+    // The paused crawl's frontier says it is paused, not that its hosts take a politeness pause.
+    let note = c.find(Locator::Id("paused-note")).await.unwrap();
+    assert!(note.text().await.unwrap().contains("paused"));
+    let waits = c.find(Locator::Css("#hosts tbody")).await.unwrap();
+    let waits = waits.text().await.unwrap();
+    assert!(
+        waits.contains("the crawl is paused by the operator"),
+        "{waits}"
+    );
+    c.find(Locator::Id("hop-legend"))
+        .await
+        .expect("the hop codes explained");
     b.screenshot("frontier").await;
     button.click().await.unwrap();
     let report = c.find(Locator::Id("intake-report")).await.unwrap();

@@ -488,3 +488,64 @@ async fn errors_stay_on_the_page_with_what_was_typed() {
     assert_eq!(p.status, 404);
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_frontier_says_it_is_paused_and_explains_itself() {
+    let web = support::FixtureWeb::start(1);
+    let seed = support::many_links(&web, 0, 20);
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    srv.create(&spec(
+        "p1",
+        &seed,
+        json!({ "politeness": { "min_delay_ms": 60000, "max_delay_ms": 60000, "respect_robots": false } }),
+    ))
+    .await;
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
+    // Not started: said so, not a politeness pause.
+    let p = b.get("/crawls/p1/frontier").await;
+    assert!(
+        p.body.contains("has <strong>not started</strong>"),
+        "{}",
+        p.body
+    );
+    srv.action("p1", "start").await;
+    srv.wait_for("p1", 20, "the seed page", |c| {
+        c["stats"]["urls_queued"].as_u64() > Some(5)
+    })
+    .await;
+    let (status, _) = srv.action("p1", "pause").await;
+    assert_eq!(status, 200);
+    let p = b.get("/crawls/p1/frontier").await;
+    assert!(p.body.contains("id=\"paused-note\""), "{}", p.body);
+    let hosts = p.body.split("id=\"hosts\"").nth(1).unwrap();
+    let hosts = hosts.split("</table>").next().unwrap();
+    assert!(
+        hosts.contains("<td class=\"num\">paused</td>")
+            && hosts.contains("the crawl is paused by the operator"),
+        "{hosts}"
+    );
+    let urls = p.body.split("id=\"urls\"").nth(1).unwrap();
+    assert!(
+        urls.contains("<td class=\"why\">the crawl is paused</td>"),
+        "{urls}"
+    );
+    // The order explained, and the hop codes.
+    assert!(p.body.contains("id=\"order-help\""));
+    assert!(p.body.contains("id=\"hop-legend\""));
+    assert!(
+        urls.contains("<abbr title=\"L: a link\">L</abbr>"),
+        "each hop path spelled out: {urls}"
+    );
+    // Resumed: the hosts wait for their politeness again (60 s after the seed page).
+    srv.action("p1", "resume").await;
+    let p = b.get("/crawls/p1/frontier").await;
+    assert!(!p.body.contains("id=\"paused-note\""));
+    let urls = p.body.split("id=\"urls\"").nth(1).unwrap();
+    assert!(
+        urls.contains("next of its host, which waits: adaptive politeness pause")
+            || urls.contains("URL(s) of its host go first"),
+        "{urls}"
+    );
+    srv.stop().await;
+}

@@ -40,6 +40,75 @@ pub fn explain(wait: WaitReason, crawl_delay_ms: Option<u64>) -> String {
     }
 }
 
+/// Why a host waits, for people, knowing whether the crawl is paused: a paused crawl fetches
+/// nothing whatever the host's politeness, and a pause that has run out is no reason to wait.
+pub fn explain_in(halted: Option<Halt>, h: &HostView) -> (String, String) {
+    let own = explain(h.wait, h.crawl_delay_ms);
+    match halted {
+        Some(Halt::Paused) if h.queued > 0 => {
+            return (
+                "paused".into(),
+                format!(
+                    "the crawl is paused by the operator: nothing is fetched until it is \
+                     resumed (then: {own})"
+                ),
+            )
+        }
+        Some(Halt::NotStarted) if h.queued > 0 => {
+            return (
+                "not started".into(),
+                format!(
+                    "the crawl has not started: nothing is fetched before it does (then: {own})"
+                ),
+            )
+        }
+        _ => {}
+    }
+    let spent = h.wait_ms == 0
+        && matches!(
+            h.wait,
+            WaitReason::AdaptiveDelay
+                | WaitReason::CrawlDelay
+                | WaitReason::RetryAfter
+                | WaitReason::ErrorBackoff
+        );
+    if spent {
+        return (
+            "now".into(),
+            format!("ready: its last pause ({own}) has passed"),
+        );
+    }
+    (fmt_ms(h.wait_ms), own)
+}
+
+/// Why a crawl with a frontier fetches nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Halt {
+    /// Paused by the operator.
+    Paused,
+    /// Created, not started (its frontier opened for a view or intake).
+    NotStarted,
+}
+
+/// A hop path in words (`MLE`: listed in a sitemap, then a link, then a page requisite); the
+/// seed itself has an empty path.
+pub fn hops_in_words(hops: &str) -> String {
+    if hops.is_empty() {
+        return "a seed (no hop)".into();
+    }
+    hops.chars()
+        .map(|c| match crate::model::Hop::from_code(c) {
+            Some(crate::model::Hop::Link) => "L: a link".to_string(),
+            Some(crate::model::Hop::Embed) => "E: a page requisite (embed)".to_string(),
+            Some(crate::model::Hop::Redirect) => "R: a redirect".to_string(),
+            Some(crate::model::Hop::Prerequisite) => "P: a prerequisite (robots.txt)".to_string(),
+            Some(crate::model::Hop::Sitemap) => "M: a sitemap".to_string(),
+            None => format!("{c}: unknown"),
+        })
+        .collect::<Vec<_>>()
+        .join(" → ")
+}
+
 /// A host row.
 pub struct HostRow {
     /// The queue.
@@ -62,6 +131,10 @@ pub struct UrlRow {
     pub eta: String,
     /// Cells of the latest analysis score's breakdown, when it has one.
     pub parts: Option<[String; 6]>,
+    /// Its hop path in words.
+    pub hops_words: String,
+    /// Why it waits where it is.
+    pub why: String,
 }
 
 #[derive(Template)]
@@ -88,6 +161,11 @@ struct FrontierPage {
     /// The crawl's update function and what it does.
     update: &'static str,
     update_help: &'static str,
+    /// Why the crawl fetches nothing now, if it does not (said above the queues).
+    halted: Option<Halt>,
+    /// `frontier.balance_per_queue` and `politeness.min_delay_ms`, for the order explained.
+    balance: u32,
+    min_delay: String,
 }
 
 async fn build(
@@ -97,7 +175,13 @@ async fn build(
     host: Option<String>,
     steered: Option<super::steer::Steered>,
 ) -> Result<FrontierPage, PageError> {
-    let update = state.manager.spec(id)?.update;
+    let spec = state.manager.spec(id)?;
+    let update = spec.update;
+    let halted = match state.manager.get(id)?.state {
+        crate::manager::CrawlState::Paused => Some(Halt::Paused),
+        crate::manager::CrawlState::Created => Some(Halt::NotStarted),
+        _ => None,
+    };
     let action = format!("/crawls/{}/frontier", urlencode(id));
     let chrome = Chrome::new(format!("Frontier of {id}"), Some(id), "frontier");
     let (urls, hosts, patterns, closed) =
@@ -114,22 +198,55 @@ async fn build(
             ),
             Err(e) => return Err(e.into()),
         };
+    let waits: std::collections::HashMap<String, (WaitReason, u64)> = hosts
+        .iter()
+        .map(|h| (h.host.clone(), (h.wait, h.wait_ms)))
+        .collect();
     let hosts = hosts
         .into_iter()
-        .map(|h| HostRow {
-            href: format!("{action}?host={}", urlencode(&h.host)),
-            why: explain(h.wait, h.crawl_delay_ms),
-            wait: fmt_ms(h.wait_ms),
-            view: h,
+        .map(|h| {
+            let (wait, why) = explain_in(halted, &h);
+            HostRow {
+                href: format!("{action}?host={}", urlencode(&h.host)),
+                why,
+                wait,
+                view: h,
+            }
         })
         .collect();
+    // Per URL: the URLs of its host ahead of it, and what its host waits for.
+    let mut ahead: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let urls = urls
         .into_iter()
-        .map(|u| UrlRow {
-            priority: format!("{:.3}", u.priority),
-            eta: fmt_ms(u.eta_ms),
-            parts: u.parts.map(super::score_cells),
-            url: u,
+        .map(|u| {
+            let before = ahead.entry(u.host.clone()).or_insert(0);
+            let n = *before;
+            *before += 1;
+            let why = match waits.get(&u.host) {
+                _ if halted == Some(Halt::Paused) => "the crawl is paused".to_string(),
+                _ if halted.is_some() => "the crawl has not started".to_string(),
+                _ if n > 0 => {
+                    format!("{n} URL(s) of its host go first (politeness: one at a time)")
+                }
+                Some((WaitReason::Ready, _)) | None => "next of its host; the host is ready".into(),
+                Some((WaitReason::Busy, _)) => {
+                    "next of its host, which has a fetch in flight".into()
+                }
+                Some((_, 0)) => "next of its host; the host is ready".into(),
+                Some((w, _)) => format!("next of its host, which waits: {}", explain(*w, None)),
+            };
+            UrlRow {
+                priority: format!("{:.3}", u.priority),
+                eta: match halted {
+                    Some(Halt::Paused) => "paused".into(),
+                    Some(Halt::NotStarted) => "not started".into(),
+                    None => fmt_ms(u.eta_ms),
+                },
+                parts: u.parts.map(super::score_cells),
+                hops_words: hops_in_words(&u.hops),
+                why,
+                url: u,
+            }
         })
         .collect();
     Ok(FrontierPage {
@@ -148,6 +265,9 @@ async fn build(
         pattern: String::new(),
         update: super::steer::update_name(update),
         update_help: super::steer::update_help(update),
+        halted,
+        balance: spec.frontier.balance_per_queue,
+        min_delay: fmt_ms(spec.frontier.politeness.min_delay.as_millis() as u64),
     })
 }
 
@@ -280,6 +400,39 @@ async fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_paused_crawl_says_it_is_paused_and_spent_pauses_are_not_reasons() {
+        let h = HostView {
+            host: "h".into(),
+            queued: 3,
+            inflight: 0,
+            fetched: 0,
+            errors: 0,
+            wait: WaitReason::AdaptiveDelay,
+            wait_ms: 0,
+            crawl_delay_ms: None,
+            ip: None,
+        };
+        let (wait, why) = explain_in(Some(Halt::Paused), &h);
+        assert_eq!(wait, "paused");
+        assert!(why.starts_with("the crawl is paused"), "{why}");
+        let (wait, why) = explain_in(None, &h);
+        assert_eq!(wait, "now");
+        assert!(why.starts_with("ready: its last pause"), "{why}");
+        let busy = HostView { wait_ms: 1500, ..h };
+        assert_eq!(explain_in(None, &busy).0, "1.5 s");
+        assert_eq!(explain_in(Some(Halt::NotStarted), &busy).0, "not started");
+    }
+
+    #[test]
+    fn hop_paths_read_as_words() {
+        assert_eq!(hops_in_words(""), "a seed (no hop)");
+        assert_eq!(
+            hops_in_words("MLE"),
+            "M: a sitemap → L: a link → E: a page requisite (embed)"
+        );
+    }
 
     #[test]
     fn waits_are_explained() {
