@@ -549,3 +549,103 @@ async fn a_paused_frontier_says_it_is_paused_and_explains_itself() {
     );
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeds_are_checked_before_the_crawl_and_reported_after() {
+    let web = support::FixtureWeb::start(1);
+    let seed = support::many_links(&web, 0, 2);
+    web.route(0, "/old", support::Reply::redirect(301, "/many.html"));
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+
+    // The API creates the crawl and says which seeds cannot be fetched.
+    let mut s = spec(
+        "api",
+        &seed,
+        json!({ "network": { "allow_private": false } }),
+    );
+    s["seeds"] = json!([seed, "http://localhost/"]);
+    let (status, body) = srv.post_json("/api/v1/crawls", &s).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["seeds"].as_array().unwrap().len(), 2);
+    let problems = body["seeds"][0]["problems"].as_array().unwrap();
+    assert!(
+        problems[0]
+            .as_str()
+            .unwrap()
+            .contains("network.allow_private"),
+        "{body}"
+    );
+    assert_eq!(body["warnings"].as_array().unwrap().len(), 2);
+    let (_, ok) = srv
+        .post_json("/api/v1/crawls", &spec("fine", &seed, json!({})))
+        .await;
+    assert_eq!(ok["warnings"], json!([]), "{ok}");
+
+    // The form asks before creating such a crawl; the same seeds sent again create it.
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
+    let key = b.get("/crawls/new").await.csrf();
+    let form = |checked: Option<&str>| {
+        let mut f = vec![
+            ("csrf", key.clone()),
+            ("op", "create".to_string()),
+            ("name", "asked".to_string()),
+            ("seeds", seed.clone()),
+            ("start", "on".to_string()),
+            ("frontier.update", "avg".to_string()),
+        ];
+        if let Some(c) = checked {
+            f.push(("seeds_checked", c.to_string()));
+        }
+        f
+    };
+    let first = form(None);
+    let first: Vec<(&str, &str)> = first.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let p = b.post("/crawls/new", &first).await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert!(p.body.contains("id=\"seed-warnings\""), "{}", p.body);
+    assert!(p.body.contains("Allow private addresses"));
+    assert!(p.body.contains("id=\"create-anyway\""));
+    let (status, _) = srv.get_json("/api/v1/crawls/asked").await;
+    assert_eq!(status, 404, "not created yet");
+    let again = form(Some(&seed));
+    let again: Vec<(&str, &str)> = again.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let p = b.post("/crawls/new", &again).await;
+    assert_eq!(p.status, 303, "{}", p.body);
+    let c = srv
+        .wait_for("asked", 30, "the refused crawl to end", |c| {
+            c["state"] == "finished"
+        })
+        .await;
+    assert_eq!(c["outcome"]["kind"], "no-seed-reachable");
+
+    // The seeds report: a seed that redirects, followed to its target.
+    let mut s = spec("moved", &web.url(0, "/old"), json!({}));
+    s["seeds"] = json!([web.url(0, "/old"), web.url(0, "/gone")]);
+    srv.create(&s).await;
+    finished(&srv, "moved").await;
+    let p = b.get("/crawls/moved/seeds").await;
+    assert_eq!(p.status, 200, "{}", p.body);
+    let old = p
+        .body
+        .split(&format!("data-seed=\"{}\"", web.url(0, "/old")))
+        .nth(1)
+        .unwrap();
+    let old = old.split("</tr>").next().unwrap();
+    assert!(
+        old.contains(&format!(">301 {}</a> → <a", web.url(0, "/old")))
+            && old.contains(&format!(">200 {seed}</a>")),
+        "{old}"
+    );
+    assert!(old.contains("no problem known"));
+    let gone = p
+        .body
+        .split(&format!("data-seed=\"{}\"", web.url(0, "/gone")))
+        .nth(1)
+        .unwrap();
+    assert!(gone.split("</tr>").next().unwrap().contains(">404 "));
+    let p = b.get("/crawls/asked/seeds").await;
+    assert!(p.body.contains("network.allow_private"), "{}", p.body);
+    assert!(p.body.contains("not archived"), "{}", p.body);
+    srv.stop().await;
+}

@@ -24,10 +24,12 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
 mod outcome;
+mod seeds;
 mod status;
 mod steering;
 
 pub use outcome::{classify, Outcome, OutcomeKind, StopMark};
+pub use seeds::{any_problem, check_seeds, SeedCheck};
 use status::{read_status, write_status, Status};
 pub use status::{record_cli_run, CrawlState};
 

@@ -83,6 +83,7 @@ routes! { PAGE_ROUTES, configure_pages:
     post "/crawls/{id}/frontier"        => pages::frontier::steer;
     get  "/crawls/{id}/hosts"           => pages::hosts::page;
     get  "/crawls/{id}/intake"          => pages::intake::page;
+    get  "/crawls/{id}/seeds"           => pages::seeds::page;
     post "/crawls/{id}/intake"          => pages::intake::submit;
     get  "/crawls/{id}/search"          => pages::search::page;
     get  "/crawls/{id}/capture"         => pages::capture::page;

@@ -50,6 +50,12 @@ struct NewCrawlPage {
     spec_json: String,
     import_error: Option<String>,
     notice: Option<String>,
+    /// Seeds that cannot be fetched as the crawl is defined: the form asks before creating it.
+    seed_warnings: Vec<crate::manager::SeedCheck>,
+    /// The seeds those warnings are about (`seeds_checked`): submitted unchanged, they create.
+    seeds_checked: String,
+    /// Whether "Start the crawl at once" is ticked.
+    start: bool,
 }
 
 fn groups(spec: &Value, errors: &BTreeMap<String, String>) -> Vec<GroupView> {
@@ -101,6 +107,9 @@ fn page_for(
         spec_json: String::new(),
         import_error,
         notice,
+        seed_warnings: vec![],
+        seeds_checked: String::new(),
+        start: true,
     }
 }
 
@@ -162,6 +171,20 @@ pub async fn submit(
     let Some(valid) = fields::validate(&spec, &mut errors) else {
         return invalid(&spec, &errors);
     };
+    // Seeds that cannot be fetched are said before the crawl is created; the same seeds sent
+    // again (the "Create anyway" button carries them) create it.
+    let checks = crate::manager::check_seeds(&valid);
+    let seeds_typed = form.get("seeds").unwrap_or_default();
+    if crate::manager::any_problem(&checks) && form.get("seeds_checked") != Some(seeds_typed) {
+        let mut page = page_for(&spec, &errors, None, None);
+        page.seed_warnings = checks
+            .into_iter()
+            .filter(|c| !c.problems.is_empty())
+            .collect();
+        page.seeds_checked = seeds_typed.to_string();
+        page.start = form.get("start").is_some();
+        return render(&page);
+    }
     let manager = state.manager.clone();
     let created = state
         .on_crawl_runtime(async move { manager.create(valid).await })
