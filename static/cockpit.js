@@ -45,10 +45,28 @@ function drawChart(series) {
   const xMax = Math.max(100, ...series.map((p) => p.pages));
   const x = (pages) => CHART.left + (pages / xMax) * (CHART.w - CHART.left - CHART.right);
   const y = (v) => CHART.h - CHART.bottom - Math.min(Math.max(v, 0), 1) * (CHART.h - CHART.top - CHART.bottom);
-  const line = (key) => [x(0).toFixed(1) + "," + y(0).toFixed(1)]
-    .concat(series.map((p) => x(p.pages).toFixed(1) + "," + y(p[key]).toFixed(1))).join(" ");
+  // From the first point measured, not from the origin (nothing was measured there).
+  const line = (key) => series.map((p) => x(p.pages).toFixed(1) + "," + y(p[key]).toFixed(1)).join(" ");
   rel.setAttribute("points", line("avg_relevance"));
   hr.setAttribute("points", line("harvest_ratio"));
+  const marks = document.getElementById("chart-marks");
+  if (marks) {
+    const ns = "http://www.w3.org/2000/svg";
+    const dots = [];
+    series.forEach((p) => {
+      [["avg_relevance", "#0550ae"], ["harvest_ratio", "#bc4c00"]].forEach(([key, color]) => {
+        const c = document.createElementNS(ns, "circle");
+        c.setAttribute("cx", x(p.pages).toFixed(1));
+        c.setAttribute("cy", y(p[key]).toFixed(1));
+        c.setAttribute("r", "3");
+        c.setAttribute("fill", color);
+        dots.push(c);
+      });
+    });
+    marks.replaceChildren(...dots);
+  }
+  const empty = document.getElementById("chart-empty");
+  if (empty) empty.hidden = series.length > 0;
   const label = document.getElementById("chart-xmax");
   if (label) label.textContent = xMax + " pages";
 }

@@ -649,3 +649,27 @@ async fn seeds_are_checked_before_the_crawl_and_reported_after() {
     assert!(p.body.contains("not archived"), "{}", p.body);
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_threshold_reads_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let mut spec = web_support::idle_spec("t1");
+    spec["topic"] = json!({ "keywords": ["turbine"] });
+    srv.create(&spec).await;
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
+    let dash = b.get("/crawls/t1").await;
+    assert!(
+        dash.body.contains("id=\"chart-threshold\">threshold 0.2<"),
+        "{}",
+        dash.body
+    );
+    assert!(dash.body.contains("points=\"\""), "no line from the origin");
+    assert!(!dash.body.contains("0.20000000298023224"));
+    let copy = b.get("/crawls/new?from=t1").await;
+    assert!(!copy.body.contains("0.20000000298023224"));
+    assert!(copy.body.contains("value=\"0.2\""), "{}", copy.body);
+    let file = b.get("/crawls/t1/spec.json").await;
+    assert!(file.body.contains("\"threshold\": 0.2"), "{}", file.body);
+    srv.stop().await;
+}

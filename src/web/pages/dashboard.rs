@@ -165,7 +165,15 @@ pub async fn page(
         } else {
             format!("{:.3}", f.avg_relevance)
         },
-        chart: super::chart::chart(&f.series),
+        chart: super::chart::chart(
+            &f.series,
+            state
+                .manager
+                .spec(&id)?
+                .analysis
+                .as_ref()
+                .map(|a| a.scoring.threshold),
+        ),
         panels: panels(&state, &id, &view).await,
         chrome: Chrome::new(format!("Crawl {id}"), Some(&id), "dashboard"),
         state: state_name(view.state),
