@@ -9,7 +9,8 @@
 //   server-rendered (and so server-escaped) HTML fragment at most every PANEL_MS while stats
 //   events arrive.
 // - Lifecycle: [data-state] badges show the crawl's outcome (label, reason in
-//   [data-outcome-reason]); forms with data-states="running paused" show only in those states.
+//   [data-outcome-reason]); forms with data-states="running paused" show only in those states,
+//   elements with data-when-outcome="KIND" only for that outcome.
 // - Spec upload: a file chosen in #spec-file is read into the #spec-json text area.
 "use strict";
 
@@ -128,6 +129,9 @@ function follow(root) {
     });
     document.querySelectorAll("[data-outcome-reason]").forEach((el) => {
       el.textContent = view.state === "running" || view.state === "created" ? "" : outcome.reason;
+    });
+    document.querySelectorAll("[data-when-outcome]").forEach((el) => {
+      el.hidden = el.dataset.whenOutcome !== outcome.kind;
     });
     // The lifecycle buttons follow the state: each shows only in the states it applies to.
     document.querySelectorAll("form[data-states]").forEach((form) => {

@@ -604,6 +604,36 @@ async fn steer_and_correct_in_the_browser() {
         .unwrap();
     assert_eq!(q.as_deref(), Some("turbine"));
 
+    // A crawl whose seed cannot be fetched: the form says so before creating it; created
+    // anyway, it ends as "no seed reachable" and the seeds report says why.
+    c.goto(&srv.url("/crawls/new")).await.unwrap();
+    type_into("[name='name']", "refused".into()).await;
+    type_into("[name='seeds']", seed.clone()).await;
+    click("#create").await;
+    let warning = text("#seed-warnings").await;
+    assert!(warning.contains("Allow private addresses"), "{warning}");
+    let (status, _) = srv.get_json("/api/v1/crawls/refused").await;
+    assert_eq!(status, 404, "not created yet");
+    b.screenshot("seed-warnings").await;
+    click("#create-anyway").await;
+    eventually(30, "the crawl to end with no seed reachable", || async {
+        let el = c.find(Locator::Css("[data-state]")).await.ok()?;
+        if el.attr("data-outcome").await.ok()?? == "no-seed-reachable" {
+            return Some(());
+        }
+        c.refresh().await.ok()?;
+        None
+    })
+    .await;
+    assert!(text("#outcome-reason").await.contains("private-address"));
+    click("#seeds-link").await;
+    let row = text("#seeds tbody tr").await;
+    assert!(
+        row.contains("network.allow_private") && row.contains("not archived"),
+        "{row}"
+    );
+    b.screenshot("seeds").await;
+
     b.close().await;
     srv.stop().await;
 }
