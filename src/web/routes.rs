@@ -45,6 +45,7 @@ routes! { ROUTES, configure_api:
     get  "/api/v1/crawls/{id}/topic"           => api::learned::topic;
     get  "/api/v1/crawls/{id}/relaxations"     => api::learned::relaxations;
     post "/api/v1/crawls/{id}/block"           => api::learned::block;
+    delete "/api/v1/crawls/{id}/block"         => api::learned::unblock;
     get  "/api/v1/crawls/{id}/search"          => api::search::get;
     get  "/api/v1/crawls/{id}/captures"        => api::captures::list;
     get  "/api/v1/crawls/{id}/capture"         => api::captures::replay;
