@@ -331,6 +331,7 @@ async fn run_crawl(
         hostname: crawl::machine_name(),
     };
     let crawl_dir = opts.data.join(spec.name());
+    let max_pages = spec.limits.max_pages;
     let summary = crawl::run(spec, opts, stats.clone(), control_rx, false).await;
     drop(progress);
     let summary = summary?;
@@ -342,10 +343,24 @@ async fn run_crawl(
              network.allow_private is off"
         );
     }
+    // The summary with the crawl's outcome (completed, limit reached, stopped, no seed
+    // reachable), classified as the server classifies it.
+    let outcome = magpie::manager::classify(
+        magpie::manager::CrawlState::Finished,
+        Some(&format!("{} (magpie crawl)", summary.stop_reason)),
+        None,
+        &summary,
+        None,
+        max_pages,
+    );
+    let mut out = serde_json::to_value(&summary)?;
+    if let Some(o) = out.as_object_mut() {
+        o.insert("outcome".into(), serde_json::to_value(&outcome)?);
+    }
     if json {
-        println!("{}", serde_json::to_string(&summary)?);
+        println!("{}", serde_json::to_string(&out)?);
     } else {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        println!("{}", serde_json::to_string_pretty(&out)?);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,6 +8,9 @@
 // - Live panels: the content of an element with data-refresh="URL" is replaced by that
 //   server-rendered (and so server-escaped) HTML fragment at most every PANEL_MS while stats
 //   events arrive.
+// - Lifecycle: [data-state] badges show the crawl's outcome (label, reason in
+//   [data-outcome-reason]); forms with data-states="running paused" show only in those states,
+//   elements with data-when-outcome="KIND" only for that outcome.
 // - Spec upload: a file chosen in #spec-file is read into the #spec-json text area.
 "use strict";
 
@@ -43,10 +46,28 @@ function drawChart(series) {
   const xMax = Math.max(100, ...series.map((p) => p.pages));
   const x = (pages) => CHART.left + (pages / xMax) * (CHART.w - CHART.left - CHART.right);
   const y = (v) => CHART.h - CHART.bottom - Math.min(Math.max(v, 0), 1) * (CHART.h - CHART.top - CHART.bottom);
-  const line = (key) => [x(0).toFixed(1) + "," + y(0).toFixed(1)]
-    .concat(series.map((p) => x(p.pages).toFixed(1) + "," + y(p[key]).toFixed(1))).join(" ");
+  // From the first point measured, not from the origin (nothing was measured there).
+  const line = (key) => series.map((p) => x(p.pages).toFixed(1) + "," + y(p[key]).toFixed(1)).join(" ");
   rel.setAttribute("points", line("avg_relevance"));
   hr.setAttribute("points", line("harvest_ratio"));
+  const marks = document.getElementById("chart-marks");
+  if (marks) {
+    const ns = "http://www.w3.org/2000/svg";
+    const dots = [];
+    series.forEach((p) => {
+      [["avg_relevance", "#0550ae"], ["harvest_ratio", "#bc4c00"]].forEach(([key, color]) => {
+        const c = document.createElementNS(ns, "circle");
+        c.setAttribute("cx", x(p.pages).toFixed(1));
+        c.setAttribute("cy", y(p[key]).toFixed(1));
+        c.setAttribute("r", "3");
+        c.setAttribute("fill", color);
+        dots.push(c);
+      });
+    });
+    marks.replaceChildren(...dots);
+  }
+  const empty = document.getElementById("chart-empty");
+  if (empty) empty.hidden = series.length > 0;
   const label = document.getElementById("chart-xmax");
   if (label) label.textContent = xMax + " pages";
 }
@@ -99,9 +120,22 @@ function follow(root) {
       const v = pick(view, el.dataset.stat);
       if (v !== undefined) el.textContent = format(v, el.dataset.fmt);
     });
+    const outcome = view.outcome || { kind: view.state, label: view.state, reason: "" };
     document.querySelectorAll("[data-state]").forEach((el) => {
-      el.textContent = view.state;
-      el.className = "state state-" + view.state;
+      el.textContent = outcome.label;
+      el.className = "state state-" + outcome.kind;
+      el.dataset.state = view.state;
+      el.dataset.outcome = outcome.kind;
+    });
+    document.querySelectorAll("[data-outcome-reason]").forEach((el) => {
+      el.textContent = view.state === "running" || view.state === "created" ? "" : outcome.reason;
+    });
+    document.querySelectorAll("[data-when-outcome]").forEach((el) => {
+      el.hidden = el.dataset.whenOutcome !== outcome.kind;
+    });
+    // The lifecycle buttons follow the state: each shows only in the states it applies to.
+    document.querySelectorAll("form[data-states]").forEach((form) => {
+      form.hidden = !form.dataset.states.split(" ").includes(view.state);
     });
     if (view.focus) drawChart(view.focus.series || []);
     refreshPanels();

@@ -90,6 +90,7 @@ impl Recorder<'_> {
         let url = self.srv.url(path);
         let mut req = match method {
             "post" => self.srv.client.post(url),
+            "delete" => self.srv.client.delete(url),
             _ => self.srv.client.get(url),
         };
         if !anonymous {
@@ -214,6 +215,14 @@ async fn every_route_answers_as_the_document_declares() {
     let path = "/api/v1/crawls/idle/block";
     r.post(200, block, path, &json!({"pattern": "/a$"})).await;
     r.post(400, block, path, &json!({"pattern": "("})).await;
+    for (want, pattern) in [(200, "/a$"), (400, "/a$")] {
+        let body = Some((
+            "application/json",
+            json!({ "pattern": pattern }).to_string().into_bytes(),
+        ));
+        let got = r.call("delete", block, path, body, false).await;
+        r.want(want, path, got);
+    }
     let relax = "/api/v1/crawls/{id}/relaxations";
     r.get(200, relax, "/api/v1/crawls/idle/relaxations").await;
     for (action, want) in [

@@ -34,7 +34,7 @@ async fn operate_a_crawl_in_the_browser() {
         return;
     };
     let web = support::FixtureWeb::start(1);
-    let seed = support::many_links(&web, 0, 80);
+    let seed = support::many_links(&web, 0, 200);
     let dir = tempfile::tempdir().unwrap();
     let kb = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kb");
     let srv = TestServer::start(dir.path(), |c| c.kb_dir = kb).await;
@@ -168,6 +168,18 @@ async fn operate_a_crawl_in_the_browser() {
         .await
         .expect("a queued URL");
     let victim = button.attr("data-blacklist").await.unwrap().unwrap();
+    // The paused crawl's frontier says it is paused, not that its hosts take a politeness pause.
+    let note = c.find(Locator::Id("paused-note")).await.unwrap();
+    assert!(note.text().await.unwrap().contains("paused"));
+    let waits = c.find(Locator::Css("#hosts tbody")).await.unwrap();
+    let waits = waits.text().await.unwrap();
+    assert!(
+        waits.contains("the crawl is paused by the operator"),
+        "{waits}"
+    );
+    c.find(Locator::Id("hop-legend"))
+        .await
+        .expect("the hop codes explained");
     b.screenshot("frontier").await;
     button.click().await.unwrap();
     let report = c.find(Locator::Id("intake-report")).await.unwrap();
@@ -192,18 +204,81 @@ async fn operate_a_crawl_in_the_browser() {
         .click()
         .await
         .unwrap();
-    // Running again (or already done: the queue is short), once the dashboard has reloaded.
-    eventually(10, "the crawl to run again", || async {
-        let t = c
-            .find(Locator::Css("[data-state]"))
+    // Running again (200 links at 150 ms: it has far to go), once the dashboard has reloaded.
+    let badge = || async {
+        let el = c.find(Locator::Css("[data-state]")).await.ok()?;
+        Some((el.attr("data-state").await.ok()??, el.text().await.ok()?))
+    };
+    let shown = |id: &'static str| async move {
+        c.find(Locator::Id(id))
             .await
             .ok()?
-            .text()
+            .is_displayed()
             .await
-            .ok()?;
-        (t == "running" || t == "finished").then_some(())
+            .ok()
+    };
+    eventually(10, "the crawl to run again", || async {
+        (badge().await? == ("running".into(), "running".into())).then_some(())
     })
     .await;
+    assert_eq!(shown("action-pause").await, Some(true));
+    assert_eq!(shown("action-resume").await, Some(false));
+
+    // Paused elsewhere (through the API) while the dashboard is open: the badge and the
+    // buttons follow without a reload.
+    c.execute("window.notReloaded = true;", vec![])
+        .await
+        .unwrap();
+    let (status, _) = srv.action("browser", "pause").await;
+    assert_eq!(status, 200);
+    eventually(10, "the buttons to follow the pause", || async {
+        let paused = badge().await? == ("paused".into(), "paused".into());
+        (paused && shown("action-resume").await? && !shown("action-pause").await?).then_some(())
+    })
+    .await;
+    let same = c
+        .execute("return window.notReloaded === true;", vec![])
+        .await;
+    assert_eq!(same.unwrap(), serde_json::json!(true), "no reload");
+
+    // Stop asks first; confirmed, the crawl is shown as stopped by the operator.
+    c.find(Locator::Id("action-stop"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let ask = c.find(Locator::Id("confirm-stop")).await.unwrap();
+    assert!(ask.text().await.unwrap().contains("URLs still queued"));
+    assert_eq!(
+        srv.crawl("browser").await["state"],
+        "paused",
+        "not stopped yet"
+    );
+    b.screenshot("confirm-stop").await;
+    c.find(Locator::Id("confirm-stop-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    eventually(20, "the crawl to be shown stopped", || async {
+        if badge().await? != ("finished".into(), "stopped".into()) {
+            // The dashboard follows the stream; reload if it opened before the end.
+            c.refresh().await.ok()?;
+            return None;
+        }
+        Some(())
+    })
+    .await;
+    let why = c.find(Locator::Id("outcome-reason")).await.unwrap();
+    assert!(why
+        .text()
+        .await
+        .unwrap()
+        .contains("stopped by the operator"));
+    assert_eq!(shown("action-rerun").await, Some(true));
+    assert_eq!(shown("action-stop").await, Some(false));
     c.goto(&srv.url("/crawls/browser/hosts")).await.unwrap();
     b.screenshot("hosts").await;
     c.goto(&srv.url("/")).await.unwrap();
@@ -383,4 +458,182 @@ async fn search_capture_and_export(
     let path = out.path().join("osprey.warc.gz");
     std::fs::write(&path, &bytes).unwrap();
     support::harness::warcio_check(&[path]);
+}
+
+/// Steering from the browser: the intake form answers per item with the priority before and
+/// after, the inspector's Send score says what it did, a refused pattern stays in its field
+/// with the reason, a blocked pattern is listed and removed, a bad search value stays typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn steer_and_correct_in_the_browser() {
+    let Some(b) = browser::start().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let spec = web_support::idle_spec("steer");
+    let seed = spec["seeds"][0].as_str().unwrap().to_string();
+    srv.create(&spec).await;
+    let c = &b.client;
+    c.goto(&srv.url(&format!("/?token={}", web_support::TOKEN)))
+        .await
+        .unwrap();
+    eventually(10, "the login", || async {
+        let url = c.current_url().await.ok()?;
+        (url.as_str() == srv.url("/")).then_some(())
+    })
+    .await;
+    let type_into = |css: &'static str, value: String| {
+        let c = c.clone();
+        async move {
+            let el = c.find(Locator::Css(css)).await.unwrap();
+            el.clear().await.unwrap();
+            el.send_keys(&value).await.unwrap();
+        }
+    };
+    let click = |css: &'static str| {
+        let c = c.clone();
+        async move {
+            c.find(Locator::Css(css))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+        }
+    };
+    let text = |css: &'static str| {
+        let c = c.clone();
+        async move {
+            c.find(Locator::Css(css))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        }
+    };
+
+    // The intake form.
+    let (a, bad) = (format!("{seed}a"), format!("{seed}b"));
+    c.goto(&srv.url("/crawls/steer/intake")).await.unwrap();
+    type_into("#lines", format!("{a} 0.8\n{bad} -1\n")).await;
+    click("#intake-send").await;
+    let rows = c
+        .find_all(Locator::Css("#intake-items tbody tr"))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    let first = rows[0].text().await.unwrap();
+    assert!(
+        first.contains("not queued → 0.800") && first.contains("queued"),
+        "{first}"
+    );
+    let second = rows[1].text().await.unwrap();
+    assert!(
+        second.contains("rejected: score -1 is outside [0, 1]"),
+        "{second}"
+    );
+    b.screenshot("intake").await;
+    // A line that cannot be read: the text stays in the field.
+    type_into("#lines", format!("{a} lots")).await;
+    click("#intake-send").await;
+    assert!(text("#intake-error").await.contains("line 1"));
+    let kept = c
+        .find(Locator::Id("lines"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(kept.as_deref(), Some(format!("{a} lots").as_str()));
+
+    // Send score from the inspector: 0.2 to a URL at 0.8 under avg makes 0.5, and it says so.
+    c.goto(&srv.url("/crawls/steer/frontier")).await.unwrap();
+    let xpath = format!("//button[@data-score='{a}']/preceding-sibling::input[@name='score']");
+    let input = c.find(Locator::XPath(&xpath)).await.unwrap();
+    input.clear().await.unwrap();
+    input.send_keys("0.2").await.unwrap();
+    c.find(Locator::Css(&format!("button[data-score='{a}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let row = text("#intake-items tbody tr").await;
+    assert!(
+        row.contains("0.800 → 0.500") && row.contains("rescored"),
+        "{row}"
+    );
+    assert!(text("#intake-report").await.contains("update function avg"));
+    b.screenshot("frontier-steered").await;
+
+    // A pattern that does not compile stays in its field with the reason.
+    type_into("#pattern", "(calendar".into()).await;
+    click("#block-form button").await;
+    assert!(text("#steer-error").await.contains("pattern"));
+    let kept = c
+        .find(Locator::Id("pattern"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(kept.as_deref(), Some("(calendar"));
+    // Fixed, it is listed; removed, it is gone.
+    type_into("#pattern", "/calendar/".into()).await;
+    click("#block-form button").await;
+    assert!(text("#block-report").await.contains("/calendar/"));
+    click("button[data-unblock='/calendar/']").await;
+    assert!(text("#unblock-report").await.contains("removed"));
+    c.find(Locator::Id("no-patterns"))
+        .await
+        .expect("no pattern left");
+
+    // A bad search value: the search page, the form as typed.
+    c.goto(&srv.url("/crawls/steer/search")).await.unwrap();
+    type_into("#q", "turbine".into()).await;
+    type_into("#min_score", "lots".into()).await;
+    click("form[role='search'] button").await;
+    assert!(text("#search-error").await.contains("min_score"));
+    let q = c
+        .find(Locator::Id("q"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(q.as_deref(), Some("turbine"));
+
+    // A crawl whose seed cannot be fetched: the form says so before creating it; created
+    // anyway, it ends as "no seed reachable" and the seeds report says why.
+    c.goto(&srv.url("/crawls/new")).await.unwrap();
+    type_into("[name='name']", "refused".into()).await;
+    type_into("[name='seeds']", seed.clone()).await;
+    click("#create").await;
+    let warning = text("#seed-warnings").await;
+    assert!(warning.contains("Allow private addresses"), "{warning}");
+    let (status, _) = srv.get_json("/api/v1/crawls/refused").await;
+    assert_eq!(status, 404, "not created yet");
+    b.screenshot("seed-warnings").await;
+    click("#create-anyway").await;
+    eventually(30, "the crawl to end with no seed reachable", || async {
+        let el = c.find(Locator::Css("[data-state]")).await.ok()?;
+        if el.attr("data-outcome").await.ok()?? == "no-seed-reachable" {
+            return Some(());
+        }
+        c.refresh().await.ok()?;
+        None
+    })
+    .await;
+    assert!(text("#outcome-reason").await.contains("private-address"));
+    click("#seeds-link").await;
+    let row = text("#seeds tbody tr").await;
+    assert!(
+        row.contains("network.allow_private") && row.contains("not archived"),
+        "{row}"
+    );
+    b.screenshot("seeds").await;
+
+    b.close().await;
+    srv.stop().await;
 }

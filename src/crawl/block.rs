@@ -85,6 +85,26 @@ impl Blocklist {
         Ok((Key::Meta(BLOCKED_KEY).bytes(), v))
     }
 
+    /// The patterns in force, as given, in the order they were added.
+    pub(super) fn patterns(&self) -> Vec<String> {
+        self.patterns
+            .iter()
+            .map(|r| r.as_str().to_string())
+            .collect()
+    }
+
+    /// Removes a pattern (given exactly as it was added); returns the store key and value that
+    /// keep the list, or `None` when no such pattern is in force.
+    pub(super) fn remove(&mut self, pattern: &str) -> Result<Option<Entry>, CrawlError> {
+        let Some(at) = self.patterns.iter().position(|r| r.as_str() == pattern) else {
+            return Ok(None);
+        };
+        self.patterns.remove(at);
+        let all: Vec<&str> = self.patterns.iter().map(regex::Regex::as_str).collect();
+        let v = super::state::to_json(&all, "the blocked URL patterns")?;
+        Ok(Some((Key::Meta(BLOCKED_KEY).bytes(), v)))
+    }
+
     pub(super) fn is_empty(&self) -> bool {
         self.patterns.is_empty()
     }

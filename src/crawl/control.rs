@@ -35,6 +35,14 @@ pub enum Control {
         /// Where the answer goes (an unusable pattern is an `Err` saying why).
         reply: oneshot::Sender<Result<super::block::BlockReport, String>>,
     },
+    /// Stop blocking a pattern: URLs found later are queued again when it matches them (URLs
+    /// it already blacklisted stay blacklisted).
+    Unblock {
+        /// The pattern, exactly as it was blocked.
+        pattern: String,
+        /// Where the answer goes: the patterns left in force, or why nothing was removed.
+        reply: oneshot::Sender<Result<usize, String>>,
+    },
     /// The patterns the application-aware helper relaxed and adopted, with their evidence.
     Relaxations {
         /// Only this host.
@@ -51,4 +59,6 @@ pub struct FrontierView {
     pub urls: Vec<QueuedUrl>,
     /// Host queues.
     pub hosts: Vec<HostView>,
+    /// The URL patterns blocked in this crawl, in the order they were added.
+    pub blocked: Vec<String>,
 }

@@ -23,9 +23,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
+mod outcome;
+mod seeds;
 mod status;
 mod steering;
 
+pub use outcome::{classify, Outcome, OutcomeKind, StopMark};
+pub use seeds::{any_problem, check_seeds, SeedCheck};
 use status::{read_status, write_status, Status};
 pub use status::{record_cli_run, CrawlState};
 
@@ -82,6 +86,9 @@ pub struct CrawlView {
     pub state: CrawlState,
     /// Why it failed.
     pub error: Option<String>,
+    /// Which way it is or ended (completed, limit reached, stopped by the operator at a given
+    /// time, failed with the cause, no seed reachable), with the reason in a sentence.
+    pub outcome: Outcome,
     /// Live statistics (the same figures as `magpie crawl`'s summary).
     pub stats: Summary,
     /// Relevance over the crawl, recent fetches with their scores, languages, applications.
@@ -188,6 +195,7 @@ impl Manager {
                 state: CrawlState::Created,
                 error: None,
                 stop_reason: None,
+                stop: None,
             }),
             control: Mutex::new(None),
         });
@@ -330,7 +338,12 @@ impl Manager {
                         action: "start while stopping",
                     });
                 }
-                lock(&slot.status).error = None;
+                {
+                    let mut st = lock(&slot.status);
+                    st.error = None;
+                    st.stop_reason = None;
+                    st.stop = None;
+                }
                 self.launch(id, &slot, &mut control, false);
             }
         }
@@ -363,8 +376,9 @@ impl Manager {
 
     /// `stop`: ends the crawl and seals its WARC files (asynchronously; the state turns
     /// `finished` when the engine is done). A created crawl that never opened has nothing to
-    /// seal: it turns `finished` (`interrupted`) at once.
-    pub fn stop(&self, id: &str) -> Result<CrawlState, ManagerError> {
+    /// seal: it turns `finished` (`interrupted`) at once. `by` (`cockpit`, `api`) is recorded
+    /// with the time, for the crawl's outcome.
+    pub fn stop(&self, id: &str, by: &str) -> Result<CrawlState, ManagerError> {
         let slot = self.slot(id)?;
         let state = lock(&slot.status).state;
         if matches!(state, CrawlState::Finished | CrawlState::Failed) {
@@ -373,6 +387,9 @@ impl Manager {
         {
             let control = lock(&slot.control);
             let mut st = lock(&slot.status);
+            if st.stop.is_none() {
+                st.stop = Some(StopMark::now(by));
+            }
             if control.is_none() && st.state == CrawlState::Created {
                 let reason = crate::crawl::engine::StopReason::Interrupted.as_str();
                 st.state = CrawlState::Finished;
@@ -455,11 +472,21 @@ impl Manager {
 fn view(id: &str, slot: &Slot) -> CrawlView {
     let status = lock(&slot.status).clone();
     let reason = status.stop_reason.clone().unwrap_or_default();
+    let stats = slot.stats.summary(id, &reason, vec![]);
+    let outcome = classify(
+        status.state,
+        status.stop_reason.as_deref(),
+        status.error.as_deref(),
+        &stats,
+        status.stop.as_ref(),
+        slot.spec.limits.max_pages,
+    );
     CrawlView {
         id: id.to_string(),
         state: status.state,
         error: status.error,
-        stats: slot.stats.summary(id, &reason, vec![]),
+        outcome,
+        stats,
         focus: slot.stats.focus(),
     }
 }

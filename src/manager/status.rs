@@ -34,6 +34,9 @@ pub(super) struct Status {
     pub(super) error: Option<String>,
     #[serde(default)]
     pub(super) stop_reason: Option<String>,
+    /// Who asked the crawl to stop and when (cleared when it runs again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) stop: Option<super::outcome::StopMark>,
 }
 
 /// A crawl's counters as they were when `status.json` was written: the totals its store keeps,
@@ -92,6 +95,7 @@ fn cli_status(stop_reason: Option<&str>) -> Status {
             || "crawled by magpie crawl".to_string(),
             |r| format!("{r} (magpie crawl)"),
         )),
+        stop: None,
     }
 }
 
@@ -110,6 +114,7 @@ pub(super) fn read_status(path: &std::path::Path) -> (Status, Option<Counters>) 
                 path.display()
             )),
             stop_reason: None,
+            stop: None,
         }
     };
     match std::fs::read_to_string(path) {

@@ -136,6 +136,28 @@ impl Manager {
         }
     }
 
+    /// Stops blocking `pattern` (exactly as it was blocked) in an open crawl; answers how many
+    /// patterns are left. A pattern not in force is [`ManagerError::Invalid`].
+    pub async fn unblock(
+        self: &Arc<Self>,
+        id: &str,
+        pattern: String,
+    ) -> Result<usize, ManagerError> {
+        let slot = self.slot(id)?;
+        self.wake(id, &slot);
+        let (tx, rx) = oneshot::channel();
+        self.send(
+            id,
+            &slot,
+            Control::Unblock { pattern, reply: tx },
+            "remove a blocked pattern",
+        )?;
+        match rx.await {
+            Ok(r) => r.map_err(ManagerError::Invalid),
+            Err(_) => Err(ManagerError::Frontier("crawl ended".into())),
+        }
+    }
+
     /// The patterns the application-aware helper of an open crawl relaxed and adopted, with
     /// their evidence (of one host, or all). A created crawl without an engine has fetched
     /// nothing, so it has relaxed nothing: it answers an empty list and is not opened.

@@ -310,11 +310,13 @@ mod tests {
         stats.error("dns");
         stats.intake("scorer:a");
         stats.pages.store(7, Relaxed);
+        let summary = stats.summary(id, "", vec![]);
         let view = CrawlView {
             id: id.into(),
             state: CrawlState::Running,
             error: None,
-            stats: stats.summary(id, "", vec![]),
+            outcome: crate::manager::classify(CrawlState::Running, None, None, &summary, None, 1),
+            stats: summary,
             focus: stats.focus(),
         };
         (view, stats)

@@ -45,6 +45,7 @@ routes! { ROUTES, configure_api:
     get  "/api/v1/crawls/{id}/topic"           => api::learned::topic;
     get  "/api/v1/crawls/{id}/relaxations"     => api::learned::relaxations;
     post "/api/v1/crawls/{id}/block"           => api::learned::block;
+    delete "/api/v1/crawls/{id}/block"         => api::learned::unblock;
     get  "/api/v1/crawls/{id}/search"          => api::search::get;
     get  "/api/v1/crawls/{id}/captures"        => api::captures::list;
     get  "/api/v1/crawls/{id}/capture"         => api::captures::replay;
@@ -83,6 +84,8 @@ routes! { PAGE_ROUTES, configure_pages:
     post "/crawls/{id}/frontier"        => pages::frontier::steer;
     get  "/crawls/{id}/hosts"           => pages::hosts::page;
     get  "/crawls/{id}/intake"          => pages::intake::page;
+    get  "/crawls/{id}/seeds"           => pages::seeds::page;
+    post "/crawls/{id}/intake"          => pages::intake::submit;
     get  "/crawls/{id}/search"          => pages::search::page;
     get  "/crawls/{id}/capture"         => pages::capture::page;
     get  "/crawls/{id}/export"          => pages::export::page;

@@ -272,6 +272,11 @@ impl Engine {
                         last_commit = Instant::now();
                         let _ = reply.send(report);
                     }
+                    Control::Unblock { pattern, reply } => {
+                        let left = self.unblock(&pattern)?;
+                        last_commit = Instant::now();
+                        let _ = reply.send(left);
+                    }
                 },
             }
             // Take every result already back before the next command: one `select!` turn

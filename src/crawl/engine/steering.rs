@@ -89,7 +89,11 @@ impl Engine {
         if let Some(h) = host {
             hosts.retain(|v| v.host == h);
         }
-        Ok(FrontierView { urls, hosts })
+        Ok(FrontierView {
+            urls,
+            hosts,
+            blocked: self.blocklist.patterns(),
+        })
     }
 
     /// Blocks `pattern`: stored, applied to every queued URL, and to every URL offered later.
@@ -134,5 +138,18 @@ impl Engine {
             removed,
             patterns: self.blocklist.len(),
         }))
+    }
+
+    /// Stops blocking `pattern` (stored at once); URLs it blacklisted stay blacklisted.
+    pub(super) fn unblock(&mut self, pattern: &str) -> Result<Result<usize, String>, CrawlError> {
+        let Some((key, value)) = self.blocklist.remove(pattern)? else {
+            return Ok(Err(format!(
+                "pattern: {pattern:?} is not among the blocked patterns"
+            )));
+        };
+        self.txn.put(key, value);
+        self.commit()?;
+        self.stats.event("pattern-unblocked", pattern.to_string());
+        Ok(Ok(self.blocklist.len()))
     }
 }

@@ -29,13 +29,19 @@ pub async fn create(
     let text = std::str::from_utf8(&body)
         .map_err(|e| WebError::BadRequest(format!("the spec is not UTF-8: {e}")))?;
     let spec = Spec::from_json(text)?;
+    // Said with the answer, not refused: a seed may be meant for a later change of the spec.
+    let seeds = crate::manager::check_seeds(&spec);
+    let warnings: Vec<String> = seeds
+        .iter()
+        .flat_map(|s| s.problems.iter().map(move |p| format!("{}: {p}", s.url)))
+        .collect();
     let manager = state.manager.clone();
     let id = state
         .on_crawl_runtime(async move { manager.create(spec).await })
         .await??;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/api/v1/crawls/{id}")))
-        .json(json!({ "id": id })))
+        .json(json!({ "id": id, "seeds": seeds, "warnings": warnings })))
 }
 
 /// `GET /api/v1/crawls`: every crawl with its state and live statistics.
@@ -96,7 +102,7 @@ pub async fn stop(
     id: web::Path<String>,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, WebError> {
-    state.manager.stop(&id)?;
+    state.manager.stop(&id, "api")?;
     let deadline = tokio::time::Instant::now() + state.config.stop_wait;
     loop {
         let now = state.manager.get(&id)?.state;

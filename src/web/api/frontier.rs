@@ -47,6 +47,8 @@ pub(crate) struct FrontierOut {
     urls: Vec<QueuedUrl>,
     /// The host queues (one host only when `host` is given).
     hosts: Vec<HostOut>,
+    /// The URL patterns blocked in this crawl (`POST .../block`), in the order they were added.
+    blocked: Vec<String>,
 }
 
 /// Answers the frontier view of an open (created, running or paused) crawl; 409 otherwise.
@@ -77,5 +79,6 @@ pub async fn get(
         crawl: id.into_inner(),
         urls: view.urls,
         hosts,
+        blocked: view.blocked,
     }))
 }

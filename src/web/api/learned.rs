@@ -79,5 +79,26 @@ pub async fn block(
     Ok(HttpResponse::Ok().json(report))
 }
 
+/// Stops blocking a pattern (`{"pattern": ...}`, exactly as it was blocked): URLs it matches are
+/// queued again when found; those it already blacklisted stay blacklisted. Answers the pattern
+/// and how many are left; a pattern not in force is a 400 naming `pattern`.
+pub async fn unblock(
+    req: HttpRequest,
+    id: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    state.manager.get(&id)?;
+    let raw = super::read_capped(&req, payload, MAX_BLOCK_BODY).await?;
+    let de = &mut serde_json::Deserializer::from_slice(&raw);
+    let body: BlockBody =
+        serde_path_to_error::deserialize(de).map_err(|e| WebError::BadParameter {
+            name: e.path().to_string(),
+            reason: e.inner().to_string(),
+        })?;
+    let left = state.manager.unblock(&id, body.pattern.clone()).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "pattern": body.pattern, "patterns": left })))
+}
+
 /// Largest body of a block request.
 const MAX_BLOCK_BODY: usize = 64 * 1024;

@@ -1,5 +1,8 @@
-//! The home page (`/`): every crawl with its state, pages fetched, rate, harvest ratio and queue, and the
-//! lifecycle buttons; and `POST /crawls/{id}/action`, which those buttons submit.
+//! The home page (`/`): every crawl with its outcome (completed, limit reached, stopped, failed,
+//! no seed reachable, with the reason), pages fetched, rate, harvest ratio and queue, and the
+//! lifecycle buttons; and `POST /crawls/{id}/action`, which those buttons submit. Stop asks
+//! first: a stop ends the run, so the form answers with a confirmation page unless it says
+//! `confirm=yes`.
 
 use super::{local_path, render, see_other, Chrome, Form, PageError};
 use crate::manager::{CrawlState, CrawlView};
@@ -15,6 +18,8 @@ pub struct Row {
     pub href: String,
     /// Its state's name.
     pub state: &'static str,
+    /// Why it is in its state, for a crawl that is not simply running or created.
+    pub why: Option<String>,
     /// Pages per second of this run, formatted.
     pub rate: String,
     /// Relevant / analysed pages, formatted.
@@ -32,6 +37,50 @@ struct CrawlsPage {
     rows: Vec<Row>,
 }
 
+#[derive(Template)]
+#[template(path = "confirm_stop.html")]
+struct ConfirmStop {
+    chrome: Chrome,
+    view: CrawlView,
+    href: String,
+    next: String,
+}
+
+/// A lifecycle button of the dashboard: rendered for every state, shown only in the states it
+/// applies to, so `cockpit.js` can follow the crawl's state without a reload.
+pub struct Button {
+    /// The action posted (`start`, `pause`, `resume`, `stop`).
+    pub action: &'static str,
+    /// The element id (`action-start`, `action-rerun`, ...).
+    pub id: &'static str,
+    /// Its label.
+    pub label: &'static str,
+    /// The states it applies to, space-separated (`data-states`).
+    pub states: &'static str,
+    /// Whether it applies now.
+    pub shown: bool,
+}
+
+/// Every lifecycle button, each marked with whether it applies to a crawl in `state`.
+pub fn buttons(state: CrawlState) -> Vec<Button> {
+    let name = super::state_name(state);
+    [
+        ("start", "action-start", "Start", "created"),
+        ("start", "action-rerun", "Run again", "finished failed"),
+        ("pause", "action-pause", "Pause", "running"),
+        ("resume", "action-resume", "Resume", "paused"),
+        ("stop", "action-stop", "Stop", "running paused"),
+    ]
+    .into_iter()
+    .map(|(action, id, label, states)| Button {
+        action,
+        id,
+        label,
+        states,
+        shown: states.split(' ').any(|s| s == name),
+    })
+    .collect()
+}
 /// The lifecycle actions a crawl in `state` offers.
 pub fn actions_for(state: CrawlState) -> Vec<(&'static str, &'static str)> {
     match state {
@@ -47,6 +96,10 @@ pub fn row(view: CrawlView) -> Row {
     Row {
         href: format!("/crawls/{}", super::urlencode(&view.id)),
         state: super::state_name(view.state),
+        why: match view.state {
+            CrawlState::Running | CrawlState::Created => None,
+            _ => Some(view.outcome.reason.clone()),
+        },
         rate: format!("{:.2}", view.stats.pages_per_second),
         harvest: super::dashboard::pct(view.focus.harvest_ratio, view.focus.analysed),
         bytes: super::fmt_bytes(view.stats.bytes_received as f64),
@@ -87,8 +140,19 @@ pub async fn action(
         "resume" => {
             state.manager.resume(&id)?;
         }
+        "stop" if form.get("confirm") != Some("yes") => {
+            let view = state.manager.get(&id)?;
+            let href = format!("/crawls/{}", super::urlencode(&id));
+            let page = ConfirmStop {
+                chrome: Chrome::new(format!("Stop {id}?"), Some(&id), "dashboard"),
+                next: local_path(form.get("next")).to_string(),
+                href,
+                view,
+            };
+            return super::render(&page);
+        }
         "stop" => {
-            state.manager.stop(&id)?;
+            state.manager.stop(&id, "cockpit")?;
         }
         other => {
             return Err(PageError::field(
@@ -120,6 +184,22 @@ mod tests {
             assert_eq!(local_path(Some(sneaky)), "/", "{sneaky:?}");
         }
         assert_eq!(local_path(None), "/");
+    }
+
+    #[test]
+    fn each_button_shows_in_its_states_only() {
+        let shown = |s| {
+            buttons(s)
+                .into_iter()
+                .filter(|b| b.shown)
+                .map(|b| b.id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shown(CrawlState::Created), ["action-start"]);
+        assert_eq!(shown(CrawlState::Running), ["action-pause", "action-stop"]);
+        assert_eq!(shown(CrawlState::Paused), ["action-resume", "action-stop"]);
+        assert_eq!(shown(CrawlState::Finished), ["action-rerun"]);
+        assert_eq!(shown(CrawlState::Failed), ["action-rerun"]);
     }
 
     #[test]

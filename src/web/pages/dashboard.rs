@@ -4,7 +4,7 @@
 //! components, the topic's top terms, the language and application mix, the lifecycle buttons,
 //! and a log of notable events.
 
-use super::crawls::actions_for;
+use super::crawls::{buttons, Button};
 use super::{fmt_bytes, render, state_name, urlencode, Chrome, PageError};
 use crate::crawl::focus::RecentFetch;
 use crate::frontier::politeness::WaitReason;
@@ -46,7 +46,7 @@ struct DashboardPage {
     state: &'static str,
     href: String,
     copy_href: String,
-    actions: Vec<(&'static str, &'static str)>,
+    buttons: Vec<Button>,
     events_url: String,
     bytes: String,
     bytes_per_second: String,
@@ -165,11 +165,19 @@ pub async fn page(
         } else {
             format!("{:.3}", f.avg_relevance)
         },
-        chart: super::chart::chart(&f.series),
+        chart: super::chart::chart(
+            &f.series,
+            state
+                .manager
+                .spec(&id)?
+                .analysis
+                .as_ref()
+                .map(|a| a.scoring.threshold),
+        ),
         panels: panels(&state, &id, &view).await,
         chrome: Chrome::new(format!("Crawl {id}"), Some(&id), "dashboard"),
         state: state_name(view.state),
-        actions: actions_for(view.state),
+        buttons: buttons(view.state),
         copy_href: format!("/crawls/new?from={}", urlencode(&id)),
         events_url: format!("/crawls/{}/events", urlencode(&id)),
         bytes: fmt_bytes(s.bytes_received as f64),

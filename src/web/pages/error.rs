@@ -47,6 +47,16 @@ impl PageError {
     }
 }
 
+impl PageError {
+    /// Whether the error is about what the user typed (a 400, a 409 such as a name taken, a
+    /// 413), so the page they came from can show it with their input, rather than an error
+    /// page. A missing crawl, a refused form key or a server failure is not.
+    pub fn is_users(&self) -> bool {
+        let s = ResponseError::status_code(self).as_u16();
+        matches!(s, 400 | 409 | 413 | 422)
+    }
+}
+
 impl From<ManagerError> for PageError {
     fn from(e: ManagerError) -> Self {
         PageError::Web(e.into())

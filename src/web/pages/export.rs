@@ -162,7 +162,15 @@ pub async fn page(
         page.format = f;
     }
     if get("preview").is_some() {
-        let r = request(&id, get)?;
+        let r = match request(&id, get) {
+            Ok(r) => r,
+            // A bad value is said on the page, with the form as typed.
+            Err(e) if e.is_users() => {
+                page.error = Some(crate::web::error::redact(&e.to_string()));
+                return render_status(&page, StatusCode::BAD_REQUEST);
+            }
+            Err(e) => return Err(e),
+        };
         match preview_of(&state, &id, r).await {
             Ok(p) => page.preview = Some(p),
             Err(WebError::Index(crate::index::IndexError::BadQuery { reason, .. }))
@@ -194,14 +202,6 @@ pub async fn create(
             .filter(|v| !v.is_empty())
     };
     state.manager.get(&id)?;
-    let name = match get("name") {
-        Some(n) => check_name(&n).map_err(named)?,
-        None => fresh_name(),
-    };
-    let kind = format_of(get("format")).map_err(named)?;
-    let r = request(&id, get)?;
-    let mut created = write(&state, &id, name, kind, r).await.map_err(named)?;
-    created.download.in_cockpit();
     let mut page = blank(&id);
     if let Some(f) = get("format") {
         page.format = f;
@@ -209,7 +209,32 @@ pub async fn create(
     for (k, v) in page.form.iter_mut() {
         *v = get(k).unwrap_or_default();
     }
+    page.name = get("name").unwrap_or_default();
+    let written = async {
+        let name = match get("name") {
+            Some(n) => check_name(&n).map_err(named)?,
+            None => fresh_name(),
+        };
+        let kind = format_of(get("format")).map_err(named)?;
+        let r = request(&id, get)?;
+        write(&state, &id, name, kind, r).await.map_err(named)
+    }
+    .await;
     page.exports = cockpit_links(finished(&state, &id).await?);
-    page.created = Some(created);
-    render(&page)
+    match written {
+        Ok(mut created) => {
+            created.download.in_cockpit();
+            page.name = String::new();
+            page.created = Some(created);
+            render(&page)
+        }
+        // What the operator can fix (a name taken or not allowed, a bad value, a query the
+        // parser refuses) is said on the page, with the form as typed.
+        Err(e) if e.is_users() => {
+            page.error = Some(crate::web::error::redact(&e.to_string()));
+            let status = actix_web::ResponseError::status_code(&e);
+            render_status(&page, status)
+        }
+        Err(e) => Err(e),
+    }
 }

@@ -22,6 +22,8 @@ pub mod kb;
 pub mod login;
 pub mod new_crawl;
 pub mod search;
+pub mod seeds;
+pub mod steer;
 
 pub use error::PageError;
 
@@ -75,6 +77,7 @@ impl Chrome {
             ("frontier", "Frontier", "/frontier"),
             ("hosts", "Hosts", "/hosts"),
             ("intake", "Intake", "/intake"),
+            ("seeds", "Seeds", "/seeds"),
             ("search", "Search", "/search"),
             ("export", "Export", "/export"),
         ]

@@ -50,6 +50,12 @@ struct NewCrawlPage {
     spec_json: String,
     import_error: Option<String>,
     notice: Option<String>,
+    /// Seeds that cannot be fetched as the crawl is defined: the form asks before creating it.
+    seed_warnings: Vec<crate::manager::SeedCheck>,
+    /// The seeds those warnings are about (`seeds_checked`): submitted unchanged, they create.
+    seeds_checked: String,
+    /// Whether "Start the crawl at once" is ticked.
+    start: bool,
 }
 
 fn groups(spec: &Value, errors: &BTreeMap<String, String>) -> Vec<GroupView> {
@@ -101,6 +107,9 @@ fn page_for(
         spec_json: String::new(),
         import_error,
         notice,
+        seed_warnings: vec![],
+        seeds_checked: String::new(),
+        start: true,
     }
 }
 
@@ -110,7 +119,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpRe
     let (spec, notice) = match q.get("from") {
         Some(from) => {
             let raw = state.manager.spec(from)?.written().clone();
-            let mut v = serde_json::to_value(raw).unwrap_or_default();
+            let mut v = tidy_floats(serde_json::to_value(raw).unwrap_or_default());
             v["name"] = Value::String(format!("{from}-copy"));
             (
                 v,
@@ -121,6 +130,32 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpRe
     };
     let page = page_for(&spec, &BTreeMap::new(), None, notice);
     render(&page)
+}
+
+/// The spec's numbers as people wrote them: a spec's `f32` (`scoring.threshold: 0.2`) becomes
+/// `0.20000000298023224` when widened into a JSON value; each number that is exactly an `f32`
+/// is written back as that `f32`'s shortest decimal.
+pub fn tidy_floats(v: Value) -> Value {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let x = n.as_f64().unwrap_or_default();
+            let narrow = x as f32;
+            if f64::from(narrow) == x {
+                format!("{narrow}")
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or(Value::Number(n), Value::Number)
+            } else {
+                Value::Number(n)
+            }
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(tidy_floats).collect()),
+        Value::Object(o) => {
+            Value::Object(o.into_iter().map(|(k, v)| (k, tidy_floats(v))).collect())
+        }
+        other => other,
+    }
 }
 
 fn attachment(name: &str, json: &Value) -> HttpResponse {
@@ -162,6 +197,20 @@ pub async fn submit(
     let Some(valid) = fields::validate(&spec, &mut errors) else {
         return invalid(&spec, &errors);
     };
+    // Seeds that cannot be fetched are said before the crawl is created; the same seeds sent
+    // again (the "Create anyway" button carries them) create it.
+    let checks = crate::manager::check_seeds(&valid);
+    let seeds_typed = form.get("seeds").unwrap_or_default();
+    if crate::manager::any_problem(&checks) && form.get("seeds_checked") != Some(seeds_typed) {
+        let mut page = page_for(&spec, &errors, None, None);
+        page.seed_warnings = checks
+            .into_iter()
+            .filter(|c| !c.problems.is_empty())
+            .collect();
+        page.seeds_checked = seeds_typed.to_string();
+        page.start = form.get("start").is_some();
+        return render(&page);
+    }
     let manager = state.manager.clone();
     let created = state
         .on_crawl_runtime(async move { manager.create(valid).await })
@@ -224,6 +273,21 @@ pub async fn download(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, PageError> {
     let spec = state.manager.spec(&id)?;
-    let v = serde_json::to_value(spec.written()).unwrap_or_default();
+    let v = tidy_floats(serde_json::to_value(spec.written()).unwrap_or_default());
     Ok(attachment(&id, &v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_floats_read_as_written() {
+        let v = serde_json::json!({"t": 0.2f32, "w": [0.5f32, 1.0], "n": 3});
+        assert_eq!(v["t"].to_string(), "0.20000000298023224", "the widening");
+        let t = tidy_floats(v);
+        assert_eq!(t.to_string(), r#"{"n":3,"t":0.2,"w":[0.5,1.0]}"#);
+        // A true f64 is left alone.
+        assert_eq!(tidy_floats(serde_json::json!(0.1f64)).to_string(), "0.1");
+    }
 }

@@ -194,23 +194,6 @@ pub async fn page(
         .map(|k| (*k, params.get(k).unwrap_or("").to_string()))
         .collect();
     let get = |k: &str| params.get(k).map(str::to_string);
-    let query = SearchParams {
-        q: get("q"),
-        host: get("host"),
-        app: get("app"),
-        kind: get("kind"),
-        lang: get("lang"),
-        min_score: get("min_score"),
-        sort: get("sort"),
-        page: get("page"),
-        per_page: Some(PER_PAGE.to_string()),
-        ..SearchParams::default()
-    }
-    .to_query()
-    .map_err(field_error)?;
-    let index = index_of(&state, &id).await?;
-    let q = query.clone();
-    let outcome = blocking(move || Ok(index.search(&q))).await?;
     let action = format!("/crawls/{}/search", urlencode(&id));
     let chrome = Chrome::new(format!("Search {id}"), Some(&id), "search");
     let mut page = SearchPage {
@@ -223,9 +206,35 @@ pub async fn page(
         facets: vec![],
         prev: None,
         next: None,
-        page: query.page,
+        page: 1,
         pages: 0,
     };
+    state.manager.get(&id)?;
+    let asked = SearchParams {
+        q: get("q"),
+        host: get("host"),
+        app: get("app"),
+        kind: get("kind"),
+        lang: get("lang"),
+        min_score: get("min_score"),
+        sort: get("sort"),
+        page: get("page"),
+        per_page: Some(PER_PAGE.to_string()),
+        ..SearchParams::default()
+    };
+    let query = match asked.to_query().map_err(field_error) {
+        Ok(q) => q,
+        // A value the search cannot use is said on the page, with the form as typed.
+        Err(e @ PageError::Field { .. }) => {
+            page.error = Some(e.to_string());
+            return render_status(&page, StatusCode::BAD_REQUEST);
+        }
+        Err(e) => return Err(e),
+    };
+    page.page = query.page;
+    let index = index_of(&state, &id).await?;
+    let q = query.clone();
+    let outcome = blocking(move || Ok(index.search(&q))).await?;
     let results: SearchResults = match outcome {
         Ok(r) => r,
         Err(IndexError::BadQuery { reason, .. }) => {
