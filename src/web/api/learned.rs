@@ -59,6 +59,16 @@ pub struct BlockBody {
     pub pattern: String,
 }
 
+/// The body of `block` and `unblock`, bounded; a bad field is a 400 naming it.
+async fn block_body(req: &HttpRequest, payload: web::Payload) -> Result<BlockBody, WebError> {
+    let raw = super::read_capped(req, payload, MAX_BLOCK_BODY).await?;
+    let de = &mut serde_json::Deserializer::from_slice(&raw);
+    serde_path_to_error::deserialize(de).map_err(|e| WebError::BadParameter {
+        name: e.path().to_string(),
+        reason: e.inner().to_string(),
+    })
+}
+
 /// Blacklists every URL matching a pattern, queued now or found later; answers how many queued
 /// URLs left the frontier. A bad pattern is a 400 naming `pattern`.
 pub async fn block(
@@ -68,13 +78,7 @@ pub async fn block(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, WebError> {
     state.manager.get(&id)?;
-    let raw = super::read_capped(&req, payload, MAX_BLOCK_BODY).await?;
-    let de = &mut serde_json::Deserializer::from_slice(&raw);
-    let body: BlockBody =
-        serde_path_to_error::deserialize(de).map_err(|e| WebError::BadParameter {
-            name: e.path().to_string(),
-            reason: e.inner().to_string(),
-        })?;
+    let body = block_body(&req, payload).await?;
     let report = state.manager.block(&id, body.pattern).await?;
     Ok(HttpResponse::Ok().json(report))
 }
@@ -89,13 +93,7 @@ pub async fn unblock(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, WebError> {
     state.manager.get(&id)?;
-    let raw = super::read_capped(&req, payload, MAX_BLOCK_BODY).await?;
-    let de = &mut serde_json::Deserializer::from_slice(&raw);
-    let body: BlockBody =
-        serde_path_to_error::deserialize(de).map_err(|e| WebError::BadParameter {
-            name: e.path().to_string(),
-            reason: e.inner().to_string(),
-        })?;
+    let body = block_body(&req, payload).await?;
     let left = state.manager.unblock(&id, body.pattern.clone()).await?;
     Ok(HttpResponse::Ok().json(serde_json::json!({ "pattern": body.pattern, "patterns": left })))
 }
