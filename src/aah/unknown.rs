@@ -157,18 +157,12 @@ impl Helper {
             };
             v.action = LinkAction::Skip;
             v.rule = format!("{UNKNOWN_APP}/*/skip {template}");
-            let known = st
+            let rules: Vec<&Adoption> = st
                 .adoptions
                 .iter()
                 .filter(|a| a.action == NAVIGATION_ACTION)
-                .take(MAX_NAVIGATION_RULES)
-                .any(|a| a.original == template);
-            let recorded = st
-                .adoptions
-                .iter()
-                .filter(|a| a.action == NAVIGATION_ACTION)
-                .count();
-            if !known && recorded < MAX_NAVIGATION_RULES {
+                .collect();
+            if rules.len() < MAX_NAVIGATION_RULES && rules.iter().all(|a| a.original != template) {
                 let a = Adoption {
                     host: host.to_owned(),
                     application: UNKNOWN_APP.into(),

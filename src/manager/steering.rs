@@ -121,15 +121,25 @@ impl Manager {
         id: &str,
         pattern: String,
     ) -> Result<crate::crawl::block::BlockReport, ManagerError> {
+        self.ask_woken(id, "blacklist a pattern", |reply| Control::Block {
+            pattern,
+            reply,
+        })
+        .await
+    }
+
+    /// Sends the control `make` builds to a crawl's engine (starting one, paused, for a crawl
+    /// that has none) and waits for its answer; a refusal is [`ManagerError::Invalid`].
+    async fn ask_woken<T>(
+        self: &Arc<Self>,
+        id: &str,
+        what: &'static str,
+        make: impl FnOnce(oneshot::Sender<Result<T, String>>) -> Control,
+    ) -> Result<T, ManagerError> {
         let slot = self.slot(id)?;
         self.wake(id, &slot);
         let (tx, rx) = oneshot::channel();
-        self.send(
-            id,
-            &slot,
-            Control::Block { pattern, reply: tx },
-            "blacklist a pattern",
-        )?;
+        self.send(id, &slot, make(tx), what)?;
         match rx.await {
             Ok(r) => r.map_err(ManagerError::Invalid),
             Err(_) => Err(ManagerError::Frontier("crawl ended".into())),
@@ -143,19 +153,11 @@ impl Manager {
         id: &str,
         pattern: String,
     ) -> Result<usize, ManagerError> {
-        let slot = self.slot(id)?;
-        self.wake(id, &slot);
-        let (tx, rx) = oneshot::channel();
-        self.send(
-            id,
-            &slot,
-            Control::Unblock { pattern, reply: tx },
-            "remove a blocked pattern",
-        )?;
-        match rx.await {
-            Ok(r) => r.map_err(ManagerError::Invalid),
-            Err(_) => Err(ManagerError::Frontier("crawl ended".into())),
-        }
+        self.ask_woken(id, "remove a blocked pattern", |reply| Control::Unblock {
+            pattern,
+            reply,
+        })
+        .await
     }
 
     /// The patterns the application-aware helper of an open crawl relaxed and adopted, with

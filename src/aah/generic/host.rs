@@ -34,8 +34,8 @@ pub struct HostModel {
     segments: HashMap<String, u32>,
     evidence: [u32; 6],
     shapes: Shapes,
-    /// Shapes of the links found on the host's pages (for navigation).
-    link_shapes: Shapes,
+    /// Shapes of the host's pages and of the links found on them (for navigation).
+    nav_shapes: Shapes,
     /// Strong readings per URL template: (lists, single items).
     votes: HashMap<String, (u32, u32)>,
     /// Pages read per URL shape, and answers that were no page (redirects, errors).
@@ -73,18 +73,19 @@ impl HostModel {
         for (sum, e) in self.evidence.iter_mut().zip(evidence) {
             *sum = sum.saturating_add(*e);
         }
+        self.nav_shapes.add(shape.clone());
         self.shapes.add(shape);
     }
 
     /// Counts the URL shapes of links found on the host's pages: a tag cloud shows that
     /// `/tag/*` is a variable place before any tag page is read.
     pub fn observe_link(&mut self, url: &url::Url) {
-        self.link_shapes.add(Shape::of(url));
+        self.nav_shapes.add(Shape::of(url));
     }
 
     /// The shapes of the host's pages and links, for judging a link.
-    pub(super) fn all_shapes(&self) -> Shapes {
-        self.shapes.with(&self.link_shapes)
+    pub(super) fn nav_shapes(&self) -> &Shapes {
+        &self.nav_shapes
     }
 
     /// Whether a block with this key is furniture: on most of the host's pages, once enough

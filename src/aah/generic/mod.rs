@@ -117,13 +117,11 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     let ev = evidence::of(&page);
     r.evidence = ev.points;
     r.signals = ev.signals;
-    let parts: HashSet<String> = title_parts(&page.title)
-        .into_iter()
-        .map(str::to_lowercase)
-        .collect();
+    let parts = title_parts(&page.title);
+    let lower: HashSet<String> = parts.iter().map(|p| p.to_lowercase()).collect();
     let keys: HashSet<u64> = page.keys.values().copied().collect();
     let shape = Shape::of(url);
-    host.observe(&keys, &parts, &r.evidence, shape.clone());
+    host.observe(&keys, &lower, &r.evidence, shape.clone());
     r.category = host.category();
     let template = host.template(&shape);
     host.count_read(&shape);
@@ -155,8 +153,9 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     };
     r.kind = Some(kind);
     if kind == LevelKind::Terminal {
-        let core: Vec<&str> = title_parts(&page.title)
-            .into_iter()
+        let core: Vec<&str> = parts
+            .iter()
+            .copied()
             .filter(|p| !host.is_site_name(&p.to_lowercase()))
             .collect();
         let core = core.join(" - ");

@@ -105,7 +105,7 @@ const EXTENSIONS: &[&str] = &["xml", "atom", "rss", "txt", "md", "json"];
 /// URL template the decision is made on.
 pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
     let shape = Shape::of(url);
-    let shapes = host.all_shapes();
+    let shapes = host.nav_shapes();
     let template = shapes.template(&shape);
     if host.answers_no_page(&shape) {
         return Some((
@@ -124,7 +124,7 @@ pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
             }
         }
         let stem = lower.split('.').next().unwrap_or("");
-        if t == "*" && !shapes.repeats(&shape, i) && !action_menu(&shapes, &shape, i, stem) {
+        if t == "*" && !shapes.repeats(&shape, i) && !action_menu(shapes, &shape, i, stem) {
             continue;
         }
         // The whole segment, not a word inside it: slugs are sentences ("help-identifying-a-wren").

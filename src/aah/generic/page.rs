@@ -42,6 +42,8 @@ pub(super) struct Page<'a> {
     pub(super) keys: HashMap<NodeId, u64>,
     /// The `<title>`, whitespace-normalised.
     pub(super) title: String,
+    /// The page's URL without its fragment, for telling links to the page itself.
+    this: Url,
 }
 
 impl<'a> Page<'a> {
@@ -58,6 +60,11 @@ impl<'a> Page<'a> {
             hidden: HashSet::new(),
             keys: HashMap::new(),
             title,
+            this: {
+                let mut u = url.clone();
+                u.set_fragment(None);
+                u
+            },
         };
         let mut inside = 0usize;
         for edge in body.traverse() {
@@ -237,9 +244,7 @@ impl<'a> Page<'a> {
             return true;
         };
         target.set_fragment(None);
-        let mut me = self.url.clone();
-        me.set_fragment(None);
-        target == me
+        target == self.this
     }
 
     /// Whether `n` holds a link to another page.

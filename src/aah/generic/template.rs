@@ -150,15 +150,6 @@ impl Shapes {
         v.dedup();
         v
     }
-
-    /// The shapes of `self` and `other` together.
-    pub(super) fn with(&self, other: &Shapes) -> Shapes {
-        let mut all = self.clone();
-        for s in &other.0 {
-            all.add(s.clone());
-        }
-        all
-    }
 }
 
 #[cfg(test)]
