@@ -173,11 +173,24 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(dispatch(cli.command)) {
         Ok(code) => code,
+        // The reader of standard output went away: nothing is left to say to it, as `head`
+        // expects of a command it cuts short.
+        Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("magpie: error: {}", describe(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// `println!` to standard output that returns the error instead of panicking: a reader that
+/// went away (`magpie kb detect ... | head`) ends the command quietly, as `main` treats a broken
+/// pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
 }
 
 async fn dispatch(command: Command) -> Result<ExitCode> {
@@ -219,7 +232,7 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
             };
             let w = sample_site::write_files(&cfg, port, &out)
                 .with_context(|| format!("cannot write the sample web to {}", out.display()))?;
-            println!(
+            out!(
                 "wrote {} pages ({} files, {} bytes) for {hosts} hosts at 127.0.0.2-{}:{port} into {}",
                 w.pages,
                 w.files,
@@ -250,7 +263,7 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Kb {
             command: KbCommand::Check { dir },
         } => {
-            print!("{}", magpie::aah::cli::check(dir.as_deref())?);
+            out!("{}", magpie::aah::cli::check(dir.as_deref())?.trim_end());
             Ok(ExitCode::SUCCESS)
         }
         Command::Kb {
@@ -273,7 +286,7 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
                 }
                 _ => anyhow::bail!("kb detect needs FILE and --url, or --pages"),
             };
-            print!("{report}");
+            out!("{}", report.trim_end());
             Ok(ExitCode::SUCCESS)
         }
         Command::Search(a) => Ok(index::cli::run_search(a, &mut std::io::stdout().lock())?),
@@ -358,9 +371,9 @@ async fn run_crawl(
         o.insert("outcome".into(), serde_json::to_value(&outcome)?);
     }
     if json {
-        println!("{}", serde_json::to_string(&out)?);
+        out!("{}", serde_json::to_string(&out)?);
     } else {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        out!("{}", serde_json::to_string_pretty(&out)?);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -457,7 +470,7 @@ async fn demo_cockpit(
         "magpie: crawling the sample site as crawl {id}; Ctrl-C stops and seals the WARC files"
     );
     eprintln!("magpie: open the cockpit in a browser (this address logs you in):");
-    println!(
+    out!(
         "{}",
         magpie::web::cli::login_url(addr, &format!("/crawls/{id}"), &token)
     );
@@ -475,10 +488,10 @@ fn warc_check(files: &[PathBuf]) -> Result<ExitCode> {
         let defects = magpie::archive::check_file(f)
             .with_context(|| format!("cannot check {}", f.display()))?;
         for d in &defects {
-            println!("{}: offset {}: {}", f.display(), d.offset, d.message);
+            out!("{}: offset {}: {}", f.display(), d.offset, d.message);
         }
         if defects.is_empty() {
-            println!("{}: ok", f.display());
+            out!("{}: ok", f.display());
         }
         bad += defects.len();
     }
@@ -493,6 +506,13 @@ fn warc_check(files: &[PathBuf]) -> Result<ExitCode> {
 /// clients and logs need, and also return it as their `source`; printing the whole chain would
 /// then repeat it (`...: Not a directory (os error 20): Not a directory (os error 20)`). A cause
 /// whose text is already in what was printed is left out.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn describe(e: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in e.chain() {

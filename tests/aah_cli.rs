@@ -204,3 +204,35 @@ fn outside_the_source_tree_the_tools_use_the_built_in_knowledge_base() {
     assert!(err.contains("no-such-kb"), "{err}");
     assert_eq!(err.matches("os error").count(), 1, "the cause once: {err}");
 }
+
+/// A reader that stops early (`magpie kb detect --pages LIST | head`) ends the command quietly:
+/// no panic, no error, where `println!` would panic on the broken pipe.
+#[test]
+fn a_closed_standard_output_ends_the_command_without_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kb/real/trac");
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(real.join("truth.json")).unwrap()).unwrap();
+    let mut list = String::new();
+    for p in truth["pages"].as_array().unwrap() {
+        let file = real.join(p["file"].as_str().unwrap());
+        list.push_str(&format!("{} {}\n", p["url"].as_str().unwrap(), file.display()));
+    }
+    let list_file = dir.path().join("pages.txt");
+    std::fs::write(&list_file, list).unwrap();
+    // The report is far larger than a pipe holds (about 260 KB), so writing it meets the
+    // closed pipe whenever the reader closes it.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_magpie"))
+        .args(["kb", "detect", "--json", "--pages"])
+        .arg(&list_file)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+}

@@ -41,6 +41,9 @@ pub enum CliError {
         /// What the OS said.
         source: std::io::Error,
     },
+    /// The report could not be written to standard output (a reader that went away).
+    #[error("cannot write to standard output: {0}")]
+    Output(#[source] std::io::Error),
     /// The address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -267,7 +270,11 @@ pub async fn serve(
     } else {
         eprintln!("magpie: open the cockpit in a browser and log in with the token:");
     }
-    println!("{address}");
+    // The address is a courtesy: a closed standard output (`magpie serve | head -0`) must not
+    // stop the server, so a failed write is reported and serving goes on.
+    if let Err(e) = writeln!(std::io::stdout(), "{address}") {
+        tracing::warn!("cannot print the cockpit's address: {e}");
+    }
     serve_http(listener, state, shutdown).await?;
     eprintln!("magpie: stopped; crawls keep their state for the next start");
     Ok(())
@@ -431,7 +438,9 @@ pub async fn submit_stdin(args: SubmitArgs, env_token: Option<String>) -> Result
     for f in &outcome.failures {
         eprintln!("magpie: request failed: {f}");
     }
-    let json = serde_json::to_string_pretty(&outcome.report).unwrap_or_default();
-    println!("{json}");
+    serde_json::to_string_pretty(&outcome.report)
+        .map_err(std::io::Error::from)
+        .and_then(|json| writeln!(std::io::stdout(), "{json}"))
+        .map_err(CliError::Output)?;
     Ok(outcome.failures.is_empty())
 }
