@@ -100,6 +100,18 @@ static FORUM_PATH: LazyLock<Regex> =
 static CHANGES_FEED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"change|history|revision").expect("a valid literal pattern"));
 
+/// `<link rel>` types that HTML 4 defines for documents of a collection (section 6.12):
+/// `next` and `prev` are left out, since lists page with them too.
+const COLLECTION_LINK_TYPES: [&str; 7] = [
+    "contents",
+    "index",
+    "glossary",
+    "chapter",
+    "section",
+    "subsection",
+    "appendix",
+];
+
 /// The page's category evidence.
 pub(super) fn of(page: &Page<'_>) -> Evidence {
     let mut ev = Evidence::default();
@@ -239,6 +251,27 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
     if !sequence.is_empty() && !sequence.iter().any(|h| LIST_PAGING.is_match(h)) {
         ev.add(Category::Docs, 2, "links to the previous and next page");
     }
+    // HTML 4's link types for a collection of documents (a manual's index, contents,
+    // chapters), which documentation generators write in the head.
+    let collection: Vec<&str> = root
+        .descendants()
+        .filter_map(|n| n.value().as_element())
+        .filter(|e| e.name() == "link")
+        .filter_map(|e| e.attr("rel"))
+        .flat_map(str::split_ascii_whitespace)
+        .filter(|r| {
+            COLLECTION_LINK_TYPES
+                .iter()
+                .any(|t| r.eq_ignore_ascii_case(t))
+        })
+        .collect();
+    if !collection.is_empty() {
+        ev.add(
+            Category::Docs,
+            2,
+            format!("document-collection links ({})", collection.join(", ")),
+        );
+    }
     let text = page.text(page.body).to_lowercase();
     if text.contains("on this page") || text.contains("table of contents") {
         ev.add(Category::Docs, 1, "a table of contents of the page");
@@ -283,6 +316,23 @@ fn starts_a_word(text: &str, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_manual_s_collection_links_are_docs_evidence() {
+        use url::Url;
+        let doc = |head: &str| {
+            let html = format!("<html><head>{head}</head><body><p>Heron</p></body></html>");
+            let tree = crate::parse::parse_document(&html);
+            let url = Url::parse("http://d/").expect("a URL");
+            let page = Page::new(&tree, &url).expect("a page");
+            of(&page).points[Category::ALL
+                .iter()
+                .position(|c| *c == Category::Docs)
+                .expect("docs is a category")]
+        };
+        assert_eq!(doc(r#"<link rel="index" href="genindex.html">"#), 2);
+        assert_eq!(doc(r#"<link rel="stylesheet" href="a.css">"#), 0);
+    }
 
     #[test]
     fn a_generator_word_counts_at_the_start_of_a_word_only() {

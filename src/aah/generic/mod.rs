@@ -262,7 +262,7 @@ fn kind_of(
         .filter(|n| name(*n) == "article" && !page.is_hidden(*n) && !furniture(*n))
         .filter(|n| !n.ancestors().any(|a| name(a) == "article"))
         .count();
-    if articles >= 2 {
+    if articles >= 2 || declares_a_list(page, content, furniture) {
         return Some((LevelKind::Intermediate, false));
     }
     // The largest set of similar elements (same parent tag, tag and first class) whose items
@@ -336,6 +336,31 @@ fn kind_of(
     Some((LevelKind::Terminal, weak))
 }
 
+/// Whether the content holds a schema.org `ItemList` outside any article (microdata): the
+/// page says it is a list, even one with no entries yet (an empty forum category). A list in
+/// a post (its related posts) is inside the post's `<article>`.
+fn declares_a_list(
+    page: &Page<'_>,
+    content: NodeRef<'_, Node>,
+    furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
+) -> bool {
+    let in_article = std::iter::once(content)
+        .chain(content.ancestors())
+        .any(|a| name(a) == "article");
+    !in_article
+        && content.descendants().any(|n| {
+            n.value()
+                .as_element()
+                .and_then(|e| e.attr("itemtype"))
+                .is_some_and(|t| t.trim_end_matches('/').ends_with("schema.org/ItemList"))
+                && !page.is_hidden(n)
+                && !n
+                    .ancestors()
+                    .take_while(|a| a.id() != content.id())
+                    .any(|a| furniture(a) || page.is_hidden(a) || name(a) == "article")
+        })
+}
+
 /// Whether the first heading in `n` is headed by a link to another page: its largest link
 /// holds at least half of its text.
 fn main_link_elsewhere(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
@@ -355,4 +380,36 @@ fn main_link_elsewhere(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
         })
         .max_by_key(|(len, _)| *len);
     largest.is_some_and(|(len, href)| len * 2 >= whole && !page.is_self(href))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_alone(html: &str) -> Reading {
+        read_html(
+            html,
+            &Url::parse("http://f/category/1/news").expect("a URL"),
+        )
+    }
+
+    #[test]
+    fn a_declared_list_is_a_list_even_when_empty() {
+        let intro = "A forum for the news of the club, where members post what happens. ".repeat(4);
+        let page = |list: &str| {
+            format!("<html><body><main><h1>News</h1><p>{intro}</p>{list}</main></body></html>")
+        };
+        let declared = read_alone(&page(
+            r#"<ul itemscope itemtype="http://www.schema.org/ItemList"></ul>"#,
+        ));
+        assert_eq!(declared.kind, Some(LevelKind::Intermediate));
+        let plain = read_alone(&page("<ul></ul>"));
+        assert_eq!(plain.kind, Some(LevelKind::Terminal));
+        // A list of related posts inside the post does not make the post a list.
+        let inside = read_alone(&format!(
+            "<html><body><article><h1>News</h1><p>{intro}</p>{}</article></body></html>",
+            r#"<ul itemscope itemtype="https://schema.org/ItemList"></ul>"#
+        ));
+        assert_eq!(inside.kind, Some(LevelKind::Terminal));
+    }
 }

@@ -62,6 +62,11 @@ const PATH_WORDS: &[&str] = &[
     "attachments",
 ];
 
+/// Words of [`PATH_WORDS`] that name content as often as a view: a blog's `/about/` is a page
+/// of its own, Trac's `/about` and An Otter Wiki's `/-/about` sit in a menu beside `/login`
+/// and `/prefs`. They count only in such a menu.
+const MENU_ONLY: &[&str] = &["about", "help"];
+
 /// Whether place `i` is a menu of actions and `value` one of them: the value is a word of
 /// [`PATH_WORDS`] and two or more other values offered there are too (`/login`, `/prefs`,
 /// `/timeline` beside `/wiki` and `/ticket`; `/-/login` beside `/-/changelog`). A tag or an
@@ -128,7 +133,9 @@ pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
             continue;
         }
         // The whole segment, not a word inside it: slugs are sentences ("help-identifying-a-wren").
-        if PATH_WORDS.contains(&stem) {
+        if PATH_WORDS.contains(&stem)
+            && (!MENU_ONLY.contains(&stem) || action_menu(shapes, &shape, i, stem))
+        {
             return Some((template, format!("{stem:?} in the path")));
         }
     }
@@ -221,6 +228,25 @@ mod tests {
             "http://b/History",
         ]);
         assert_eq!(not_worth(&url("http://b/History"), &names), None);
+    }
+
+    #[test]
+    fn an_about_page_is_content_unless_it_sits_in_a_menu_of_actions() {
+        let blog = host(&[
+            "http://b/about/index.html",
+            "http://b/tags/birds/",
+            "http://b/tags/rivers/",
+            "http://b/categories/bread/",
+            "http://b/categories/rivers/",
+        ]);
+        assert_eq!(not_worth(&url("http://b/about/index.html"), &blog), None);
+        let wiki = host(&[
+            "http://o/-/about",
+            "http://o/-/login",
+            "http://o/-/changelog",
+            "http://o/Birds",
+        ]);
+        assert!(not_worth(&url("http://o/-/about"), &wiki).is_some());
     }
 
     #[test]

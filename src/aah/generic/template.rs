@@ -86,7 +86,7 @@ impl Shapes {
     }
 
     /// The template of `me` (one of the shapes or not): place by place, `*` where the shapes that agree with it so far
-    /// hold [`VARIABLE`] or more values.
+    /// hold [`VARIABLE`] or more values, most of them seen once.
     pub(super) fn template(&self, me: &Shape) -> String {
         let others: Vec<&Shape> = self
             .0
@@ -102,8 +102,18 @@ impl Shapes {
                 .chain(std::iter::once(seg.as_str()))
                 .collect();
             values.sort_unstable();
+            let seen = values.len();
             values.dedup();
-            out.push(if values.len() >= VARIABLE { "*" } else { seg });
+            // Names vary, keywords repeat: `ticket` in `/ticket/2`, `/ticket/5` and `wiki` in
+            // `/wiki/Heron`, `/wiki/Wren` are sections, where `heron` and `wren` are seen
+            // once each. A place is variable when it holds several values and most were seen
+            // once.
+            let singles = values.len() * 2 > seen;
+            out.push(if values.len() >= VARIABLE && singles {
+                "*"
+            } else {
+                seg
+            });
         }
         let mut t = out.join("/");
         if !me.query.is_empty() {
@@ -170,6 +180,24 @@ mod tests {
         s.add(shape("http://h/birds/owl/"));
         assert_eq!(s.template(&shape("http://h/birds/wren/")), "birds/*");
         assert_eq!(s.template(&shape("http://h/ticket/12")), "ticket/N");
+    }
+
+    #[test]
+    fn sections_that_repeat_are_not_variable() {
+        let mut s = Shapes::default();
+        for u in [
+            "http://h/wiki/Heron",
+            "http://h/wiki/Wren",
+            "http://h/report/1",
+            "http://h/report/2",
+            "http://h/milestone/spring",
+            "http://h/milestone/summer",
+            "http://h/ticket/2",
+        ] {
+            s.add(shape(u));
+        }
+        assert_eq!(s.template(&shape("http://h/ticket/5")), "ticket/N");
+        assert_eq!(s.template(&shape("http://h/wiki/Owl")), "wiki/*");
     }
 
     #[test]
