@@ -216,7 +216,11 @@ fn a_closed_standard_output_ends_the_command_without_a_panic() {
     let mut list = String::new();
     for p in truth["pages"].as_array().unwrap() {
         let file = real.join(p["file"].as_str().unwrap());
-        list.push_str(&format!("{} {}\n", p["url"].as_str().unwrap(), file.display()));
+        list.push_str(&format!(
+            "{} {}\n",
+            p["url"].as_str().unwrap(),
+            file.display()
+        ));
     }
     let list_file = dir.path().join("pages.txt");
     std::fs::write(&list_file, list).unwrap();

@@ -184,20 +184,32 @@ impl Helper {
 
     /// Notes that `url` answered no page (a redirect or an error), for a host read as
     /// unknown: a URL template whose URLs answer no page is not followed further
-    /// (`generic::not_worth`).
-    pub fn note_no_page(&self, url: &Url) {
+    /// (`generic::not_worth`). Returns the template when this answer is the one that taught
+    /// it, so that the crawl can take the URLs of that shape already queued out of the queue
+    /// ([`Helper::answers_no_page`]).
+    pub fn note_no_page(&self, url: &Url) -> Option<String> {
+        let model = self.existing_model(url)?;
+        let mut m = model.lock().unwrap_or_else(|p| p.into_inner());
+        m.note_no_page(url)
+    }
+
+    /// Whether URLs of `url`'s shape were learned to answer no page on its host.
+    pub fn answers_no_page(&self, url: &Url) -> bool {
+        self.existing_model(url).is_some_and(|m| {
+            m.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .url_answers_no_page(url)
+        })
+    }
+
+    /// The reader's model of `url`'s host, if one was made.
+    fn existing_model(&self, url: &Url) -> Option<Arc<Mutex<HostModel>>> {
         let host = crate::uri::host_key(url);
-        let model = self
-            .models
+        self.models
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&host)
-            .cloned();
-        if let Some(m) = model {
-            m.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .note_no_page(url);
-        }
+            .cloned()
     }
 
     /// The reader's model of a host, shared by the workers reading its pages; at most

@@ -127,6 +127,9 @@ pub struct Processed {
     pub page: Option<PageFacts>,
     /// The index document, completed by the engine once the records are written.
     pub capture: Option<CaptureDoc>,
+    /// The URL template this answer taught the helper to answer no page (the second
+    /// redirect of `/post/N`): the engine takes the host's queued URLs of that shape out.
+    pub no_page_template: Option<String>,
 }
 
 /// What the online stages learned about one page, for the engine's statistics, the index and
@@ -151,6 +154,12 @@ pub fn process_page(
 ) -> Result<Processed, CrawlError> {
     let original = ctx.original(&fetched.info)?;
     let mut notes = Vec::new();
+    let no_page_template = ctx
+        .helper
+        .as_ref()
+        .filter(|_| !(200..300).contains(&fetched.info.status))
+        .zip(Url::parse(&fetched.info.url).ok())
+        .and_then(|(h, url)| h.note_no_page(&url));
     let (links, nofollow, parsed) = extract(ctx, uri, fetched, &mut notes);
     let Some((page, doc)) = parsed else {
         let records = records::encode(
@@ -175,6 +184,7 @@ pub fn process_page(
             notes,
             page: None,
             capture,
+            no_page_template,
         });
     };
     let page_url = &fetched.info.url;
@@ -248,6 +258,7 @@ pub fn process_page(
             reference,
         }),
         capture,
+        no_page_template,
     })
 }
 
@@ -348,6 +359,7 @@ pub fn process_robots(
         notes,
         page: None,
         capture,
+        no_page_template: None,
     })
 }
 
@@ -382,11 +394,6 @@ fn extract(
         return (vec![], false, None);
     };
     let mut links = Vec::new();
-    if !(200..300).contains(&info.status) {
-        if let Some(h) = &ctx.helper {
-            h.note_no_page(&base);
-        }
-    }
     if (300..400).contains(&info.status) {
         if let Some(loc) = info.header("location") {
             if let Ok(target) = uri::resolve(loc, &base, ctx.parse_limits.max_url_len) {

@@ -124,6 +124,21 @@ impl Frontier {
         Ok(out)
     }
 
+    /// Calls `f` with every queued URL of one host that is not in flight.
+    pub fn for_each_queued_of(
+        &self,
+        host: &str,
+        mut f: impl FnMut(CrawlUri),
+    ) -> Result<(), FrontierError> {
+        let Some(&hid) = self.ids.get(host) else {
+            return Ok(());
+        };
+        for (_, rid) in self.hosts[hid as usize].live(&self.table) {
+            f(self.read_uri(rid)?);
+        }
+        Ok(())
+    }
+
     /// Calls `f` with the host and entry of every queued URL that is not in flight.
     pub fn for_each_queued(&self, mut f: impl FnMut(&str, CrawlUri)) -> Result<(), FrontierError> {
         for h in &self.hosts {

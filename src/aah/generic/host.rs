@@ -140,8 +140,18 @@ impl HostModel {
 
     /// Counts an answer for `url` that was no page: a redirect (a permalink that only sends
     /// elsewhere) or an error.
-    pub fn note_no_page(&mut self, url: &url::Url) {
-        bump(&mut self.redirects, Shape::of(url).key(), MAX_TEMPLATES);
+    /// Returns the URL's template when this answer is the one that makes its shape answer no
+    /// page.
+    pub fn note_no_page(&mut self, url: &url::Url) -> Option<String> {
+        let shape = Shape::of(url);
+        let before = self.answers_no_page(&shape);
+        bump(&mut self.redirects, shape.key(), MAX_TEMPLATES);
+        (!before && self.answers_no_page(&shape)).then(|| self.nav_shapes().template(&shape))
+    }
+
+    /// Whether `url`'s shape answers no page (see [`HostModel::answers_no_page`]).
+    pub fn url_answers_no_page(&self, url: &url::Url) -> bool {
+        self.answers_no_page(&Shape::of(url))
     }
 
     /// Whether URLs of this shape (digits as `N`: `post/N`) answer no page: two or more

@@ -202,10 +202,16 @@ mod tests {
     #[test]
     fn permalinks_that_answer_no_page_are_skipped_after_two() {
         let mut m = host(&["http://f/post/1", "http://f/post/2", "http://f/post/3"]);
-        m.note_no_page(&url("http://f/post/1"));
+        assert_eq!(m.note_no_page(&url("http://f/post/1")), None);
         assert_eq!(not_worth(&url("http://f/post/3"), &m), None);
-        m.note_no_page(&url("http://f/post/2"));
+        // The answer that teaches the template names it, once.
+        assert_eq!(
+            m.note_no_page(&url("http://f/post/2")),
+            Some("post/N".into())
+        );
         assert!(not_worth(&url("http://f/post/3"), &m).is_some());
+        assert!(m.url_answers_no_page(&url("http://f/post/3")));
+        assert_eq!(m.note_no_page(&url("http://f/post/3")), None);
     }
 
     #[test]

@@ -37,6 +37,7 @@ use crate::frontier::{Completion, Frontier, Lease, UrlLease};
 use crate::index::RevisitOf;
 use crate::model::CrawlUri;
 use crate::spec::Spec;
+use admit::{Action, Admitted, Arrival, Scoping};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -485,6 +486,9 @@ impl Engine {
             self.txn.put(key, value);
         }
         let via = std::mem::take(&mut p.records.info.url);
+        if let Some(template) = p.no_page_template.take() {
+            self.drop_no_page(&lease.host, &template)?;
+        }
         self.offer_all(p.outlinks, &p.rejected, &via, inherited)?;
         let timing = FetchTiming {
             duration: took,
@@ -493,6 +497,36 @@ impl Engine {
         };
         self.frontier
             .complete(&lease, Completion::Done, Some(timing), now);
+        Ok(())
+    }
+
+    /// Takes the URLs of `host` already queued whose shape the helper has just learned to
+    /// answer no page (`/post/N` permalinks that only redirect) out of the queue: the links
+    /// found later are skipped by the helper, and those queued before it knew would otherwise
+    /// still be fetched. They are blacklisted, so a later link cannot queue them again.
+    fn drop_no_page(&mut self, host: &str, template: &str) -> Result<(), super::CrawlError> {
+        let Some(helper) = self.ctx.helper.clone() else {
+            return Ok(());
+        };
+        let mut doomed = Vec::new();
+        self.frontier.for_each_queued_of(host, |u| {
+            if let Ok(url) = url::Url::parse(&u.url) {
+                if helper.answers_no_page(&url) {
+                    doomed.push((url, u));
+                }
+            }
+        })?;
+        let mut removed = 0;
+        for (url, u) in doomed {
+            let a = Arrival::new(url, u, Action::Blacklist, Scoping::Decided);
+            if self.admit(a)? == (Admitted::Blacklisted { was_queued: true }) {
+                removed += 1;
+            }
+        }
+        self.stats.event(
+            "helper-no-page",
+            format!("{host}: URLs like {template} answer no page; {removed} queued URLs removed"),
+        );
         Ok(())
     }
 
