@@ -30,10 +30,14 @@ const NAVIGATION_ACTION: &str = "*/skip";
 const MAX_NAVIGATION_RULES: usize = 64;
 /// Votes kept per host.
 const MAX_VOTES: usize = 16;
-/// Pages of a host read before giving up on a host that shows no category at all: reading
-/// costs a parse of the page, which a site that is no blog, forum, wiki or news site should
-/// not pay on every page.
+/// Pages of a host read before reading only now and then a host that shows no category at
+/// all: reading costs a parse of the page, which a site that is no blog, forum, wiki or news
+/// site should not pay on every page.
 const MAX_READS_WITHOUT_CATEGORY: u32 = 10;
+/// Past [`MAX_READS_WITHOUT_CATEGORY`], one page in this many is still read: a site whose
+/// first pages say nothing (a landing page, a few static pages) may show its category later,
+/// and is not given up for good.
+const READ_AGAIN_EVERY: u32 = 10;
 
 impl Helper {
     /// Reads a page of an unknown application into `out` (application `unknown` with the
@@ -51,10 +55,10 @@ impl Helper {
         let adopted = adopted_category(st);
         let model = self.host_model(host);
         let mut model = model.lock().unwrap_or_else(|p| p.into_inner());
-        let hopeless = adopted.is_none()
+        let weak = adopted.is_none()
             && model.pages() >= MAX_READS_WITHOUT_CATEGORY
             && model.category().is_none();
-        if hopeless {
+        if weak && !model.pass_over(READ_AGAIN_EVERY) {
             return;
         }
         // The tree the helper already parsed, or a parse of its own (only past the check above).
@@ -275,18 +279,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_host_without_any_category_is_read_ten_times_only() {
+    fn a_host_without_any_category_is_read_ten_times_then_one_page_in_ten() {
         let helper = Helper::from_kb(crate::aah::builtin().unwrap());
-        let page = "<html><head><title>Opening hours</title></head><body><h1>Opening hours</h1>\
+        let plain = "<html><head><title>Opening hours</title></head><body><h1>Opening hours</h1>\
                     <p>We are open from nine to five on weekdays, and closed on public holidays \
                     all through the year, as the sign on the door says.</p></body></html>";
-        for i in 0..12 {
+        let pages = |helper: &Helper| helper.host_model("shop.example").lock().unwrap().pages();
+        let mut i = 0;
+        let mut read = |helper: &Helper, page: &str| {
+            i += 1;
             let url = Url::parse(&format!("http://shop.example/p{i}")).unwrap();
-            let m = helper.analyze(&url, &[], page.as_bytes(), &[]);
-            assert!(m.application.is_none(), "{m:?}");
+            helper.analyze(&url, &[], page.as_bytes(), &[])
+        };
+        for _ in 0..19 {
+            assert!(read(&helper, plain).application.is_none());
         }
-        let model = helper.host_model("shop.example");
-        let pages = model.lock().unwrap().pages();
-        assert_eq!(pages, MAX_READS_WITHOUT_CATEGORY);
+        assert_eq!(pages(&helper), MAX_READS_WITHOUT_CATEGORY);
+        // The twentieth page is read again, and a blog found then is read from there on.
+        let post = format!(
+            "<html><head><title>Crust</title><meta name=\"generator\" content=\"blog engine\">\
+             </head><body><article itemscope itemtype=\"https://schema.org/BlogPosting\">\
+             <h1>Crust</h1><p>{}</p></article></body></html>",
+            "A good crust comes from a hot oven and a little steam at the start. ".repeat(8)
+        );
+        let m = read(&helper, &post);
+        assert_eq!(pages(&helper), MAX_READS_WITHOUT_CATEGORY + 1);
+        assert_eq!(m.application.map(|a| a.category), Some(Category::Blog));
+        let m = read(&helper, &post);
+        assert_eq!(m.application.map(|a| a.category), Some(Category::Blog));
     }
 }

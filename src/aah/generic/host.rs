@@ -30,6 +30,8 @@ const MAX_TEMPLATES: usize = 2_000;
 #[derive(Debug, Clone, Default)]
 pub struct HostModel {
     pages: u32,
+    /// Pages passed over unread since the host was last read (see `Helper::read_unknown`).
+    passed: u32,
     keys: HashMap<u64, u32>,
     segments: HashMap<String, u32>,
     evidence: [u32; 6],
@@ -47,6 +49,18 @@ impl HostModel {
     /// Pages read.
     pub fn pages(&self) -> u32 {
         self.pages
+    }
+
+    /// Counts a page passed over unread; returns whether this one should be read after all,
+    /// one in `every`, so a host whose evidence is still weak is read again now and then
+    /// rather than given up.
+    pub fn pass_over(&mut self, every: u32) -> bool {
+        self.passed = self.passed.saturating_add(1);
+        if self.passed >= every.max(1) {
+            self.passed = 0;
+            return true;
+        }
+        false
     }
 
     /// The host's category: the one with the most evidence summed over its pages, if it has
