@@ -473,3 +473,68 @@ async fn a_spec_posted_to_the_server_cannot_name_a_knowledge_base_folder() {
     assert_eq!(code, 400, "{body}");
     assert!(!dir.path().join("kbdir").exists(), "nothing created");
 }
+
+/// `?check_robots=true` reads each seed's robots.txt before answering, and names the seeds it
+/// keeps out; without it, nothing is fetched and no such warning is given.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeds_can_be_checked_against_their_robots_txt() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let site = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = site.local_addr().unwrap();
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = asked.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = site.accept().await {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf).await;
+            let body = "User-agent: *\nDisallow: /private/\n";
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = s.write_all(answer.as_bytes()).await;
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let spec = |name: &str| {
+        json!({
+            "name": name,
+            "seeds": [format!("http://{addr}/private/a.html"), format!("http://{addr}/open.html")],
+            "network": { "allow_private": true },
+        })
+    };
+    let (status, plain) = srv.post_json("/api/v1/crawls", &spec("plain")).await;
+    assert_eq!(status, 201, "{plain}");
+    assert_eq!(plain["warnings"], json!([]));
+    assert_eq!(
+        asked.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "nothing read"
+    );
+
+    let (status, checked) = srv
+        .post_json("/api/v1/crawls?check_robots=true", &spec("checked"))
+        .await;
+    assert_eq!(status, 201, "{checked}");
+    let warnings: Vec<&str> = checked["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("/private/a.html")
+            && warnings[0].contains("robots.txt disallows it for the user agent"),
+        "{warnings:?}"
+    );
+    assert_eq!(checked["seeds"][1]["problems"], json!([]));
+
+    let (status, bad) = srv
+        .post_json("/api/v1/crawls?check_robots=maybe", &spec("bad"))
+        .await;
+    assert_eq!(status, 400, "{bad}");
+}

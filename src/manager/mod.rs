@@ -29,7 +29,7 @@ mod status;
 mod steering;
 
 pub use outcome::{classify, Outcome, OutcomeKind, StopMark};
-pub use seeds::{any_problem, check_seeds, SeedCheck};
+pub use seeds::{any_problem, check_robots, check_seeds, SeedCheck};
 use status::{read_status, write_status, Status};
 pub use status::{record_cli_run, CrawlState};
 

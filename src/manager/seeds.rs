@@ -3,17 +3,31 @@
 //! (the new-crawl form asks before creating it, `POST /api/v1/crawls` answers the checks with
 //! the crawl's id) instead of ending with nothing fetched.
 //!
-//! No name is resolved here: a check that sent DNS queries for every spec posted would make the
-//! server query whatever names a request holds. Addresses written as IP literals and `localhost`
-//! names are checked; a name that resolves to a private address is refused when fetched, and the
-//! crawl's outcome then says which seeds were refused and why.
+//! No name is resolved by [`check_seeds`]: a check that sent DNS queries for every spec posted
+//! would make the server query whatever names a request holds. Addresses written as IP literals
+//! and `localhost` names are checked; a name that resolves to a private address is refused when
+//! fetched, and the crawl's outcome then says which seeds were refused and why. Reading the
+//! seeds' robots.txt ([`check_robots`]) goes on the network, so it runs only when the operator
+//! asks for it, with the crawl's own fetcher and rules (user agent, the private-address refusal)
+//! and bounded in origins, bytes and time.
 
-use crate::fetch::is_private;
+use crate::fetch::{entity_body, is_private, FetchConfig, Fetcher, Robots};
 use crate::scope::Scope;
 use crate::spec::Spec;
 use serde::Serialize;
 use std::net::IpAddr;
-use url::Host;
+use std::path::Path;
+use std::time::Duration;
+use url::{Host, Url};
+
+/// Origins whose robots.txt one check reads (the seeds of further origins are said unchecked).
+const MAX_ROBOTS_ORIGINS: usize = 16;
+/// How long the robots.txt reads of one check may take together.
+const ROBOTS_BUDGET: Duration = Duration::from_secs(8);
+/// Longest robots.txt read (Google reads 500 KiB).
+const MAX_ROBOTS_BYTES: u64 = 512 * 1024;
+/// Redirects followed to a robots.txt (RFC 9309 asks for at least five).
+const MAX_ROBOTS_REDIRECTS: usize = 5;
 
 /// One seed and what would keep it from being fetched.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -72,6 +86,100 @@ pub fn check_seeds(spec: &Spec) -> Vec<SeedCheck> {
         .collect()
 }
 
+/// Adds to `checks` (from [`check_seeds`], same order) what each seed's robots.txt says, read
+/// now with the crawl's user agent, when the crawl obeys robots.txt: a seed its robots.txt
+/// disallows, or whose robots.txt cannot be read (the crawl retries it and gives the host up
+/// after `limits.max_retries` failures), gets a problem. Seeds with a problem already are not
+/// read (a private address the crawl would refuse is not fetched here either).
+pub async fn check_robots(spec: &Spec, spool_dir: &Path, checks: &mut [SeedCheck]) {
+    if !spec.politeness.respect_robots {
+        return;
+    }
+    let short = |d: Duration| d.min(Duration::from_secs(5));
+    let fetcher = Fetcher::new(FetchConfig {
+        user_agent: spec.politeness.user_agent.clone(),
+        connect_timeout: short(spec.limits.connect_timeout),
+        first_byte_timeout: short(spec.limits.timeout),
+        total_timeout: short(spec.limits.timeout),
+        max_body_bytes: MAX_ROBOTS_BYTES,
+        allow_private: spec.allow_private,
+        spool_dir: spool_dir.to_path_buf(),
+        spool_mem_bytes: 2 * MAX_ROBOTS_BYTES as usize,
+        dns_ttl: Duration::from_secs(60),
+        keep_alive: Duration::ZERO,
+    });
+    let fetcher = match fetcher {
+        Ok(f) => f,
+        Err(e) => {
+            for c in checks.iter_mut().filter(|c| c.problems.is_empty()) {
+                c.problems.push(format!("robots.txt not checked: {e}"));
+            }
+            return;
+        }
+    };
+    let mut origins: Vec<String> = Vec::new();
+    for c in checks.iter().filter(|c| c.problems.is_empty()) {
+        if let Ok(u) = Url::parse(&c.url) {
+            let o = u.origin().ascii_serialization();
+            if !origins.contains(&o) {
+                origins.push(o);
+            }
+        }
+    }
+    let unchecked = origins.split_off(origins.len().min(MAX_ROBOTS_ORIGINS));
+    let ua = &spec.politeness.user_agent;
+    let reads = futures_util::future::join_all(origins.iter().map(|o| robots_of(&fetcher, o, ua)));
+    let answers = tokio::time::timeout(ROBOTS_BUDGET, reads).await.ok();
+    for c in checks.iter_mut().filter(|c| c.problems.is_empty()) {
+        let Ok(u) = Url::parse(&c.url) else {
+            continue;
+        };
+        let origin = u.origin().ascii_serialization();
+        let at = origins.iter().position(|o| *o == origin);
+        let problem = match (at, &answers) {
+            _ if unchecked.contains(&origin) => Some(format!(
+                "robots.txt not checked: a check reads the first {MAX_ROBOTS_ORIGINS} hosts' only"
+            )),
+            (Some(i), Some(answers)) => match &answers[i] {
+                Ok(robots) if robots.allowed(u.as_str()) => None,
+                Ok(_) => Some(format!(
+                    "{origin}/robots.txt disallows it for the user agent {ua:?}: the crawl will \
+                     not fetch it while politeness.respect_robots is on"
+                )),
+                Err(e) => Some(format!(
+                    "{origin}/robots.txt cannot be read ({e}): the crawl retries it and gives \
+                     the host up after limits.max_retries failures"
+                )),
+            },
+            _ => Some(format!(
+                "robots.txt not checked: the reads took more than {} s",
+                ROBOTS_BUDGET.as_secs()
+            )),
+        };
+        c.problems.extend(problem);
+    }
+}
+
+/// The robots.txt of `origin`, following redirects as the crawl does.
+async fn robots_of(fetcher: &Fetcher, origin: &str, ua: &str) -> Result<Robots, String> {
+    let mut url = Url::parse(&format!("{origin}/robots.txt")).map_err(|e| e.to_string())?;
+    for _ in 0..=MAX_ROBOTS_REDIRECTS {
+        let f = fetcher.fetch(&url).await.map_err(|e| e.to_string())?;
+        let status = f.info.status;
+        if (300..400).contains(&status) {
+            if let Some(next) = f.info.header("location").and_then(|l| url.join(l).ok()) {
+                url = next;
+                continue;
+            }
+        }
+        let body = entity_body(&f, MAX_ROBOTS_BYTES as usize)
+            .map(|d| d.bytes)
+            .map_err(|e| e.to_string())?;
+        return Ok(Robots::from_response(status, &body, ua));
+    }
+    Err(format!("more than {MAX_ROBOTS_REDIRECTS} redirects"))
+}
+
 /// Whether any seed has a problem.
 pub fn any_problem(checks: &[SeedCheck]) -> bool {
     checks.iter().any(|c| !c.problems.is_empty())
@@ -113,6 +221,80 @@ mod tests {
             serde_json::json!({"network": {"allow_private": true}}),
         ));
         assert!(!any_problem(&allowed), "{allowed:?}");
+    }
+
+    /// A loopback server answering every request with `robots` as robots.txt.
+    async fn robots_server(robots: &'static str) -> std::net::SocketAddr {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf).await;
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
+                     Connection: close\r\n\r\n{robots}",
+                    robots.len()
+                );
+                let _ = s.write_all(answer.as_bytes()).await;
+            }
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn a_seed_its_robots_txt_disallows_is_named() {
+        let addr = robots_server("User-agent: *\nDisallow: /private/\n").await;
+        let spec = Spec::from_json(
+            &serde_json::json!({
+                "name": "r",
+                "seeds": [format!("http://{addr}/private/a"), format!("http://{addr}/open")],
+                "network": {"allow_private": true},
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut checks = check_seeds(&spec);
+        check_robots(&spec, dir.path(), &mut checks).await;
+        assert!(
+            checks[0].problems[0].contains("robots.txt disallows it"),
+            "{checks:?}"
+        );
+        assert!(checks[1].problems.is_empty(), "{checks:?}");
+        // A crawl that does not obey robots.txt is not told about it.
+        let mut off = spec.clone();
+        off.politeness.respect_robots = false;
+        let mut checks = check_seeds(&off);
+        check_robots(&off, dir.path(), &mut checks).await;
+        assert!(!any_problem(&checks));
+    }
+
+    #[tokio::test]
+    async fn a_robots_txt_that_cannot_be_read_is_said() {
+        // A port nothing listens on: bound, then closed.
+        let addr = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let spec = Spec::from_json(
+            &serde_json::json!({
+                "name": "r",
+                "seeds": [format!("http://{addr}/")],
+                "network": {"allow_private": true},
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut checks = check_seeds(&spec);
+        check_robots(&spec, dir.path(), &mut checks).await;
+        assert!(
+            checks[0].problems[0].contains("cannot be read"),
+            "{checks:?}"
+        );
     }
 
     #[test]

@@ -19,6 +19,14 @@ struct CrawlDetail<'a> {
     spec: &'a RawSpec,
 }
 
+/// `POST /api/v1/crawls`'s query.
+#[derive(serde::Deserialize)]
+struct CreateQuery {
+    /// Read the seeds' robots.txt before answering.
+    #[serde(default)]
+    check_robots: bool,
+}
+
 /// `POST /api/v1/crawls`: the body is a crawl spec; the crawl is created in state `created`.
 pub async fn create(
     req: HttpRequest,
@@ -30,7 +38,21 @@ pub async fn create(
         .map_err(|e| WebError::BadRequest(format!("the spec is not UTF-8: {e}")))?;
     let spec = Spec::from_json(text)?;
     // Said with the answer, not refused: a seed may be meant for a later change of the spec.
-    let seeds = crate::manager::check_seeds(&spec);
+    let mut seeds = crate::manager::check_seeds(&spec);
+    // `?check_robots=true` reads the seeds' robots.txt too; it goes on the network, so only
+    // when asked.
+    let check_robots = web::Query::<CreateQuery>::from_query(req.query_string())
+        .map_err(|e| WebError::BadRequest(format!("query: {e}")))?
+        .check_robots;
+    if check_robots {
+        let (s, dir) = (spec.clone(), state.manager.data().to_path_buf());
+        seeds = state
+            .on_crawl_runtime(async move {
+                crate::manager::check_robots(&s, &dir, &mut seeds).await;
+                seeds
+            })
+            .await?;
+    }
     let warnings: Vec<String> = seeds
         .iter()
         .flat_map(|s| s.problems.iter().map(move |p| format!("{}: {p}", s.url)))

@@ -54,6 +54,8 @@ struct NewCrawlPage {
     seed_warnings: Vec<crate::manager::SeedCheck>,
     /// The seeds those warnings are about (`seeds_checked`): submitted unchanged, they create.
     seeds_checked: String,
+    /// "Read the seeds' robots.txt" was ticked.
+    check_robots: bool,
     /// Whether "Start the crawl at once" is ticked.
     start: bool,
 }
@@ -109,6 +111,7 @@ fn page_for(
         notice,
         seed_warnings: vec![],
         seeds_checked: String::new(),
+        check_robots: false,
         start: true,
     }
 }
@@ -199,9 +202,20 @@ pub async fn submit(
     };
     // Seeds that cannot be fetched are said before the crawl is created; the same seeds sent
     // again (the "Create anyway" button carries them) create it.
-    let checks = crate::manager::check_seeds(&valid);
+    let mut checks = crate::manager::check_seeds(&valid);
     let seeds_typed = form.get("seeds").unwrap_or_default();
-    if crate::manager::any_problem(&checks) && form.get("seeds_checked") != Some(seeds_typed) {
+    let confirmed = form.get("seeds_checked") == Some(seeds_typed);
+    let check_robots = form.get("check_robots").is_some();
+    if check_robots && !confirmed {
+        let (spec, dir) = (valid.clone(), state.manager.data().to_path_buf());
+        checks = state
+            .on_crawl_runtime(async move {
+                crate::manager::check_robots(&spec, &dir, &mut checks).await;
+                checks
+            })
+            .await?;
+    }
+    if crate::manager::any_problem(&checks) && !confirmed {
         let mut page = page_for(&spec, &errors, None, None);
         page.seed_warnings = checks
             .into_iter()
@@ -209,6 +223,7 @@ pub async fn submit(
             .collect();
         page.seeds_checked = seeds_typed.to_string();
         page.start = form.get("start").is_some();
+        page.check_robots = check_robots;
         return render(&page);
     }
     let manager = state.manager.clone();
