@@ -93,7 +93,8 @@ pub const GROUPS: &[Group] = &[
         f("politeness.robots_ttl_s", "robots.txt TTL (s)", Int, "how long a robots.txt stays valid"),
     ]},
     Group { legend: "Limits", fields: &[
-        f("limits.max_pages", "Max pages", Int, "stop after this many pages"),
+        f("limits.max_pages", "Max pages", Int, "stop after this many archived pages"),
+        f("limits.max_duration_s", "Max duration (s)", Int, "stop after this long; empty: no time limit (decides page-bound or time-bound pacing)"),
         f("limits.max_pages_per_host", "Max pages per host", Int, ""),
         f("limits.max_bytes_per_page", "Max bytes per page", Int, "the rest is cut (WARC-Truncated)"),
         f("limits.timeout_ms", "Timeout (ms)", Int, "whole exchange"),
@@ -111,6 +112,7 @@ pub const GROUPS: &[Group] = &[
         f("scoring.weights.url", "Weight: URL", Float, "topic terms in the link's URL"),
         f("scoring.weights.parent", "Weight: parent", Float, "inherited from relevant ancestors"),
         f("scoring.threshold", "Relevance threshold", Float, "0 to 1; pages at or above are relevant"),
+        f("scoring.calibrate", "Calibrate the threshold", Bool, "fit the threshold to the topic after the first analysed page"),
         f("scoring.spam_domains", "Spam domains", Lines, "links there score 0"),
     ]},
     Group { legend: "Frontier", fields: &[
@@ -322,12 +324,18 @@ mod tests {
             ("scoring.threshold", "0.3"),
             ("frontier.update", "max"),
             ("scope.embeds", "on"),
+            ("limits.max_duration_s", "120"),
         ]));
         assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(v["scoring"]["calibrate"], false, "an unchecked box");
         let mut errors = BTreeMap::new();
         let spec = validate(&v, &mut errors).expect("valid");
         assert_eq!(spec.seeds.len(), 2);
         assert_eq!(spec.limits.max_pages, 50);
+        assert_eq!(
+            spec.limits.max_duration,
+            Some(std::time::Duration::from_secs(120))
+        );
         assert!(spec.scope.embeds);
         assert!(!spec.scope.sitemaps, "unchecked boxes are false");
     }
