@@ -16,9 +16,9 @@ use std::task::{Context, Poll};
 use url::Url;
 
 use crate::aah::{Helper, KnowledgeBase};
-use crate::fetch::chunked::{DechunkReader, Dechunker};
 use crate::fetch::exchange::{exchange, Limits};
 use crate::fetch::{entity_body, Fetched, Robots, Spool};
+use crate::http::chunked::{DechunkReader, Dechunker};
 use crate::model::ExchangeInfo;
 
 /// Longest URL the targets accept, as the crawler's default `limits.max_url_length`.

@@ -12,7 +12,7 @@
 //!   crawl's one transaction.
 //! - [`frontier`]: per-host priority queues in compact memory over a durable log, the seen-test,
 //!   politeness; [`frontier::contract`] is its contract.
-//! - [`http_head`]: the one lenient HTTP response-head parser, for the wire and for stored blocks.
+//! - [`http`]: the one lenient HTTP response-head parser and chunked decoder, for the wire and for stored blocks.
 //! - [`fetch`]: the recording HTTP client (exact wire bytes, kept connections), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
 //! - [`analysis`]: online analysis: page relevance and outlink scores against the topic.
@@ -45,7 +45,7 @@ pub mod fetch;
 pub mod frontier;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod http_head;
+pub mod http;
 pub mod index;
 pub mod intake;
 pub mod manager;

@@ -213,6 +213,34 @@ fn a_chunked_answer_to_http_1_0_is_archived_verbatim_with_the_dechunked_payload_
     // HTTP/1.0 answer makes differ from the payload digest WARC 1.1 defines.
 }
 
+/// Sloppy chunked framing (a bare LF after a size line, a missing CRLF after chunk data, a
+/// stray blank line, then a size line that is not hex): the fetcher digests the body as it
+/// de-chunks it, and `magpie warc check` reads the stored block with the same decoder, so the
+/// record the fetcher wrote passes the check.
+#[test]
+fn sloppy_chunked_framing_is_digested_and_checked_alike() {
+    let web = FixtureWeb::start(1);
+    let sloppy: &[&[u8]] = &[
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n",
+        b"Connection: close\r\n\r\n",
+        b"10\n<html><body><p>A",
+        b"\r\n5\r\n page",
+        b"6\r\n text \r\n\r\nzz\r\n<a href=\"/ok.html\">ok</a></p></body></html>",
+    ];
+    web.route(0, "/sloppy.html", Reply::Raw(sloppy.concat()));
+    let seed = hub(&web, 0, &["/sloppy.html"]);
+    let data = tempfile::tempdir().unwrap();
+    let summary = harness::run(spec("sloppy", &[seed]), data.path());
+    assert_eq!(summary.stop_reason, "finished");
+    let recs = harness::records(data.path(), "sloppy");
+    let rec = harness::one(&recs, "response", &web.url(0, "/sloppy.html"));
+    assert!(rec.field("WARC-Payload-Digest").is_some());
+    for file in harness::warc_files(data.path(), "sloppy") {
+        let defects = magpie::archive::check_file(&file).expect("readable");
+        assert!(defects.is_empty(), "{}: {defects:?}", file.display());
+    }
+}
+
 #[test]
 fn a_dynamic_site_answers_http_1_0_until_close_and_the_archive_passes_warcio() {
     let web = FixtureWeb::start(1);

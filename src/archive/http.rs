@@ -1,7 +1,11 @@
 //! Streaming computation of an HTTP message's payload digest for the validator: finds the end
 //! of the header block, then digests the body both as raw bytes and with chunked framing
-//! removed (when `Transfer-Encoding: chunked`), without holding the body.
+//! removed (when `Transfer-Encoding: chunked`), without holding the body. The framing is removed
+//! by the fetcher's own decoder ([`crate::http::chunked`]), so a sloppy chunked response the
+//! fetcher digested is digested the same way here.
 
+use crate::http::chunked::Dechunker;
+use crate::http::head::{is_chunked, HttpHead};
 use sha1::{Digest, Sha1};
 
 /// Largest HTTP header block looked for; beyond it the message is treated as all header.
@@ -49,8 +53,8 @@ impl PayloadDigest {
             data = &data[take - body_in_data..];
             self.head.truncate(end);
             self.in_body = true;
-            if is_chunked(&self.head) {
-                self.dechunk = Some((Dechunker::default(), Sha1::new()));
+            if HttpHead::parse_stored(&self.head).is_some_and(|h| is_chunked(&h.headers)) {
+                self.dechunk = Some((Dechunker::new(), Sha1::new()));
             }
         }
         self.raw.update(data);
@@ -80,97 +84,6 @@ fn find_head_end(buf: &[u8]) -> Option<usize> {
         }
     }
     None
-}
-
-/// Whether the last transfer coding named in the header block is `chunked`.
-fn is_chunked(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
-    let mut chunked = false;
-    for line in text.lines().skip(1) {
-        if let Some((name, value)) = line.split_once(':') {
-            if name.trim().eq_ignore_ascii_case("transfer-encoding") {
-                chunked = value
-                    .rsplit(',')
-                    .next()
-                    .is_some_and(|c| c.trim().eq_ignore_ascii_case("chunked"));
-            }
-        }
-    }
-    chunked
-}
-
-#[derive(Default, Debug, PartialEq)]
-enum ChunkState {
-    #[default]
-    Size,
-    Data(u64),
-    DataEnd,
-    Trailer,
-    Done,
-    Broken,
-}
-
-/// Removes chunked transfer framing incrementally; stops at malformed framing.
-#[derive(Default)]
-pub(crate) struct Dechunker {
-    state: ChunkState,
-    line: Vec<u8>,
-}
-
-impl Dechunker {
-    /// Feeds framed bytes, passing payload bytes to `out`.
-    pub fn feed(&mut self, mut data: &[u8], mut out: impl FnMut(&[u8])) {
-        while !data.is_empty() {
-            match self.state {
-                ChunkState::Done | ChunkState::Broken => return,
-                ChunkState::Data(n) => {
-                    let k = (data.len() as u64).min(n) as usize;
-                    out(&data[..k]);
-                    data = &data[k..];
-                    self.state = if n == k as u64 {
-                        ChunkState::DataEnd
-                    } else {
-                        ChunkState::Data(n - k as u64)
-                    };
-                }
-                _ => {
-                    let Some(nl) = data.iter().position(|&b| b == b'\n') else {
-                        self.line.extend_from_slice(data);
-                        if self.line.len() > 4096 {
-                            self.state = ChunkState::Broken;
-                        }
-                        return;
-                    };
-                    self.line.extend_from_slice(&data[..nl]);
-                    data = &data[nl + 1..];
-                    self.end_line();
-                }
-            }
-        }
-    }
-
-    fn end_line(&mut self) {
-        let line = std::mem::take(&mut self.line);
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches('\r');
-        self.state = match self.state {
-            ChunkState::Size => {
-                let hex = text.split(';').next().unwrap_or("").trim();
-                match u64::from_str_radix(hex, 16) {
-                    Ok(0) => ChunkState::Trailer,
-                    Ok(n) => ChunkState::Data(n),
-                    Err(_) => ChunkState::Broken,
-                }
-            }
-            ChunkState::DataEnd if text.is_empty() => ChunkState::Size,
-            ChunkState::DataEnd => ChunkState::Broken,
-            ChunkState::Trailer if text.is_empty() => ChunkState::Done,
-            ChunkState::Trailer => ChunkState::Trailer,
-            _ => ChunkState::Broken,
-        };
-        self.line = line;
-        self.line.clear();
-    }
 }
 
 #[cfg(test)]
@@ -217,11 +130,15 @@ mod tests {
     }
 
     #[test]
-    fn malformed_chunks_stop() {
-        let mut d = Dechunker::default();
-        let mut got = Vec::new();
-        d.feed(b"3\r\nabc\r\nzz\r\nmore", |p| got.extend_from_slice(p));
-        assert_eq!(got, b"abc");
-        assert_eq!(d.state, ChunkState::Broken);
+    fn broken_framing_is_read_as_the_fetcher_reads_it() {
+        // From the broken size line on, the bytes are taken as unframed (warcio does the same),
+        // exactly as the fetcher digested them when it wrote the record.
+        let msg = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nzz\r\nmore";
+        let mut fetcher = Vec::new();
+        Dechunker::new().feed(&msg[47..], |p| fetcher.extend_from_slice(p));
+        assert_eq!(fetcher, b"abczz\r\nmore");
+        for piece in [1, 3, 100] {
+            assert_eq!(digest_in_pieces(msg, piece).dechunked, Some(sha(&fetcher)));
+        }
     }
 }

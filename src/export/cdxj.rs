@@ -11,7 +11,7 @@
 
 use super::ExportError;
 use crate::archive::{RecordHead, WarcReader};
-use crate::http_head::HttpHead;
+use crate::http::head::HttpHead;
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;

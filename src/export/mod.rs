@@ -171,7 +171,7 @@ fn entry_from_member(
     let _ = r.block().take(want).read_to_end(&mut block);
     let needs_http = head.record_type() == "response";
     if needs_http
-        && crate::http_head::HttpHead::parse_stored(&block).is_none()
+        && crate::http::head::HttpHead::parse_stored(&block).is_none()
         && block.len() as u64 != head.content_length
     {
         return None;
@@ -197,7 +197,7 @@ fn cdxj_entry(
         if whole
             || probe >= cdxj::HEAD_PROBE
             || head.record_type() != "response"
-            || crate::http_head::HttpHead::parse_stored(&block).is_some()
+            || crate::http::head::HttpHead::parse_stored(&block).is_some()
         {
             return Ok(CdxjEntry::from_record(
                 &head, &block, out_name, at, loc.length,

@@ -1,9 +1,9 @@
 //! Turning a recorded response into the entity the parser reads: de-chunked and decompressed.
 
-use super::chunked::DechunkReader;
 use super::client::Fetched;
 use super::FetchError;
-use crate::http_head::is_chunked;
+use crate::http::chunked::DechunkReader;
+use crate::http::head::is_chunked;
 use flate2::read::{DeflateDecoder, GzDecoder, ZlibDecoder};
 use std::io::{self, BufRead, BufReader, Read};
 

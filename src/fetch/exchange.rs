@@ -1,10 +1,10 @@
 //! One request/response exchange over an open stream: write the request, record the response
 //! bytes exactly, parse the head, find the end of the body, and digest everything on the way.
 
-use super::chunked::Dechunker;
 use super::spool::Spool;
 use super::FetchError;
-use crate::http_head::{is_chunked, HttpHead};
+use crate::http::chunked::Dechunker;
+use crate::http::head::{is_chunked, HttpHead};
 use crate::model::Truncation;
 use sha1::{Digest, Sha1};
 use std::io;

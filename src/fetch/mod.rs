@@ -70,7 +70,6 @@
 //! [`Truncation::Disconnect`]: crate::model::Truncation::Disconnect
 
 mod body;
-pub(crate) mod chunked;
 mod client;
 mod dns;
 pub(crate) mod exchange;

@@ -7,7 +7,7 @@ use super::stored::Stored;
 use super::{Index, IndexError};
 use crate::archive::read_record_prefix;
 use crate::fetch::{entity_body, DecodedBody, Fetched, Spool};
-use crate::http_head::HttpHead;
+use crate::http::head::HttpHead;
 use crate::model::ExchangeInfo;
 use chrono::{DateTime, Utc};
 use serde::Serialize;

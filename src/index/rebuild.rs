@@ -9,7 +9,7 @@ use super::doc::{CaptureDoc, Location, ObjectDoc, RevisitOf};
 use super::{Index, IndexError, Writer};
 use crate::archive::{ArchiveError, Checkpoint, RecordHead, WarcReader};
 use crate::fetch::{entity_body, Fetched, Spool};
-use crate::http_head::HttpHead;
+use crate::http::head::HttpHead;
 use crate::model::{ExchangeInfo, Hop};
 use crate::parse::ParseLimits;
 use crate::spec::Spec;

@@ -6,7 +6,7 @@
 
 use super::{blocking, encode, given, index_of, parse_time};
 use crate::archive::read_record_prefix;
-use crate::http_head::HttpHead;
+use crate::http::head::HttpHead;
 use crate::index::{record_path, warc_dir, CaptureRef};
 use crate::web::error::WebError;
 use crate::web::replay::{self, MAX_REPLAY_BYTES};
