@@ -76,6 +76,15 @@ const LINK_TEXTS: [(Category, &[&str]); 3] = [
     ),
 ];
 
+/// Words of a `keywords` meta tag that say what kind of site it is.
+const KEYWORD_WORDS: [(&str, Category); 5] = [
+    ("wiki", Category::Wiki),
+    ("forum", Category::Forum),
+    ("blog", Category::Blog),
+    ("documentation", Category::Docs),
+    ("news", Category::News),
+];
+
 /// Words of a `generator` meta tag that say what kind of engine made the page.
 const GENERATOR_WORDS: [(&str, Category); 7] = [
     ("wiki", Category::Wiki),
@@ -88,15 +97,26 @@ const GENERATOR_WORDS: [(&str, Category); 7] = [
 ];
 
 static WIKI_ACTION: LazyLock<Regex> = LazyLock::new(|| {
+    // `/_history/`, `/_source/`: an underscore marks a namespace of actions beside the
+    // articles' names.
     Regex::new(
-        r"[?&](action|do)=(edit|history|diff|revisions)|/(history|changelog|revisions?)(/|$)",
+        r"[?&](action|do)=(edit|history|diff|revisions)|/(history|changelog|revisions?)(/|$)|/_(edit|source|history|revisions?|diff)(/|$)",
     )
     .expect("a valid literal pattern")
 });
 static LIST_PAGING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"page|index-\d|[?&]p=").expect("a valid literal pattern"));
-static FORUM_PATH: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(forum|topic|thread)s?\b").expect("a valid literal pattern"));
+/// Path words of each category, in the page's own URL or in the URLs of three or more of its
+/// links (`/forum/`, `/topic/12/`, `/question/4/`, `/blog/`, `/wiki/`).
+static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::new(|| {
+    let re = |p: &str| Regex::new(p).expect("a valid literal pattern");
+    [
+        (Category::Forum, re(r"\b(forum|topic|thread|question)s?\b")),
+        (Category::Blog, re(r"\bblogs?\b")),
+        (Category::Wiki, re(r"\bwikis?\b")),
+        (Category::Docs, re(r"\b(docs|documentation|manual)\b")),
+    ]
+});
 static CHANGES_FEED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"change|history|revision").expect("a valid literal pattern"));
 
@@ -194,8 +214,21 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
     }) {
         ev.add(Category::Blog, 1, "dated path");
     }
-    if FORUM_PATH.is_match(&path) {
-        ev.add(Category::Forum, 2, "forum words in the path");
+    for (c, re) in CATEGORY_PATHS.iter() {
+        if re.is_match(&path) {
+            ev.add(*c, 2, format!("{} words in the path", c.as_str()));
+        }
+    }
+    // Words the site says of itself: its keywords, and the engine a footer names ("Powered by
+    // django-wiki").
+    let keywords = meta("keywords");
+    for (w, c) in KEYWORD_WORDS {
+        if keywords
+            .split(',')
+            .any(|k| k.trim().split_whitespace().any(|x| x == w))
+        {
+            ev.add(c, 2, format!("keywords say {w}"));
+        }
     }
     // Links: their whole texts, edit and history actions, previous and next pages.
     let links: Vec<_> = page
@@ -233,8 +266,10 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         .filter(|u| u.host_str() == page.url.host_str())
         .map(|u| u.path().to_lowercase())
         .collect();
-    if targets.iter().filter(|p| FORUM_PATH.is_match(p)).count() >= 3 {
-        ev.add(Category::Forum, 2, "links to forum paths");
+    for (c, re) in CATEGORY_PATHS.iter() {
+        if targets.iter().filter(|p| re.is_match(p)).count() >= 3 {
+            ev.add(*c, 2, format!("links to {} paths", c.as_str()));
+        }
     }
     // Links to the previous and next page, in the body or the head, that are not a list's
     // paging: the reading order of a manual.

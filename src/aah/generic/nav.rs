@@ -60,6 +60,7 @@ const PATH_WORDS: &[&str] = &[
     "member",
     "query",
     "attachments",
+    "source",
 ];
 
 /// Words of [`PATH_WORDS`] that name content as often as a view: a blog's `/about/` is a page
@@ -128,7 +129,12 @@ pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
                 return Some((template, format!("a .{ext} rendering")));
             }
         }
-        let stem = lower.split('.').next().unwrap_or("");
+        // `_history`, `@edit`: a prefix that sets actions apart from names.
+        let stem = lower
+            .split('.')
+            .next()
+            .unwrap_or("")
+            .trim_start_matches(['_', '@', '+', '~']);
         if t == "*" && !shapes.repeats(&shape, i) && !action_menu(shapes, &shape, i, stem) {
             continue;
         }
