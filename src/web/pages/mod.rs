@@ -24,6 +24,7 @@ pub mod new_crawl;
 pub mod search;
 pub mod seeds;
 pub mod steer;
+pub mod workflows;
 
 pub use error::PageError;
 
