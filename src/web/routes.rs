@@ -80,6 +80,8 @@ routes! { PAGE_ROUTES, configure_pages:
     // the session (its cookie reaches every port of the host).
     get  "/crawls/{id}/events"          => api::events::stream;
     get  "/crawls/{id}/replay"          => api::captures::replay;
+    // In-cockpit replay with archive paths: `{url}` is the rest of the path (and the query).
+    get  "/replay/{key}/{id}/{ts}/{url:.*}" => pages::replay::archived;
     get  "/crawls/{id}/exports/{file}"  => api::export_files::download;
     post "/crawls/{id}/action"          => pages::crawls::action;
     get  "/crawls/{id}/spec.json"       => pages::new_crawl::download;

@@ -21,6 +21,7 @@ pub mod intake;
 pub mod kb;
 pub mod login;
 pub mod new_crawl;
+pub mod replay;
 pub mod search;
 pub mod seeds;
 pub mod steer;
