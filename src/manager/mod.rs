@@ -283,12 +283,12 @@ impl Manager {
                 .iter()
                 .map(|(id, s)| {
                     let written = s.spec.written();
-                    (
-                        view(id, s),
-                        lock(&s.status).workflow.clone(),
-                        written.seeds.clone(),
-                        written.topic.keywords.clone(),
-                    )
+                    workflows::Run {
+                        view: view(id, s),
+                        workflow: lock(&s.status).workflow.clone(),
+                        seeds: written.seeds.clone(),
+                        keywords: written.topic.keywords.clone(),
+                    }
                 })
                 .collect(),
         )

@@ -42,13 +42,29 @@ pub(super) fn run_names(workflow: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
+/// A crawl as [`group`] takes it.
+pub(super) struct Run {
+    /// The crawl.
+    pub(super) view: CrawlView,
+    /// The workflow its status names (`None`: its own).
+    pub(super) workflow: Option<String>,
+    /// Its spec's seeds.
+    pub(super) seeds: Vec<String>,
+    /// Its spec's topic keywords.
+    pub(super) keywords: Vec<String>,
+}
+
 /// Groups crawls into workflows; `seeds` and `keywords` give each workflow's spec summary from
 /// one of its runs.
-pub(super) fn group(
-    crawls: Vec<(CrawlView, Option<String>, Vec<String>, Vec<String>)>,
-) -> Vec<WorkflowView> {
+pub(super) fn group(crawls: Vec<Run>) -> Vec<WorkflowView> {
     let mut by_id: BTreeMap<String, WorkflowView> = BTreeMap::new();
-    for (view, workflow, seeds, keywords) in crawls {
+    for Run {
+        view,
+        workflow,
+        seeds,
+        keywords,
+    } in crawls
+    {
         let id = workflow.unwrap_or_else(|| view.id.clone());
         let w = by_id.entry(id.clone()).or_insert_with(|| WorkflowView {
             id,
