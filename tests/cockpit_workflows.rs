@@ -220,3 +220,84 @@ async fn the_events_log_is_there_after_a_reload_and_a_restart() {
     assert_eq!(after, before);
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_chromium_run_again_opens_the_new_run_and_the_log_survives_a_reload() {
+    use fantoccini::Locator;
+    let Some(browser) = cockpit_support::browser::start().await else {
+        return;
+    };
+    let web = support::FixtureWeb::start(1);
+    let seed = support::many_links(&web, 0, 3);
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    srv.create(&spec("owls", &seed)).await;
+    srv.action("owls", "start").await;
+    ended(&srv, "owls").await;
+    let c = &browser.client;
+    c.goto(&srv.url(&format!("/crawls/owls?token={}", web_support::TOKEN)))
+        .await
+        .unwrap();
+    // Opened after the crawl ended: the log already tells how it went.
+    let first = c
+        .find(Locator::Css("#events li[data-kind='crawl-finished']"))
+        .await
+        .expect("the crawl's end in the log");
+    assert!(first.text().await.unwrap().contains("owls"));
+    c.find(Locator::Id("action-rerun"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let mut url = String::new();
+    for _ in 0..100 {
+        url = c.current_url().await.unwrap().to_string();
+        if url.ends_with("/crawls/owls-2") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(url, srv.url("/crawls/owls-2"));
+    let run = c.find(Locator::Id("workflow")).await.unwrap();
+    assert!(run
+        .text()
+        .await
+        .unwrap()
+        .contains("A run of the workflow owls"));
+    ended(&srv, "owls-2").await;
+    // A reload shows the events the stream told before it.
+    c.refresh().await.unwrap();
+    let kinds = {
+        let mut kinds = vec![];
+        for li in c.find_all(Locator::Css("#events li")).await.unwrap() {
+            kinds.push(li.attr("data-kind").await.unwrap().unwrap_or_default());
+        }
+        kinds
+    };
+    assert_eq!(
+        kinds.first().map(String::as_str),
+        Some("crawl-finished"),
+        "{kinds:?}"
+    );
+    assert!(kinds.iter().any(|k| k == "crawl-started"), "{kinds:?}");
+    // The workflows page, reached from the dashboard's link, lists both runs.
+    c.find(Locator::LinkText("its runs"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let rows = c
+        .find_all(Locator::Css("[data-workflow='owls'] tr[data-run]"))
+        .await
+        .unwrap();
+    let mut runs = vec![];
+    for r in rows {
+        runs.push(r.attr("data-run").await.unwrap().unwrap_or_default());
+    }
+    assert_eq!(runs, ["owls", "owls-2"]);
+    browser.screenshot("workflows").await;
+    browser.close().await;
+    srv.stop().await;
+}
