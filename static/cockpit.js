@@ -146,12 +146,24 @@ function follow(root) {
     if (!log) return;
     const li = document.createElement("li");
     let detail = ev.data;
-    try { detail = JSON.parse(ev.data).detail || detail; } catch (_) { /* keep the raw text */ }
-    li.textContent = new Date().toLocaleTimeString() + " " + ev.type + ": " + detail;
+    let at = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    try {
+      const data = JSON.parse(ev.data);
+      detail = data.detail || detail;
+      at = data.at || at;
+    } catch (_) { /* keep the raw text */ }
+    // As the server renders the events it kept: the time, the kind, the detail.
+    const time = document.createElement("time");
+    time.dateTime = at;
+    time.textContent = at;
+    li.dataset.kind = ev.type;
+    li.append(time, " " + ev.type + ": " + detail);
     log.prepend(li);
     while (log.children.length > 100) log.lastElementChild.remove();
   };
-  ["host-blocked", "crawl-paused", "crawl-resumed", "crawl-finished", "crawl-stopped", "lagged"]
+  ["host-blocked", "host-refused", "crawl-started", "crawl-paused", "crawl-resumed",
+    "crawl-finished", "crawl-stopped", "run-again", "pattern-blocked", "pattern-unblocked",
+    "fetching-paused", "fetching-resumed", "weights-learned", "lagged"]
     .forEach((kind) => source.addEventListener(kind, note));
   source.onerror = () => { root.dataset.liveError = "1"; };
 }

@@ -252,6 +252,12 @@ async fn every_route_answers_as_the_document_declares() {
         .await;
     r.get(200, crawls, crawls).await;
     r.get(200, one, "/api/v1/crawls/c").await;
+    let rerun = "/api/v1/crawls/{id}/rerun";
+    r.post(201, rerun, "/api/v1/crawls/idle/rerun", &json!({}))
+        .await;
+    r.post(404, rerun, "/api/v1/crawls/nope/rerun", &json!({}))
+        .await;
+    r.get(200, "/api/v1/workflows", "/api/v1/workflows").await;
     r.get(404, one, "/api/v1/crawls/nope").await;
     r.get(409, front, "/api/v1/crawls/c/frontier").await;
     r.get(409, relax, "/api/v1/crawls/c/relaxations").await;

@@ -162,7 +162,7 @@ async fn each_way_a_crawl_ends_is_told_apart() {
         (&c["outcome"]["kind"], &c["outcome"]["at"]),
         (&json!("stopped"), &json!(at))
     );
-    // Run again: the stop is forgotten.
+    // Started again through the API (which resumes it): the stop is forgotten.
     srv.action("slow", "start").await;
     let c = srv.crawl("slow").await;
     assert_eq!(c["outcome"]["kind"], "running");

@@ -57,6 +57,9 @@ pub struct Stats {
     pub latency_sum_ms: AtomicU64,
     /// Notable events (host blocked, crawl finished), for live views.
     pub events: tokio::sync::broadcast::Sender<Event>,
+    /// The last [`RECENT_EVENTS`] events, oldest first: what a page opened later shows (a
+    /// broadcast reaches only those listening when it is sent), kept in `status.json`.
+    pub recent_events: Mutex<std::collections::VecDeque<Event>>,
     /// Relevance, harvest ratio, languages, applications and recent fetches.
     pub focus: Mutex<FocusState>,
     /// Why fetching is paused right now for want of a local resource (the process ran out of
@@ -77,13 +80,19 @@ pub const OTHER_SOURCE: &str = "other";
 /// Upper bounds of the fetch-latency histogram buckets, in milliseconds.
 pub const LATENCY_BUCKETS_MS: [u64; 9] = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
 
+/// Events kept for pages opened after they happened.
+pub const RECENT_EVENTS: usize = 100;
+
 /// Something worth telling an operator as it happens.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     /// `host-blocked`, `crawl-finished`, `crawl-paused`, ...
     pub kind: String,
     /// Human-readable detail.
     pub detail: String,
+    /// When it happened (RFC 3339, UTC, seconds; empty in events kept by older versions).
+    #[serde(default)]
+    pub at: String,
 }
 
 impl Default for Stats {
@@ -111,6 +120,7 @@ impl Default for Stats {
             latency: Default::default(),
             latency_sum_ms: AtomicU64::new(0),
             events: tokio::sync::broadcast::channel(256).0,
+            recent_events: Mutex::new(std::collections::VecDeque::new()),
             focus: Mutex::new(FocusState::default()),
             fetching_paused: Mutex::new(None),
             pacing: Mutex::new(None),
@@ -207,12 +217,38 @@ impl Stats {
         self.latency_sum_ms.fetch_add(ms, Relaxed);
     }
 
-    /// Announces an event to live views (nobody listening is fine).
+    /// Announces an event to live views (nobody listening is fine) and keeps it among the
+    /// recent ones.
     pub fn event(&self, kind: &str, detail: impl Into<String>) {
-        let _ = self.events.send(Event {
+        let event = Event {
             kind: kind.to_string(),
             detail: detail.into(),
-        });
+            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        };
+        self.keep_events(std::iter::once(event.clone()));
+        let _ = self.events.send(event);
+    }
+
+    /// Adds events to the recent ones (oldest first), dropping the oldest beyond
+    /// [`RECENT_EVENTS`]; also how the events a status file kept are brought back.
+    pub fn keep_events(&self, events: impl IntoIterator<Item = Event>) {
+        let mut recent = self.recent_events.lock().unwrap_or_else(|e| e.into_inner());
+        for e in events {
+            if recent.len() == RECENT_EVENTS {
+                recent.pop_front();
+            }
+            recent.push_back(e);
+        }
+    }
+
+    /// The recent events, oldest first.
+    pub fn recent_events(&self) -> Vec<Event> {
+        self.recent_events
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect()
     }
 
     /// Says why fetching is paused (`None`: it runs again).

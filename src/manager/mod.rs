@@ -27,11 +27,13 @@ mod outcome;
 mod seeds;
 mod status;
 mod steering;
+mod workflows;
 
 pub use outcome::{classify, Outcome, OutcomeKind, StopMark};
 pub use seeds::{any_problem, check_robots, check_seeds, SeedCheck};
 use status::{read_status, write_status, Status};
 pub use status::{record_cli_run, CrawlState};
+pub use workflows::WorkflowView;
 
 /// A manager error; the web layer maps these to HTTP statuses.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +95,12 @@ pub struct CrawlView {
     pub stats: Summary,
     /// Relevance over the crawl, recent fetches with their scores, languages, applications.
     pub focus: FocusSnapshot,
+    /// The workflow this crawl is a run of: the name of the crawl whose spec was first run
+    /// (its own name when it is the first run).
+    pub workflow: String,
+    /// When the crawl was created (RFC 3339, UTC); for a crawl made before this was recorded,
+    /// when its spec was written; `null` when that cannot be read either.
+    pub created: Option<String>,
 }
 
 /// One term of a crawl's topic vector.
@@ -148,7 +156,14 @@ impl Manager {
                     continue;
                 }
             };
-            let (status, counters) = read_status(&dir.join("status.json"));
+            let (mut status, counters) = read_status(&dir.join("status.json"));
+            if status.created.is_none() {
+                // Crawls made before creation times were recorded: when their spec was written.
+                status.created = std::fs::metadata(dir.join("spec.json"))
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .map(rfc3339);
+            }
             let id = spec.name().to_string();
             let stats = Stats::default();
             if let Some(c) = counters {
@@ -177,6 +192,15 @@ impl Manager {
     /// would read whatever folder it names and report other files' names and contents in its
     /// errors. Crawls of the server use the knowledge base built into the program.
     pub async fn create(self: &Arc<Self>, spec: Spec) -> Result<String, ManagerError> {
+        self.create_run(spec, None)
+    }
+
+    /// Creates a crawl as [`Manager::create`] does, as a run of `workflow` (`None`: its own).
+    fn create_run(
+        self: &Arc<Self>,
+        spec: Spec,
+        workflow: Option<String>,
+    ) -> Result<String, ManagerError> {
         if spec.written().aah.kb.is_some() {
             return Err(ManagerError::Invalid(
                 "aah.kb: a crawl created through the server uses the built-in knowledge base; \
@@ -196,6 +220,8 @@ impl Manager {
                 error: None,
                 stop_reason: None,
                 stop: None,
+                workflow,
+                created: Some(rfc3339(std::time::SystemTime::now())),
             }),
             control: Mutex::new(None),
         });
@@ -213,6 +239,59 @@ impl Manager {
         self.save(&id, &slot)?;
         lock(&self.crawls).insert(id.clone(), slot.clone());
         Ok(id)
+    }
+
+    /// "Run again": a new crawl with the same spec under a new name (`WORKFLOW-2`, `-3`, ...,
+    /// the first free one), recorded as a run of the workflow `id` belongs to, and started. The
+    /// old crawl is left as it is: its captures stay its own. Returns the new crawl's id.
+    pub fn run_again(self: &Arc<Self>, id: &str) -> Result<String, ManagerError> {
+        let slot = self.slot(id)?;
+        let workflow = lock(&slot.status)
+            .workflow
+            .clone()
+            .unwrap_or_else(|| id.to_string());
+        let mut last = None;
+        for name in workflows::run_names(&workflow) {
+            if lock(&self.crawls).contains_key(&name) || self.data.join(&name).exists() {
+                continue;
+            }
+            let mut raw = slot.spec.written().clone();
+            raw.name = name;
+            let spec = Spec::validate(raw)?;
+            match self.create_run(spec, Some(workflow.clone())) {
+                Ok(new) => {
+                    self.start(&new)?;
+                    // Told in the old crawl's log too, and kept with its status.
+                    slot.stats
+                        .event("run-again", format!("{id}: run again as {new}"));
+                    self.save(id, &slot)?;
+                    return Ok(new);
+                }
+                // Taken between the check and the creation by another request: the next one.
+                Err(ManagerError::Exists(n)) => last = Some(n),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(ManagerError::Exists(last.unwrap_or(workflow)))
+    }
+
+    /// Every workflow (crawls grouped by the workflow they are runs of), with its runs.
+    pub fn workflows(&self) -> Vec<WorkflowView> {
+        let crawls = lock(&self.crawls).clone();
+        workflows::group(
+            crawls
+                .iter()
+                .map(|(id, s)| {
+                    let written = s.spec.written();
+                    workflows::Run {
+                        view: view(id, s),
+                        workflow: lock(&s.status).workflow.clone(),
+                        seeds: written.seeds.clone(),
+                        keywords: written.topic.keywords.clone(),
+                    }
+                })
+                .collect(),
+        )
     }
 
     fn slot(&self, id: &str) -> Result<Arc<Slot>, ManagerError> {
@@ -347,6 +426,7 @@ impl Manager {
                 self.launch(id, &slot, &mut control, false);
             }
         }
+        slot.stats.event("crawl-started", id);
         self.set_state(id, &slot, CrawlState::Running);
         Ok(CrawlState::Running)
     }
@@ -395,9 +475,10 @@ impl Manager {
                 st.state = CrawlState::Finished;
                 st.stop_reason = Some(reason.to_string());
                 drop((st, control));
-                self.save(id, &slot)?;
+                // Before the save, so the event is kept with the status.
                 slot.stats
                     .event("crawl-finished", format!("{id}: {reason}"));
+                self.save(id, &slot)?;
                 return Ok(state);
             }
         }
@@ -488,5 +569,12 @@ fn view(id: &str, slot: &Slot) -> CrawlView {
         outcome,
         stats,
         focus: slot.stats.focus(),
+        workflow: status.workflow.unwrap_or_else(|| id.to_string()),
+        created: status.created,
     }
+}
+
+/// A time as RFC 3339 in UTC, to the second (as status files and the API write times).
+fn rfc3339(t: std::time::SystemTime) -> String {
+    chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }

@@ -37,6 +37,13 @@ pub(super) struct Status {
     /// Who asked the crawl to stop and when (cleared when it runs again).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) stop: Option<super::outcome::StopMark>,
+    /// The workflow this crawl is a run of: the crawl whose spec "Run again" copied (absent: the
+    /// crawl is its own workflow, as every crawl made before workflows existed is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) workflow: Option<String>,
+    /// When the crawl was created (RFC 3339, UTC, seconds; absent in files of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) created: Option<String>,
 }
 
 /// A crawl's counters as they were when `status.json` was written: the totals its store keeps,
@@ -49,6 +56,10 @@ pub(super) struct Counters {
     /// The regime and pace last decided (absent in files of older versions, and without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pacing: Option<PacingView>,
+    /// The last notable events, oldest first, so the dashboard's log reads the same after a
+    /// restart (absent in files of older versions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    events: Vec<crate::crawl::stats::Event>,
 }
 
 impl Counters {
@@ -63,6 +74,7 @@ impl Counters {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
+            events: stats.recent_events(),
         }
     }
 
@@ -74,6 +86,7 @@ impl Counters {
         if let Some(p) = &self.pacing {
             stats.set_pacing(p.clone());
         }
+        stats.keep_events(self.events.iter().cloned());
     }
 }
 
@@ -96,6 +109,8 @@ fn cli_status(stop_reason: Option<&str>) -> Status {
             |r| format!("{r} (magpie crawl)"),
         )),
         stop: None,
+        workflow: None,
+        created: None,
     }
 }
 
@@ -115,6 +130,8 @@ pub(super) fn read_status(path: &std::path::Path) -> (Status, Option<Counters>) 
             )),
             stop_reason: None,
             stop: None,
+            workflow: None,
+            created: None,
         }
     };
     match std::fs::read_to_string(path) {
@@ -199,6 +216,24 @@ mod tests {
             (status.state, counters.is_none()),
             (CrawlState::Paused, true)
         );
+    }
+
+    #[test]
+    fn the_last_events_survive_the_file_and_are_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let stats = Stats::default();
+        for i in 0..crate::crawl::stats::RECENT_EVENTS + 5 {
+            stats.event("host-blocked", format!("h{i}"));
+        }
+        let kept = stats.recent_events();
+        assert_eq!(kept.len(), crate::crawl::stats::RECENT_EVENTS);
+        assert_eq!(kept[0].detail, "h5", "the oldest go first");
+        assert!(kept[0].at.ends_with('Z') && kept[0].at.len() == 20);
+        record_cli_run(dir.path(), "finished", &stats).unwrap();
+        let (_, counters) = read_status(&dir.path().join("status.json"));
+        let shown = Stats::default();
+        counters.expect("counters recorded").restore(&shown);
+        assert_eq!(shown.recent_events(), kept);
     }
 
     #[test]

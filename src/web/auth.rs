@@ -11,7 +11,8 @@
 //! carrying `?token=TOKEN` logs the browser in (see `pages::login::welcome`), then goes to the
 //! same address without the token, so the token leaves the address bar and history at once.
 //! `/login` and `/static/` are open. Forms also carry the session's form key, checked by the
-//! page handlers (`pages::Form`, `csrf.rs`).
+//! page handlers (`pages::Form`, `csrf.rs`). In-cockpit replay (`/replay/KEY/...`) takes the
+//! session's replay key in its path instead of the session (see `pages::replay`).
 
 use super::{error::WebError, pages::PageError, routes, AppState};
 use actix_web::body::{EitherBody, MessageBody};
@@ -22,6 +23,9 @@ use actix_web::web;
 
 use super::csrf::random_bytes;
 pub use super::csrf::same_secret;
+
+/// Where in-cockpit replay is served: `/replay/KEY/CRAWL/TIMESTAMP/URL`.
+pub const REPLAY_PREFIX: &str = "/replay/";
 
 /// Shortest token accepted: shorter ones are guessable.
 pub const MIN_TOKEN_LEN: usize = 16;
@@ -47,7 +51,18 @@ pub async fn require_token<B: MessageBody>(
             &state.config.token,
         )
     };
-    if routes::is_page_path(path) {
+    if let Some(rest) = path.strip_prefix(REPLAY_PREFIX) {
+        // In-cockpit replay: the archived page's own requests carry no session cookie (its
+        // sandbox gives it an opaque origin), so the session's replay key in the path stands in
+        // for it. Its query belongs to the archived URL: no `?token=` login here.
+        let key = rest.split('/').next().unwrap_or_default();
+        let live = state
+            .sessions
+            .replay_key_is_live(key, std::time::Instant::now());
+        if !live && !bearer() {
+            return Err(PageError::ReplayKey.into());
+        }
+    } else if routes::is_page_path(path) {
         if let Some((presented, clean)) = token_in_query(req.path(), req.query_string()) {
             if !same_secret(presented.as_bytes(), state.config.token.as_bytes()) {
                 return Err(PageError::WrongToken.into());

@@ -163,6 +163,27 @@ impl Sessions {
         gone
     }
 
+    /// The replay key of a session: what the archive paths of in-cockpit replay carry
+    /// (`/replay/KEY/...`). A replayed page is shown in a sandbox with an opaque origin, so the
+    /// requests it makes (its images, its styles, a link followed in its frame) carry no
+    /// `SameSite=Strict` cookie: the key in the path stands in for the session, and dies with it.
+    pub fn replay_key(&self, id: &SessionId) -> String {
+        hex(&self.mac(&format!("replay:{}", id.0)))
+    }
+
+    /// Whether `key` is the replay key of a live session (checking it does not count as use:
+    /// an archived page left open does not keep a session alive).
+    pub fn replay_key_is_live(&self, key: &str, now: Instant) -> bool {
+        let live = self.table();
+        let mut found = false;
+        for (id, t) in live.iter() {
+            let k = self.replay_key(&SessionId(id.clone()));
+            // Every live session is compared, so the time taken does not tell which matched.
+            found |= self.alive(t, now) && same_secret(key.as_bytes(), k.as_bytes());
+        }
+        found
+    }
+
     /// The form key of a session: what its forms must carry.
     fn form_key(&self, id: &SessionId) -> String {
         hex(&self.mac(&format!("form:{}", id.0)))

@@ -318,6 +318,8 @@ mod tests {
             outcome: crate::manager::classify(CrawlState::Running, None, None, &summary, None, 1),
             stats: summary,
             focus: stats.focus(),
+            workflow: id.into(),
+            created: None,
         };
         (view, stats)
     }

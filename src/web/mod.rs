@@ -26,6 +26,7 @@ mod limits;
 pub mod metrics;
 pub mod pages;
 pub mod replay;
+pub mod rewrite;
 pub mod routes;
 
 use crate::manager::Manager;

@@ -40,6 +40,8 @@ routes! { ROUTES, configure_api:
     post "/api/v1/crawls/{id}/pause"           => api::crawls::pause;
     post "/api/v1/crawls/{id}/resume"          => api::crawls::resume;
     post "/api/v1/crawls/{id}/stop"            => api::crawls::stop;
+    post "/api/v1/crawls/{id}/rerun"           => api::crawls::rerun;
+    get  "/api/v1/workflows"                   => api::crawls::workflows;
     get  "/api/v1/crawls/{id}/frontier"        => api::frontier::get;
     get  "/api/v1/crawls/{id}/events"          => api::events::stream;
     get  "/api/v1/crawls/{id}/topic"           => api::learned::topic;
@@ -70,6 +72,7 @@ routes! { PAGE_ROUTES, configure_pages:
     get  "/crawls/new"                  => pages::new_crawl::page;
     post "/crawls/new"                  => pages::new_crawl::submit;
     get  "/kb"                          => pages::kb::page;
+    get  "/workflows"                   => pages::workflows::page;
     post "/kb"                          => pages::kb::test;
     get  "/crawls/{id}"                 => pages::dashboard::page;
     get  "/crawls/{id}/panels"          => pages::dashboard::panels_fragment;
@@ -77,6 +80,8 @@ routes! { PAGE_ROUTES, configure_pages:
     // the session (its cookie reaches every port of the host).
     get  "/crawls/{id}/events"          => api::events::stream;
     get  "/crawls/{id}/replay"          => api::captures::replay;
+    // In-cockpit replay with archive paths: `{url}` is the rest of the path (and the query).
+    get  "/replay/{key}/{id}/{ts}/{url:.*}" => pages::replay::archived;
     get  "/crawls/{id}/exports/{file}"  => api::export_files::download;
     post "/crawls/{id}/action"          => pages::crawls::action;
     get  "/crawls/{id}/spec.json"       => pages::new_crawl::download;

@@ -139,3 +139,25 @@ pub async fn stop(
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
+
+/// `POST /api/v1/crawls/{id}/rerun`: runs the crawl's spec again as a new crawl (named
+/// `WORKFLOW-2`, `-3`, ...), recorded as a run of the same workflow, and starts it; the old
+/// crawl is left as it is. Answers 201 with the new crawl.
+pub async fn rerun(
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, WebError> {
+    let (manager, crawl) = (state.manager.clone(), id.clone());
+    let new = state
+        .on_crawl_runtime(async move { manager.run_again(&crawl) })
+        .await??;
+    let view = state.manager.get(&new)?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/api/v1/crawls/{new}")))
+        .json(view))
+}
+
+/// `GET /api/v1/workflows`: every workflow (a spec and the crawls that ran it), with its runs.
+pub async fn workflows(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "workflows": state.manager.workflows() }))
+}

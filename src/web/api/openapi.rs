@@ -8,7 +8,7 @@
 //! dialect of OpenAPI 3.1.
 
 use crate::intake::IntakeReport;
-use crate::manager::CrawlView;
+use crate::manager::{CrawlView, WorkflowView};
 use crate::spec::RawSpec;
 use crate::web::api::frontier::FrontierOut;
 use crate::web::error::{ErrorBody, WebError};
@@ -54,6 +54,7 @@ pub fn generated_schemas() -> Result<Map<String, Value>, OpenApiError> {
     let mut schemas = requests.take_definitions(true);
     let mut responses = generator(Contract::Serialize);
     responses.subschema_for::<CrawlView>();
+    responses.subschema_for::<WorkflowView>();
     responses.subschema_for::<FrontierOut>();
     responses.subschema_for::<IntakeReport>();
     responses.subschema_for::<ErrorBody>();

@@ -192,12 +192,22 @@ pub async fn page(
     });
     let page = CapturePage {
         chrome: Chrome::new(format!("Capture of {url}"), Some(&id), "search"),
-        replay: format!(
-            "/crawls/{}/replay?url={}&at={}",
-            urlencode(&id),
-            urlencode(&url),
-            urlencode(&time)
-        ),
+        // The archive path, whose rewritten pages browse within the archive; without a session
+        // (a page opened with the bearer token), the replay of this capture alone.
+        replay: match state.sessions.current(&req, std::time::Instant::now()) {
+            Some(session) => format!(
+                "{}/{}/{}",
+                super::replay::prefix(&state.sessions.replay_key(&session), &id),
+                crate::web::api::timestamp14(r.capture.time),
+                r.capture.url
+            ),
+            None => format!(
+                "/crawls/{}/replay?url={}&at={}",
+                urlencode(&id),
+                urlencode(&url),
+                urlencode(&time)
+            ),
+        },
         status_line: head
             .as_ref()
             .map_or_else(|| r.capture.status.to_string(), |h| h.status.to_string()),

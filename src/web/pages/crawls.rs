@@ -49,7 +49,7 @@ struct ConfirmStop {
 /// A lifecycle button of the dashboard: rendered for every state, shown only in the states it
 /// applies to, so `cockpit.js` can follow the crawl's state without a reload.
 pub struct Button {
-    /// The action posted (`start`, `pause`, `resume`, `stop`).
+    /// The action posted (`start`, `pause`, `resume`, `stop`, `rerun`).
     pub action: &'static str,
     /// The element id (`action-start`, `action-rerun`, ...).
     pub id: &'static str,
@@ -66,7 +66,7 @@ pub fn buttons(state: CrawlState) -> Vec<Button> {
     let name = super::state_name(state);
     [
         ("start", "action-start", "Start", "created"),
-        ("start", "action-rerun", "Run again", "finished failed"),
+        ("rerun", "action-rerun", "Run again", "finished failed"),
         ("pause", "action-pause", "Pause", "running"),
         ("resume", "action-resume", "Resume", "paused"),
         ("stop", "action-stop", "Stop", "running paused"),
@@ -87,7 +87,7 @@ pub fn actions_for(state: CrawlState) -> Vec<(&'static str, &'static str)> {
         CrawlState::Created => vec![("start", "Start")],
         CrawlState::Running => vec![("pause", "Pause"), ("stop", "Stop")],
         CrawlState::Paused => vec![("resume", "Resume"), ("stop", "Stop")],
-        CrawlState::Finished | CrawlState::Failed => vec![("start", "Run again")],
+        CrawlState::Finished | CrawlState::Failed => vec![("rerun", "Run again")],
     }
 }
 
@@ -116,8 +116,9 @@ pub async fn page(state: web::Data<AppState>) -> Result<HttpResponse, PageError>
     render(&page)
 }
 
-/// `POST /crawls/{id}/action`: `action` is `start`, `pause`, `resume` or `stop`; then back to
-/// the page the form was on.
+/// `POST /crawls/{id}/action`: `action` is `start`, `pause`, `resume` or `stop`, then back to
+/// the page the form was on; or `rerun` ("Run again": a new crawl of the same spec, a run of the
+/// same workflow, started), then to the new crawl's dashboard.
 pub async fn action(
     req: HttpRequest,
     id: web::Path<String>,
@@ -133,6 +134,13 @@ pub async fn action(
             state
                 .on_crawl_runtime(async move { manager.start(&crawl) })
                 .await??;
+        }
+        "rerun" => {
+            let (manager, crawl) = (state.manager.clone(), id.clone());
+            let new = state
+                .on_crawl_runtime(async move { manager.run_again(&crawl) })
+                .await??;
+            return Ok(see_other(&format!("/crawls/{}", super::urlencode(&new))));
         }
         "pause" => {
             state.manager.pause(&id)?;
@@ -157,7 +165,7 @@ pub async fn action(
         other => {
             return Err(PageError::field(
                 "action",
-                format!("{other:?} is not one of start, pause, resume, stop"),
+                format!("{other:?} is not one of start, pause, resume, stop, rerun"),
             ))
         }
     }
@@ -207,5 +215,9 @@ mod tests {
         assert_eq!(actions_for(CrawlState::Created), vec![("start", "Start")]);
         assert!(actions_for(CrawlState::Running).contains(&("pause", "Pause")));
         assert!(actions_for(CrawlState::Paused).contains(&("resume", "Resume")));
+        assert_eq!(
+            actions_for(CrawlState::Finished),
+            vec![("rerun", "Run again")]
+        );
     }
 }

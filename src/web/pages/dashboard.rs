@@ -48,6 +48,9 @@ struct DashboardPage {
     copy_href: String,
     buttons: Vec<Button>,
     events_url: String,
+    /// The crawl's recent notable events, newest first: the log as it stood before the page
+    /// was opened (the event stream adds the later ones).
+    events: Vec<crate::crawl::stats::Event>,
     bytes: String,
     bytes_per_second: String,
     warc_bytes: String,
@@ -180,6 +183,13 @@ pub async fn page(
         buttons: buttons(view.state),
         copy_href: format!("/crawls/new?from={}", urlencode(&id)),
         events_url: format!("/crawls/{}/events", urlencode(&id)),
+        events: state
+            .manager
+            .stats(&id)?
+            .recent_events()
+            .into_iter()
+            .rev()
+            .collect(),
         bytes: fmt_bytes(s.bytes_received as f64),
         bytes_per_second: fmt_bytes(per_second),
         warc_bytes: fmt_bytes(s.warc_bytes as f64),

@@ -32,6 +32,9 @@ pub enum PageError {
     /// What the API would answer with (unknown crawl, wrong state, ...).
     #[error(transparent)]
     Web(#[from] WebError),
+    /// A replay address whose key belongs to no live session.
+    #[error("this replay address belongs to a session that has ended: open the capture again from the cockpit")]
+    ReplayKey,
     /// A template failed to render (a bug).
     #[error("cannot render the page: {0}")]
     Render(String),
@@ -76,7 +79,7 @@ impl ResponseError for PageError {
         match self {
             PageError::LoginRequired => StatusCode::SEE_OTHER,
             PageError::WrongToken => StatusCode::UNAUTHORIZED,
-            PageError::Csrf(_) => StatusCode::FORBIDDEN,
+            PageError::Csrf(_) | PageError::ReplayKey => StatusCode::FORBIDDEN,
             PageError::Field { .. } => StatusCode::BAD_REQUEST,
             PageError::Web(e) => e.status_code(),
             PageError::Render(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -21,9 +21,11 @@ pub mod intake;
 pub mod kb;
 pub mod login;
 pub mod new_crawl;
+pub mod replay;
 pub mod search;
 pub mod seeds;
 pub mod steer;
+pub mod workflows;
 
 pub use error::PageError;
 
