@@ -1,7 +1,8 @@
 //! The one way into the frontier. Seeds, a page's outlinks, the sitemaps robots.txt names, the
 //! scored URLs external processes POST, and blacklisting all arrive here as an [`Arrival`],
-//! and one decision applies to each, in one order: blacklist, blocked patterns, scope, then
-//! the frontier's offer (new URLs only) or update path (the crawl's update function).
+//! and one decision applies to each, in one order: blacklist, blocked patterns, scope, copy
+//! rules (links and sitemaps only), then the frontier's offer (new URLs only) or update path
+//! (the crawl's update function).
 
 use super::Engine;
 use crate::crawl::CrawlError;
@@ -63,7 +64,7 @@ pub(super) enum Scoping {
 }
 
 /// What became of an arrival.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) enum Admitted {
     /// Newly queued.
     Added,
@@ -80,6 +81,8 @@ pub(super) enum Admitted {
     Blocked,
     /// Out of scope.
     OutOfScope(Reject),
+    /// A copy of a page queued or fetched under another URL, by an adopted copy rule.
+    Copy(crate::crawl::copies::Variant),
 }
 
 impl Engine {
@@ -98,6 +101,16 @@ impl Engine {
         if let Scoping::Decide { parent_in_scope } = a.scope {
             if let Err(r) = self.ctx.scope.decide(&a.url, &a.uri.hops, parent_in_scope) {
                 return Ok(Admitted::OutOfScope(r));
+            }
+        }
+        // Copy rules apply to what the crawl found itself (links, sitemaps), not to seeds or
+        // to URLs an operator or a scorer named.
+        if self.copies.any() && a.uri.source == "crawl" && self.frontier.state(fp).is_none() {
+            let frontier = &self.frontier;
+            let known = |f| super::copies::stands_for_copies(frontier.state(f));
+            if let Some(v) = self.copies.skip(&host, &a.url, known) {
+                self.frontier.blacklist(fp, &host)?;
+                return Ok(Admitted::Copy(v));
             }
         }
         let origin = a.url.origin().ascii_serialization();
