@@ -173,7 +173,8 @@ impl Stats {
     /// Counts one rejected link (`app-skip` and `discovery` links are in scope, so not counted
     /// out of scope).
     pub fn reject(&self, reason: &str) {
-        if !matches!(reason, "app-skip" | "discovery") {
+        // Copies skipped by a learned rule are in scope: their content is archived elsewhere.
+        if !matches!(reason, "app-skip" | "discovery" | "copy") {
             self.out_of_scope.fetch_add(1, Relaxed);
         }
         *self
