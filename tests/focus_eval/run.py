@@ -52,6 +52,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -285,6 +286,19 @@ def canon(url):
     return reference.canonical(url)
 
 
+def original_of(url):
+    """The page a copy of the web's (build_web.py: ``?ref=``, ``?utm_source=``, ``?sid=``,
+    ``/print/``) stands for: the URL without its query and ``/print`` prefix."""
+    p = urllib.parse.urlsplit(url)
+    path = p.path[len("/print"):] if p.path.startswith("/print/") else p.path
+    return canon(urllib.parse.urlunsplit((p.scheme, p.netloc, path, "", "")))
+
+
+def copies_fetched(keys, label_of):
+    """Fetched URLs that are copies of a page of the web under another URL."""
+    return sum(1 for k in keys if k not in label_of and original_of(k) in label_of)
+
+
 def measure(fetched, label_of, topic, checkpoints, window, times=None, time_marks=()):
     """Harvest and recall at the checkpoints, the relevance windows, the relevant pages in all,
     and (given each page's fetch time) the relevant pages fetched by each time mark."""
@@ -294,7 +308,8 @@ def measure(fetched, label_of, topic, checkpoints, window, times=None, time_mark
     keys = [canon(u) for u in fetched]
     on = [label_of.get(k) == label for k in keys]
     res = {"pages": len(keys), "unknown_urls": sum(1 for k in keys if k not in label_of),
-           "duplicates": len(keys) - len(set(keys)), "harvest": {}, "recall": {}}
+           "duplicates": len(keys) - len(set(keys)), "copies": copies_fetched(keys, label_of),
+           "harvest": {}, "recall": {}}
     for n in checkpoints:
         first = keys[:n]
         res["harvest"][n] = round(sum(on[:n]) / len(first), 4) if first else 0.0
@@ -511,7 +526,7 @@ def main(argv=None):
                                 "measures": m, "times": times, **extra})
                 reported = (extra.get("summary") or {}).get("harvest_ratio")
                 log(f"  {v:13s} pages {m['pages']:5d} harvest {m['harvest_all']:.3f} relevant "
-                    f"{m['relevant']} ({seconds} s)"
+                    f"{m['relevant']} copies {m['copies']} ({seconds} s)"
                     + (f" reported harvest {reported:.3f}" if reported is not None else ""))
     finally:
         nginx.stop()
