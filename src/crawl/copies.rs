@@ -318,6 +318,8 @@ pub struct Copies {
     represented: HashSet<u64>,
     /// Rules in force, over all hosts.
     adopted: usize,
+    /// Hosts each rule name is in force on.
+    adopted_names: HashMap<Variant, usize>,
     /// Rules changed since they were last staged.
     dirty: bool,
 }
@@ -359,24 +361,35 @@ impl Copies {
             }
             hosts.insert(host, m);
         }
-        let adopted = hosts
-            .values()
-            .flat_map(|r| r.values())
-            .filter(|r| r.state == RuleState::Adopted)
-            .count();
+        let mut adopted_names: HashMap<Variant, usize> = HashMap::new();
+        for rules in hosts.values() {
+            for (v, r) in rules {
+                if r.state == RuleState::Adopted {
+                    *adopted_names.entry(v.clone()).or_default() += 1;
+                }
+            }
+        }
         Ok(Copies {
             hosts,
-            adopted,
+            adopted: adopted_names.values().sum(),
+            adopted_names,
             ..Copies::default()
         })
     }
 
+    /// Whether a rule named `v` is in force on a host other than `host`.
+    fn adopted_elsewhere(&self, host: &str, v: &Variant) -> bool {
+        let here = self
+            .hosts
+            .get(host)
+            .and_then(|r| r.get(v))
+            .is_some_and(|r| r.state == RuleState::Adopted);
+        self.adopted_names.get(v).copied().unwrap_or(0) > usize::from(here)
+    }
+
     /// Examples that adopt `v` on `host`.
     fn needed(&self, host: &str, v: &Variant) -> u32 {
-        let elsewhere = self.hosts.iter().any(|(h, rules)| {
-            h != host && rules.get(v).is_some_and(|r| r.state == RuleState::Adopted)
-        });
-        if elsewhere {
+        if self.adopted_elsewhere(host, v) {
             EXAMPLES_ELSEWHERE
         } else {
             EXAMPLES_TO_ADOPT
@@ -386,9 +399,10 @@ impl Copies {
     /// Learns from a fetched page: a complete 2xx response of `host` at `url` with the payload
     /// digest `digest`. Returns what it taught (nothing for a URL fetched before).
     pub fn observe(&mut self, host: &str, url: &Url, digest: &str) -> Vec<Change> {
+        let mut changes = self.adopt_confirmed_elsewhere(host);
         let fp = fingerprint(url);
         if self.window.pages.contains_key(&fp) {
-            return vec![];
+            return changes;
         }
         let mut pairs: Vec<(Variant, String, String)> = Vec::new();
         let mut originals = Vec::new();
@@ -410,7 +424,6 @@ impl Copies {
             siblings.push((v, fp));
             originals.push(ofp);
         }
-        let mut changes = Vec::new();
         for (v, other, other_digest) in pairs {
             let same = other_digest == digest;
             let ev = Evidence {
@@ -451,6 +464,35 @@ impl Copies {
         changes
     }
 
+    /// Adopts the candidates of `host` that have the examples they need now that a rule of
+    /// their name was adopted on another host since their last example (told with the host's
+    /// next fetch, so that its crawl log line says so).
+    fn adopt_confirmed_elsewhere(&mut self, host: &str) -> Vec<Change> {
+        let Some(rules) = self.hosts.get(host) else {
+            return vec![];
+        };
+        let ready: Vec<Variant> = rules
+            .iter()
+            .filter(|(v, r)| {
+                r.state == RuleState::Candidate
+                    && r.examples >= EXAMPLES_ELSEWHERE
+                    && self.adopted_elsewhere(host, v)
+            })
+            .map(|(v, _)| v.clone())
+            .collect();
+        let mut out = Vec::new();
+        for v in ready {
+            if let Some(r) = self.hosts.get_mut(host).and_then(|r| r.get_mut(&v)) {
+                r.state = RuleState::Adopted;
+                self.adopted += 1;
+                *self.adopted_names.entry(v.clone()).or_default() += 1;
+                self.dirty = true;
+                out.push(Change::Adopted(v));
+            }
+        }
+        out
+    }
+
     /// Counts one judged pair for rule `v` on `host`.
     fn judge(&mut self, host: &str, v: Variant, same: bool, ev: Evidence, out: &mut Vec<Change>) {
         let needed = self.needed(host, &v);
@@ -468,6 +510,7 @@ impl Copies {
             if rule.state == RuleState::Candidate && rule.examples >= needed {
                 rule.state = RuleState::Adopted;
                 self.adopted += 1;
+                *self.adopted_names.entry(v.clone()).or_default() += 1;
                 out.push(Change::Adopted(v));
             }
             self.dirty = true;
@@ -478,6 +521,9 @@ impl Copies {
             }
             if rule.state == RuleState::Adopted {
                 self.adopted -= 1;
+                if let Some(n) = self.adopted_names.get_mut(&v) {
+                    *n = n.saturating_sub(1);
+                }
                 out.push(Change::Refuted(v));
             }
             rule.state = RuleState::Refuted;
@@ -514,6 +560,24 @@ impl Copies {
             }
         }
         None
+    }
+
+    /// Whether `url`, about to be queued on `host`, is likely a copy: a rule of its name is in
+    /// force on another host, not yet decided on this one, and the URL it would copy is queued
+    /// or fetched here. Such a URL is queued at the lowest priority: fetched when its host has
+    /// nothing better, where it serves as an example, so a rule other hosts confirmed costs
+    /// this host its examples only when its better URLs are fetched.
+    pub fn suspect(&self, host: &str, url: &Url, known: impl Fn(u64) -> bool) -> bool {
+        if self.adopted_names.values().all(|n| *n == 0) {
+            return false;
+        }
+        let rules = self.hosts.get(host);
+        reductions(url).into_iter().any(|(v, orig)| {
+            let decided = rules
+                .and_then(|r| r.get(&v))
+                .is_some_and(|r| r.state != RuleState::Candidate);
+            !decided && self.adopted_elsewhere(host, &v) && known(fingerprint(&orig))
+        })
     }
 
     /// Whether any host has a rule in force (most crawls: none, and nothing to ask).
@@ -666,6 +730,29 @@ mod tests {
             assert_eq!(ch.len(), 1 + usize::from(i == 1), "{ch:?}");
         }
         assert!(c.any_adopted("g"));
+        // Two examples on a third host before the rule was adopted anywhere: adopted with that
+        // host's next fetch once it is.
+        let mut c = Copies::default();
+        for i in 0..2 {
+            c.observe("k", &u(&format!("http://k/{i}")), &format!("sha1:k{i}"));
+            c.observe(
+                "k",
+                &u(&format!("http://k/{i}?ref=x")),
+                &format!("sha1:k{i}"),
+            );
+        }
+        for i in 0..3 {
+            c.observe("h", &u(&format!("http://h/{i}")), &format!("sha1:{i}"));
+            c.observe(
+                "h",
+                &u(&format!("http://h/{i}?ref=x")),
+                &format!("sha1:{i}"),
+            );
+        }
+        assert!(!c.any_adopted("k"));
+        let ch = c.observe("k", &u("http://k/other"), "sha1:o");
+        assert_eq!(ch, vec![Change::Adopted(Variant::Param("ref".into()))]);
+        assert!(c.any_adopted("k"));
     }
 
     #[test]
@@ -700,6 +787,31 @@ mod tests {
         let ch = c.observe("h", &u("http://h/x"), "sha1:c");
         assert_eq!(ch, vec![Change::Refuted(Variant::Param("sid".into()))]);
         assert_eq!(c.skip("h", &u("http://h/y?sid=1"), |_| true), None);
+    }
+
+    #[test]
+    fn a_rule_in_force_elsewhere_makes_suspects_until_decided_here() {
+        let mut c = Copies::default();
+        let url = u("http://g/x?ref=a");
+        assert!(!c.suspect("g", &url, |_| true), "no rule anywhere");
+        for i in 0..3 {
+            c.observe("h", &u(&format!("http://h/{i}")), &format!("sha1:{i}"));
+            c.observe(
+                "h",
+                &u(&format!("http://h/{i}?ref=a")),
+                &format!("sha1:{i}"),
+            );
+        }
+        assert!(c.suspect("g", &url, |_| true));
+        assert!(!c.suspect("g", &url, |_| false), "its original is unknown");
+        assert!(
+            !c.suspect("h", &u("http://h/y?ref=a"), |_| true),
+            "decided there"
+        );
+        // Refuted on g: no longer a suspect there.
+        c.observe("g", &u("http://g/z?ref=a"), "sha1:1");
+        c.observe("g", &u("http://g/z"), "sha1:2");
+        assert!(!c.suspect("g", &url, |_| true));
     }
 
     #[test]

@@ -294,9 +294,16 @@ def original_of(url):
     return canon(urllib.parse.urlunsplit((p.scheme, p.netloc, path, "", "")))
 
 
-def copies_fetched(keys, label_of):
-    """Fetched URLs that are copies of a page of the web under another URL."""
-    return sum(1 for k in keys if k not in label_of and original_of(k) in label_of)
+def contents(keys, label_of):
+    """Per fetched URL, the page of the web it serves (a copy serves its original's) and
+    whether that page was fetched before, under another URL: a copy costs a fetch, brings
+    nothing new and counts as not relevant."""
+    seen, out = set(), []
+    for k in keys:
+        page = original_of(k) if k not in label_of and original_of(k) in label_of else k
+        out.append((page, page in seen))
+        seen.add(page)
+    return out
 
 
 def measure(fetched, label_of, topic, checkpoints, window, times=None, time_marks=()):
@@ -306,14 +313,17 @@ def measure(fetched, label_of, topic, checkpoints, window, times=None, time_mark
     seeds = {canon(u) for u in topic["seeds"]}
     targets = {u for u, l in label_of.items() if l == label and u not in seeds}
     keys = [canon(u) for u in fetched]
-    on = [label_of.get(k) == label for k in keys]
+    served = contents(keys, label_of)
+    on = [label_of.get(page) == label and not again for page, again in served]
     res = {"pages": len(keys), "unknown_urls": sum(1 for k in keys if k not in label_of),
-           "duplicates": len(keys) - len(set(keys)), "copies": copies_fetched(keys, label_of),
+           "duplicates": len(keys) - len(set(keys)),
+           "copies": sum(1 for _, again in served if again),
            "harvest": {}, "recall": {}}
+    pages = [page for page, _ in served]
     for n in checkpoints:
         first = keys[:n]
         res["harvest"][n] = round(sum(on[:n]) / len(first), 4) if first else 0.0
-        res["recall"][n] = round(len(targets & set(first)) / len(targets), 4) if targets else 0.0
+        res["recall"][n] = round(len(targets & set(pages[:n])) / len(targets), 4) if targets else 0.0
     res["windows"] = [round(sum(on[i:i + window]) / len(on[i:i + window]), 3)
                       for i in range(0, len(on), window)]
     res["relevant"] = sum(on)

@@ -6,6 +6,7 @@
 
 use super::Engine;
 use crate::crawl::CrawlError;
+use crate::frontier::keys::UrlState;
 use crate::frontier::update::Scored;
 use crate::frontier::Offer;
 use crate::model::CrawlUri;
@@ -105,25 +106,40 @@ impl Engine {
         }
         // Copy rules apply to what the crawl found itself (links, sitemaps), not to seeds or
         // to URLs an operator or a scorer named.
-        if self.copies.any() && a.uri.source == "crawl" && self.frontier.state(fp).is_none() {
+        let mut action = a.action;
+        let mut uri = a.uri;
+        if self.copies.any() && uri.source == "crawl" {
+            let state = self.frontier.state(fp);
             let frontier = &self.frontier;
             let known = |f| super::copies::stands_for_copies(frontier.state(f));
-            if let Some(v) = self.copies.skip(&host, &a.url, known) {
-                self.frontier.blacklist(fp, &host)?;
-                return Ok(Admitted::Copy(v));
+            if state.is_none() {
+                if let Some(v) = self.copies.skip(&host, &a.url, known) {
+                    self.frontier.blacklist(fp, &host)?;
+                    return Ok(Admitted::Copy(v));
+                }
+            }
+            // A likely copy (see `Copies::suspect`) is queued last, and keeps that place.
+            if matches!(state, None | Some(UrlState::Queued))
+                && self.copies.suspect(&host, &a.url, known)
+            {
+                if state.is_some() {
+                    return Ok(Admitted::Unchanged);
+                }
+                uri.priority = 0.0;
+                action = Action::Offer;
             }
         }
         let origin = a.url.origin().ascii_serialization();
-        let admitted = match a.action {
+        let admitted = match action {
             Action::Score(s) => {
                 let update = self.spec.update;
-                match self.frontier.score(fp, &host, &origin, a.uri, s, update)? {
+                match self.frontier.score(fp, &host, &origin, uri, s, update)? {
                     Scored::Inserted(_) => Admitted::Added,
                     Scored::Updated { .. } => Admitted::Updated,
                     Scored::InFlight | Scored::Ignored(_) => Admitted::Unchanged,
                 }
             }
-            _ => match self.frontier.offer(fp, &host, &origin, a.uri) {
+            _ => match self.frontier.offer(fp, &host, &origin, uri) {
                 Offer::Added => Admitted::Added,
                 _ => Admitted::Unchanged,
             },
