@@ -27,7 +27,7 @@ use super::CrawlError;
 use crate::store::{Entry, Key};
 use crate::uri;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use url::Url;
 
 /// Store key of the learned rules (a JSON object: host → rules).
@@ -46,8 +46,9 @@ const MAX_RULES_PER_HOST: usize = 64;
 const MAX_EVIDENCE: usize = 3;
 /// Variants of one URL compared with each new variant of it.
 const MAX_SIBLINGS: usize = 4;
-/// URLs let through as the one variant of their original (see the module documentation).
-const MAX_REPRESENTED: usize = 1 << 20;
+/// URLs let through as the one variant of their original (see the module documentation):
+/// about 80 bytes each.
+const MAX_REPRESENTED: usize = 1 << 18;
 /// Longest URL kept as evidence (longer ones are cut, marked `…`).
 const MAX_EVIDENCE_URL: usize = 300;
 
@@ -314,8 +315,8 @@ impl Window {
 pub struct Copies {
     hosts: BTreeMap<String, BTreeMap<Variant, Rule>>,
     window: Window,
-    /// Originals (fingerprints) a variant was let through for.
-    represented: HashSet<u64>,
+    /// Originals (fingerprints) a variant was let through for, with the rule.
+    represented: HashMap<u64, Variant>,
     /// Rules in force, over all hosts.
     adopted: usize,
     /// Hosts each rule name is in force on.
@@ -534,10 +535,26 @@ impl Copies {
 
     /// Whether `url`, about to be queued on `host`, is a copy to skip: the rule that makes it
     /// one, when an adopted rule matches it and its original is known (`known` is asked with
-    /// the original's fingerprint: queued or fetched) or another variant of it was let through.
-    /// A matching URL that is let through stands for its original from then on.
+    /// the original's fingerprint: queued or fetched) or another variant of it was let through;
+    /// or when `url` is itself the original of a variant, under a rule in force, that was let
+    /// through or fetched (the page is archived under that variant). A matching URL that is let
+    /// through stands for its original from then on.
     pub fn skip(&mut self, host: &str, url: &Url, known: impl Fn(u64) -> bool) -> Option<Variant> {
         let rules = self.hosts.get_mut(host)?;
+        let fp = fingerprint(url);
+        let fetched = self.window.variants.get(&fp).into_iter().flatten();
+        let standing = fetched
+            .map(|(v, _)| v)
+            .chain(self.represented.get(&fp))
+            .find(|v| rules.get(*v).is_some_and(|r| r.state == RuleState::Adopted))
+            .cloned();
+        if let Some(v) = standing {
+            if let Some(rule) = rules.get_mut(&v) {
+                rule.skipped += 1;
+            }
+            self.dirty = true;
+            return Some(v);
+        }
         let mut through = None;
         for (v, rule) in rules.iter_mut() {
             if rule.state != RuleState::Adopted {
@@ -547,16 +564,16 @@ impl Copies {
                 continue;
             };
             let ofp = fingerprint(&orig);
-            if known(ofp) || self.represented.contains(&ofp) {
+            if known(ofp) || self.represented.contains_key(&ofp) {
                 rule.skipped += 1;
                 self.dirty = true;
                 return Some(v.clone());
             }
-            through.get_or_insert(ofp);
+            through.get_or_insert((ofp, v.clone()));
         }
-        if let Some(ofp) = through {
+        if let Some((ofp, v)) = through {
             if self.represented.len() < MAX_REPRESENTED {
-                self.represented.insert(ofp);
+                self.represented.insert(ofp, v);
             }
         }
         None
@@ -578,6 +595,11 @@ impl Copies {
                 .is_some_and(|r| r.state != RuleState::Candidate);
             !decided && self.adopted_elsewhere(host, &v) && known(fingerprint(&orig))
         })
+    }
+
+    /// Whether `v` is in force on exactly one host: just adopted for the first time.
+    pub fn first_of_its_name(&self, v: &Variant) -> bool {
+        self.adopted_names.get(v) == Some(&1)
     }
 
     /// Whether any host has a rule in force (most crawls: none, and nothing to ask).
@@ -717,8 +739,12 @@ mod tests {
             .skip("h", &u("http://h/s/8.html?ref=b"), is_known)
             .is_some());
         assert_eq!(c.skip("h", &u("http://h/s/7.html"), is_known), None);
+        // The original of a variant let through, or of one fetched, is the copy now.
+        assert!(c.skip("h", &u("http://h/s/8.html"), is_known).is_some());
+        c.observe("h", &u("http://h/s/6.html?ref=x"), "sha1:6");
+        assert!(c.skip("h", &u("http://h/s/6.html"), is_known).is_some());
         assert_eq!(c.skip("g", &u("http://g/s/9.html?ref=top"), |_| true), None);
-        assert_eq!(c.views()[0].skipped, 2);
+        assert_eq!(c.views()[0].skipped, 4);
         // Another host with the same parameter needs two examples.
         for i in 0..2 {
             c.observe("g", &u(&format!("http://g/{i}")), &format!("sha1:g{i}"));

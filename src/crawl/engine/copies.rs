@@ -35,10 +35,15 @@ impl Engine {
                 Change::Adopted(v) => {
                     notes.push(format!("copy-rule-adopted:{}", v.name()));
                     let removed = self.drop_queued_copies(host)?;
+                    let demoted = if self.copies.first_of_its_name(&v) {
+                        self.demote_queued_suspects()?
+                    } else {
+                        0
+                    };
                     self.stats.event(
                         "copy-rule-adopted",
                         format!(
-                            "{host}: {} (URLs differing by it serve the same page); {removed} queued copies removed",
+                            "{host}: {} (URLs differing by it serve the same page); {removed} queued copies removed, {demoted} likely copies on other hosts moved last",
                             v.name()
                         ),
                     );
@@ -90,6 +95,37 @@ impl Engine {
             }
         }
         Ok(removed)
+    }
+
+    /// Moves the likely copies queued on every host (see `Copies::suspect`) to the lowest
+    /// priority: done once per rule name, when it is first adopted, since the URLs queued
+    /// before then were queued as usual. Returns how many moved.
+    fn demote_queued_suspects(&mut self) -> Result<usize, crate::crawl::CrawlError> {
+        let mut queued = Vec::new();
+        self.frontier
+            .for_each_queued(|h, u| queued.push((h.to_string(), u)))?;
+        let mut moved = 0;
+        for (host, uri) in queued {
+            let Ok(url) = url::Url::parse(&uri.url) else {
+                continue;
+            };
+            let frontier = &self.frontier;
+            if !self
+                .copies
+                .suspect(&host, &url, |fp| stands_for_copies(frontier.state(fp)))
+            {
+                continue;
+            }
+            let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
+            let origin = url.origin().ascii_serialization();
+            let last = crate::frontier::update::UpdateFn::Last;
+            if let crate::frontier::update::Scored::Updated { .. } =
+                self.frontier.score(fp, &host, &origin, uri, 0.0, last)?
+            {
+                moved += 1;
+            }
+        }
+        Ok(moved)
     }
 
     /// Stages the copy rules with the commit when they changed, and publishes them.
