@@ -387,14 +387,15 @@ def markdown(results, checkpoints):
     variants = list(dict.fromkeys(r["variant"] for r in results))
     for t in topics:
         lines.append(f"\n#### topic `{t}`\n")
-        lines.append("| crawler | pages | " + " | ".join(cols) + " | seconds |")
-        lines.append("|---|---:|" + "---:|" * len(cols) + "---:|")
+        lines.append("| crawler | pages | copies | " + " | ".join(cols) + " | seconds |")
+        lines.append("|---|---:|---:|" + "---:|" * len(cols) + "---:|")
         for r in results:
             if r["topic"] != t:
                 continue
             m = r["measures"]
             vals = [fmt(m["harvest"][n]) for n in checkpoints] + [fmt(m["recall"][n]) for n in checkpoints]
-            lines.append(f"| {r['variant']} | {m['pages']} | " + " | ".join(vals) + f" | {r['seconds']} |")
+            lines.append(f"| {r['variant']} | {m['pages']} | {m.get('copies', '-')} | " + " | ".join(vals)
+                         + f" | {r['seconds']} |")
     if len(topics) > 1:
         lines.append(f"\n#### mean over {len(topics)} topics\n")
         lines.append("| crawler | " + " | ".join(cols) + " |")
