@@ -555,6 +555,11 @@ impl Copies {
             self.dirty = true;
             return Some(v);
         }
+        let adopted_here: Vec<Variant> = rules
+            .iter()
+            .filter(|(_, r)| r.state == RuleState::Adopted)
+            .map(|(v, _)| v.clone())
+            .collect();
         let mut through = None;
         for (v, rule) in rules.iter_mut() {
             if rule.state != RuleState::Adopted {
@@ -564,7 +569,13 @@ impl Copies {
                 continue;
             };
             let ofp = fingerprint(&orig);
-            if known(ofp) || self.represented.contains_key(&ofp) {
+            // A variant of the original fetched under a rule in force also holds its page.
+            let held = self
+                .window
+                .variants
+                .get(&ofp)
+                .is_some_and(|l| l.iter().any(|(w, _)| w != v && adopted_here.contains(w)));
+            if known(ofp) || held || self.represented.contains_key(&ofp) {
                 rule.skipped += 1;
                 self.dirty = true;
                 return Some(v.clone());
@@ -589,6 +600,26 @@ impl Copies {
             return false;
         }
         let rules = self.hosts.get(host);
+        // A variant, under a rule in force here, of a page fetched only under a variant of
+        // another kind, still undecided here: it waits, in case that rule is adopted (then it
+        // is dropped from the queue as a copy).
+        let in_force = |v: &Variant| {
+            rules
+                .and_then(|r| r.get(v))
+                .is_some_and(|r| r.state == RuleState::Adopted)
+        };
+        let waits = rules.is_some_and(|r| r.values().any(|r| r.state == RuleState::Adopted))
+            && reductions(url).into_iter().any(|(v, orig)| {
+                in_force(&v)
+                    && self
+                        .window
+                        .variants
+                        .get(&fingerprint(&orig))
+                        .is_some_and(|l| l.iter().any(|(w, _)| *w != v && !in_force(w)))
+            });
+        if waits {
+            return true;
+        }
         reductions(url).into_iter().any(|(v, orig)| {
             let decided = rules
                 .and_then(|r| r.get(&v))
@@ -838,6 +869,43 @@ mod tests {
         c.observe("g", &u("http://g/z?ref=a"), "sha1:1");
         c.observe("g", &u("http://g/z"), "sha1:2");
         assert!(!c.suspect("g", &url, |_| true));
+    }
+
+    #[test]
+    fn a_page_fetched_under_one_kind_of_variant_is_not_fetched_under_another() {
+        let mut c = Copies::default();
+        for i in 0..3 {
+            for v in ["?ref=a", "", "/print"] {
+                let (path, q) = if v.starts_with('?') { ("", v) } else { (v, "") };
+                c.observe(
+                    "h",
+                    &u(&format!("http://h{path}/s/{i}.html{q}")),
+                    &format!("sha1:{i}"),
+                );
+            }
+        }
+        assert!(c.any_adopted("h"));
+        // `x` fetched only as `?ref=`; both rules in force: its print view is a copy.
+        c.observe("h", &u("http://h/s/x.html?ref=b"), "sha1:x");
+        let print = u("http://h/print/s/x.html");
+        assert!(c.skip("h", &print, |_| false).is_some());
+        // With `ref` undecided on another host, the print view waits instead.
+        c.observe("g", &u("http://g/s/y.html?ref=b"), "sha1:y");
+        for i in 0..3 {
+            c.observe(
+                "g",
+                &u(&format!("http://g/s/{i}.html")),
+                &format!("sha1:g{i}"),
+            );
+            c.observe(
+                "g",
+                &u(&format!("http://g/print/s/{i}.html")),
+                &format!("sha1:g{i}"),
+            );
+        }
+        let print = u("http://g/print/s/y.html");
+        assert_eq!(c.skip("g", &print, |_| false), None);
+        assert!(c.suspect("g", &print, |_| false));
     }
 
     #[test]
