@@ -8,6 +8,7 @@
 
 pub mod block;
 pub mod control;
+pub mod copies;
 pub mod crawl_log;
 pub mod dedup;
 pub mod engine;

@@ -70,6 +70,9 @@ pub struct Stats {
     /// Moving average of the seconds a processor thread spends on one page (`None`: no page
     /// processed yet), from which the engine estimates what the threads can analyse.
     pub processing_secs: Mutex<Option<f64>>,
+    /// The variant rules learned per host (see `crawl::copies`), as the engine last published
+    /// them.
+    pub copy_rules: Mutex<Vec<super::copies::CopyRule>>,
 }
 
 /// Distinct intake sources counted by name; later ones count under [`OTHER_SOURCE`].
@@ -125,6 +128,7 @@ impl Default for Stats {
             fetching_paused: Mutex::new(None),
             pacing: Mutex::new(None),
             processing_secs: Mutex::new(None),
+            copy_rules: Mutex::new(Vec::new()),
         }
     }
 }
@@ -179,7 +183,8 @@ impl Stats {
     /// Counts one rejected link (`app-skip` and `discovery` links are in scope, so not counted
     /// out of scope).
     pub fn reject(&self, reason: &str) {
-        if !matches!(reason, "app-skip" | "discovery") {
+        // Copies skipped by a learned rule are in scope: their content is archived elsewhere.
+        if !matches!(reason, "app-skip" | "discovery" | "copy") {
             self.out_of_scope.fetch_add(1, Relaxed);
         }
         *self
@@ -400,6 +405,11 @@ impl Stats {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
+            copy_rules: self
+                .copy_rules
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
             pages_per_second: if elapsed > 0.0 {
                 (t.pages - self.pages_at_start.load(Relaxed)) as f64 / elapsed
             } else {
@@ -481,4 +491,9 @@ pub struct Summary {
     /// engine first decided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing: Option<PacingView>,
+    /// URL variants that serve a page already fetched under another URL (`?ref=`, print views,
+    /// session parameters), learned per host with their evidence; URLs an adopted rule kept
+    /// from being fetched are counted under `out_of_scope_by_reason.copy` (docs/crawling.md).
+    #[serde(default)]
+    pub copy_rules: Vec<super::copies::CopyRule>,
 }

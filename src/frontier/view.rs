@@ -149,6 +149,23 @@ impl Frontier {
         Ok(())
     }
 
+    /// Calls `f` with every queued URL of one host, in no particular order (a rule learned on
+    /// the host, such as a copy rule, is applied to what it queued before).
+    pub fn for_each_queued_on(
+        &self,
+        host: &str,
+        mut f: impl FnMut(CrawlUri),
+    ) -> Result<(), FrontierError> {
+        let Some(&hid) = self.ids.get(host) else {
+            return Ok(());
+        };
+        let h = &self.hosts[hid as usize];
+        for (_, rid) in h.live(&self.table) {
+            f(self.read_uri(rid)?);
+        }
+        Ok(())
+    }
+
     /// Every host's queue state, busiest first.
     pub fn hosts(&self) -> Vec<HostView> {
         let mut v: Vec<HostView> = self.hosts.iter().map(|h| h.view()).collect();

@@ -48,6 +48,15 @@ The web (all choices drawn from ``random.Random(seed)``, so a seed gives the sam
   probability ``--p-same-host`` on the same host, otherwise on another host (Davison 2000:
   linked pages are more similar than random ones).
 * ``robots.txt`` on every host disallows ``/private/``.
+* Copies under other URLs, as real sites link them (``--no-copies`` leaves them out). Drawn from
+  their own ``random.Random(seed)`` stream, so the rest of the web is the same with or without
+  them, and never in ``truth.tsv`` (a copy is not a page of its own: a crawler that fetches one
+  spends a fetch on no new page). Per host, independently: with probability 0.35 its related
+  links to its own stories carry ``?ref=related``; 0.25, its home page's latest stories carry
+  ``?utm_source=home``; 0.25, every story links a print view ``/print/story/….html`` (nginx
+  serves the story's file there); 0.15, the "Filed in" section link of its stories carries a
+  session parameter ``?sid=TOKEN`` (one token per host). nginx ignores query strings on static
+  files, so every copy serves the original's exact bytes. ``web.json`` lists the kinds per host.
 
 Topic tasks (per label chosen as a topic): keywords = the words of the label's own name plus
 the ``--n-keywords`` best terms of the description set, ranked by (number of description
@@ -494,10 +503,12 @@ def page(site_name, title, sections, body):
     )
 
 
-def story_list(web, host, docs):
+def story_list(web, host, docs, query=""):
+    """``query`` is added to links to the host's own stories (a tracking parameter)."""
     items = []
     for d in docs:
-        items.append(f'<li><h3><a href="{esc(web.href(host, d))}">{esc(d.title)}</a></h3>'
+        href = web.href(host, d) + (query if web.host_of[d.id] == host else "")
+        items.append(f'<li><h3><a href="{esc(href)}">{esc(d.title)}</a></h3>'
                      f'<p>{esc(teaser(d))}</p></li>')
     return "<ul class=\"stories\">\n" + "\n".join(items) + "\n</ul>"
 
@@ -542,6 +553,7 @@ def build(args):
         for u in t["seeds"]:
             seed_topics[u].append(t["label"])
     rng = web.rng
+    copies = copy_kinds(web.hosts, args)
 
     for i, host in enumerate(web.hosts):
         root = os.path.join(site, host)
@@ -554,7 +566,8 @@ def build(args):
         others = [h for h in web.hosts if h != host]
         partners = rng.sample(others, min(len(others), rng.randint(3, 5)))
         body = [f"<h1>{esc(name)}</h1>", "<section class=\"latest\"><h2>Latest stories</h2>",
-                story_list(web, host, stories[:args.home_stories]), "</section>",
+                story_list(web, host, stories[:args.home_stories],
+                           "?utm_source=home" if "utm" in copies[host] else ""), "</section>",
                 "<section class=\"sections\"><h2>Sections</h2><ul>"]
         for s in sections:
             n = len(web.by_host_label[(host, s)])
@@ -597,11 +610,16 @@ def build(args):
         for d in stories:
             rel = web.related(d)
             paras = "\n".join(f"<p>{esc(p)}</p>" for p in d.paragraphs)
-            rel_items = "\n".join(f'<li><a href="{esc(web.href(host, r))}">{esc(r.title)}</a></li>'
-                                  for r in rel)
+            ref = "?ref=related" if "ref" in copies[host] else ""
+            rel_items = "\n".join(
+                f'<li><a href="{esc(web.href(host, r) + (ref if web.host_of[r.id] == host else ""))}">'
+                f"{esc(r.title)}</a></li>" for r in rel)
+            sid = f"?sid={copies[host]['sid']}" if "sid" in copies[host] else ""
+            tools = (f'<p class="tools"><a href="/print{web.path_of[d.id]}">Print this story</a></p>\n'
+                     if "print" in copies[host] else "")
             body = (f"<article>\n<h1>{esc(d.title)}</h1>\n{paras}\n"
-                    f'<p class="filed">Filed in <a href="/section/{slug(d.label)}/">'
-                    f"{esc(pretty(d.label))}</a></p>\n</article>\n"
+                    f'<p class="filed">Filed in <a href="/section/{slug(d.label)}/{sid}">'
+                    f"{esc(pretty(d.label))}</a></p>\n{tools}</article>\n"
                     f'<aside class="related"><h2>Related stories</h2>\n<ul>\n{rel_items}\n</ul></aside>')
             write(root, web.path_of[d.id], page(name, d.title, sections, body))
             truth.append((web.url(d), d.label, host, "story", d.id))
@@ -612,7 +630,7 @@ def build(args):
             f.write(f"{url}\t{label}\t{host}\t{kind}\t{doc_id}\t{','.join(seed_topics.get(url, [])) or '-'}\n")
     with open(os.path.join(out, "topics.json"), "w") as f:
         json.dump(web.topics, f, indent=1)
-    write_nginx_conf(out, web.hosts, args.port)
+    write_nginx_conf(out, web.hosts, args.port, [h for h in web.hosts if "print" in copies[h]])
     kinds = Counter(k for _, _, _, k, _ in truth)
     meta = {
         "corpus": args.corpus,
@@ -625,6 +643,7 @@ def build(args):
         "pages": len(truth),
         "pages_by_kind": dict(kinds),
         "favourites": web.favourites,
+        "copies": {h: sorted(copies[h]) for h in web.hosts},
         "topics": [t["label"] for t in web.topics],
         "params": {k: v for k, v in vars(args).items() if k not in ("out", "cache")},
     }
@@ -635,13 +654,34 @@ def build(args):
     return meta
 
 
-def write_nginx_conf(out, hosts, port):
-    """One server per loopback address, each with its own root; private prefix for pid/logs/temp."""
+def copy_kinds(hosts, args):
+    """Which copies each host links (see the module docstring): a set of kinds, and for ``sid``
+    the host's session token. Its own random stream, so the web is otherwise unchanged."""
+    rng = random.Random(f"copies-{args.seed}")
+    out = {}
+    for h in hosts:
+        kinds = {}
+        for kind, p in (("ref", 0.35), ("utm", 0.25), ("print", 0.25), ("sid", 0.15)):
+            if rng.random() < p:
+                kinds[kind] = True
+        if "sid" in kinds:
+            kinds["sid"] = "%016x" % rng.getrandbits(64)
+        out[h] = kinds if args.copies else {}
+    return out
+
+
+def write_nginx_conf(out, hosts, port, print_hosts=()):
+    """One server per loopback address, each with its own root; private prefix for pid/logs/temp.
+    A host in ``print_hosts`` serves ``/print/PATH`` from its own ``PATH`` (a print view)."""
     ng = os.path.join(out, "nginx")
     os.makedirs(os.path.join(ng, "tmp"), exist_ok=True)
     user = "user root root;\n" if hasattr(os, "geteuid") and os.geteuid() == 0 else ""
+
+    def extra(h):
+        return f" location /print/ {{ alias {out}/site/{h}/; }}" if h in print_hosts else ""
     servers = "\n".join(
-        f"  server {{ listen {h}:{port}; server_name {h}; root {out}/site/{h}; index index.html; }}"
+        f"  server {{ listen {h}:{port}; server_name {h}; root {out}/site/{h}; index index.html;"
+        f"{extra(h)} }}"
         for h in hosts)
     conf = f"""# Generated by build_web.py: serves the focus-eval web on loopback only.
 {user}worker_processes 2;
@@ -697,6 +737,8 @@ def parser():
     p.add_argument("--p-topic", type=float, default=0.6, help="P(related link is same label)")
     p.add_argument("--p-same-host", type=float, default=0.5, help="P(related link is same host)")
     p.add_argument("--bias", type=float, default=6.0, help="weight boost of a host's favourite labels")
+    p.add_argument("--no-copies", dest="copies", action="store_false",
+                   help="no copies under other URLs (?ref=, ?utm_source=, /print/, ?sid=)")
     return p
 
 

@@ -52,6 +52,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -285,6 +286,26 @@ def canon(url):
     return reference.canonical(url)
 
 
+def original_of(url):
+    """The page a copy of the web's (build_web.py: ``?ref=``, ``?utm_source=``, ``?sid=``,
+    ``/print/``) stands for: the URL without its query and ``/print`` prefix."""
+    p = urllib.parse.urlsplit(url)
+    path = p.path[len("/print"):] if p.path.startswith("/print/") else p.path
+    return canon(urllib.parse.urlunsplit((p.scheme, p.netloc, path, "", "")))
+
+
+def contents(keys, label_of):
+    """Per fetched URL, the page of the web it serves (a copy serves its original's) and
+    whether that page was fetched before, under another URL: a copy costs a fetch, brings
+    nothing new and counts as not relevant."""
+    seen, out = set(), []
+    for k in keys:
+        page = original_of(k) if k not in label_of and original_of(k) in label_of else k
+        out.append((page, page in seen))
+        seen.add(page)
+    return out
+
+
 def measure(fetched, label_of, topic, checkpoints, window, times=None, time_marks=()):
     """Harvest and recall at the checkpoints, the relevance windows, the relevant pages in all,
     and (given each page's fetch time) the relevant pages fetched by each time mark."""
@@ -292,13 +313,17 @@ def measure(fetched, label_of, topic, checkpoints, window, times=None, time_mark
     seeds = {canon(u) for u in topic["seeds"]}
     targets = {u for u, l in label_of.items() if l == label and u not in seeds}
     keys = [canon(u) for u in fetched]
-    on = [label_of.get(k) == label for k in keys]
+    served = contents(keys, label_of)
+    on = [label_of.get(page) == label and not again for page, again in served]
     res = {"pages": len(keys), "unknown_urls": sum(1 for k in keys if k not in label_of),
-           "duplicates": len(keys) - len(set(keys)), "harvest": {}, "recall": {}}
+           "duplicates": len(keys) - len(set(keys)),
+           "copies": sum(1 for _, again in served if again),
+           "harvest": {}, "recall": {}}
+    pages = [page for page, _ in served]
     for n in checkpoints:
         first = keys[:n]
         res["harvest"][n] = round(sum(on[:n]) / len(first), 4) if first else 0.0
-        res["recall"][n] = round(len(targets & set(first)) / len(targets), 4) if targets else 0.0
+        res["recall"][n] = round(len(targets & set(pages[:n])) / len(targets), 4) if targets else 0.0
     res["windows"] = [round(sum(on[i:i + window]) / len(on[i:i + window]), 3)
                       for i in range(0, len(on), window)]
     res["relevant"] = sum(on)
@@ -362,14 +387,15 @@ def markdown(results, checkpoints):
     variants = list(dict.fromkeys(r["variant"] for r in results))
     for t in topics:
         lines.append(f"\n#### topic `{t}`\n")
-        lines.append("| crawler | pages | " + " | ".join(cols) + " | seconds |")
-        lines.append("|---|---:|" + "---:|" * len(cols) + "---:|")
+        lines.append("| crawler | pages | copies | " + " | ".join(cols) + " | seconds |")
+        lines.append("|---|---:|---:|" + "---:|" * len(cols) + "---:|")
         for r in results:
             if r["topic"] != t:
                 continue
             m = r["measures"]
             vals = [fmt(m["harvest"][n]) for n in checkpoints] + [fmt(m["recall"][n]) for n in checkpoints]
-            lines.append(f"| {r['variant']} | {m['pages']} | " + " | ".join(vals) + f" | {r['seconds']} |")
+            lines.append(f"| {r['variant']} | {m['pages']} | {m.get('copies', '-')} | " + " | ".join(vals)
+                         + f" | {r['seconds']} |")
     if len(topics) > 1:
         lines.append(f"\n#### mean over {len(topics)} topics\n")
         lines.append("| crawler | " + " | ".join(cols) + " |")
@@ -511,7 +537,7 @@ def main(argv=None):
                                 "measures": m, "times": times, **extra})
                 reported = (extra.get("summary") or {}).get("harvest_ratio")
                 log(f"  {v:13s} pages {m['pages']:5d} harvest {m['harvest_all']:.3f} relevant "
-                    f"{m['relevant']} ({seconds} s)"
+                    f"{m['relevant']} copies {m['copies']} ({seconds} s)"
                     + (f" reported harvest {reported:.3f}" if reported is not None else ""))
     finally:
         nginx.stop()

@@ -1,10 +1,12 @@
 //! The one way into the frontier. Seeds, a page's outlinks, the sitemaps robots.txt names, the
 //! scored URLs external processes POST, and blacklisting all arrive here as an [`Arrival`],
-//! and one decision applies to each, in one order: blacklist, blocked patterns, scope, then
-//! the frontier's offer (new URLs only) or update path (the crawl's update function).
+//! and one decision applies to each, in one order: blacklist, blocked patterns, scope, copy
+//! rules (links and sitemaps only), then the frontier's offer (new URLs only) or update path
+//! (the crawl's update function).
 
 use super::Engine;
 use crate::crawl::CrawlError;
+use crate::frontier::keys::UrlState;
 use crate::frontier::update::Scored;
 use crate::frontier::Offer;
 use crate::model::CrawlUri;
@@ -63,7 +65,7 @@ pub(super) enum Scoping {
 }
 
 /// What became of an arrival.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) enum Admitted {
     /// Newly queued.
     Added,
@@ -80,6 +82,8 @@ pub(super) enum Admitted {
     Blocked,
     /// Out of scope.
     OutOfScope(Reject),
+    /// A copy of a page queued or fetched under another URL, by an adopted copy rule.
+    Copy(crate::crawl::copies::Variant),
 }
 
 impl Engine {
@@ -100,17 +104,42 @@ impl Engine {
                 return Ok(Admitted::OutOfScope(r));
             }
         }
+        // Copy rules apply to what the crawl found itself (links, sitemaps), not to seeds or
+        // to URLs an operator or a scorer named.
+        let mut action = a.action;
+        let mut uri = a.uri;
+        if self.copies.any() && uri.source == "crawl" {
+            let state = self.frontier.state(fp);
+            let frontier = &self.frontier;
+            let known = |f| super::copies::stands_for_copies(frontier.state(f));
+            if state.is_none() {
+                if let Some(v) = self.copies.skip(&host, &a.url, known) {
+                    self.frontier.blacklist(fp, &host)?;
+                    return Ok(Admitted::Copy(v));
+                }
+            }
+            // A likely copy (see `Copies::suspect`) is queued last, and keeps that place.
+            if matches!(state, None | Some(UrlState::Queued))
+                && self.copies.suspect(&host, &a.url, known)
+            {
+                if state.is_some() {
+                    return Ok(Admitted::Unchanged);
+                }
+                uri.priority = 0.0;
+                action = Action::Offer;
+            }
+        }
         let origin = a.url.origin().ascii_serialization();
-        let admitted = match a.action {
+        let admitted = match action {
             Action::Score(s) => {
                 let update = self.spec.update;
-                match self.frontier.score(fp, &host, &origin, a.uri, s, update)? {
+                match self.frontier.score(fp, &host, &origin, uri, s, update)? {
                     Scored::Inserted(_) => Admitted::Added,
                     Scored::Updated { .. } => Admitted::Updated,
                     Scored::InFlight | Scored::Ignored(_) => Admitted::Unchanged,
                 }
             }
-            _ => match self.frontier.offer(fp, &host, &origin, a.uri) {
+            _ => match self.frontier.offer(fp, &host, &origin, uri) {
                 Offer::Added => Admitted::Added,
                 _ => Admitted::Unchanged,
             },

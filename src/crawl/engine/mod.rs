@@ -9,6 +9,7 @@
 
 mod admit;
 mod archiving;
+mod copies;
 pub(crate) use archiving::Archiver;
 mod descriptors;
 mod logging;
@@ -116,6 +117,8 @@ pub struct Engine {
     online: super::online::Online,
     /// Blocked URL patterns (see `block.rs`).
     blocklist: super::block::Blocklist,
+    /// Copy rules learned per host (see `crawl::copies`).
+    copies: super::copies::Copies,
     /// The crawl's transaction: what the parts staged since the last commit (first captures,
     /// the topic, blocked patterns, checkpoint and totals, the helper's learning), committed
     /// whole with the frontier's log.
@@ -161,6 +164,8 @@ impl Engine {
             focus.configure(s.calibrate, s.threshold);
         }
         let blocklist = super::block::Blocklist::load(&frontier)?;
+        let copies = super::copies::Copies::load(&frontier)?;
+        *stats.copy_rules.lock().unwrap_or_else(|p| p.into_inner()) = copies.views();
         let (tx, rx) = mpsc::unbounded_channel();
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let processors = Processors::start(cores).map_err(super::CrawlError::Threads)?;
@@ -174,6 +179,7 @@ impl Engine {
             robots: HashMap::new(),
             online,
             blocklist,
+            copies,
             txn: WriteSet::default(),
             log: None,
             log_files: 0,
@@ -462,13 +468,10 @@ impl Engine {
         }
         let archived = self.archive(&p.records)?;
         let revisit = archived.revisit_of.is_some().then(|| "revisit".to_string());
+        let mut notes: Vec<String> = revisit.into_iter().collect();
+        notes.extend(self.learn_copies(&lease.host, &p.records.info)?);
         let size = p.records.response_len;
-        self.log_exchange(
-            &lease.uri,
-            &p.records.info,
-            size,
-            revisit.into_iter().collect(),
-        )?;
+        self.log_exchange(&lease.uri, &p.records.info, size, notes)?;
         self.stats.pages.fetch_add(1, Relaxed);
         if (200..300).contains(&status) && archived.revisit_of.is_none() {
             self.stats.pages_archived.fetch_add(1, Relaxed);
@@ -594,6 +597,7 @@ impl Engine {
             let v = super::state::to_json(&cp, "the WARC checkpoint")?;
             self.txn.put(Key::Meta("checkpoint").bytes(), v);
         }
+        self.stage_copies()?;
         let totals = super::state::to_json(&self.stats.totals(), "the crawl's totals")?;
         self.txn.put(Key::Meta("totals").bytes(), totals);
         if let Some(h) = &self.ctx.helper {

@@ -37,6 +37,7 @@ impl Engine {
             match self.admit(Arrival::new(url, uri, Action::Offer, scope))? {
                 Admitted::OutOfScope(r) => self.stats.reject(r.as_str()),
                 Admitted::Blocked => self.stats.reject("blocked"),
+                Admitted::Copy(_) => self.stats.reject("copy"),
                 _ => {}
             }
         }
@@ -109,7 +110,7 @@ impl Engine {
             };
             // The URL and hops a refusal is logged with; only a blacklisted link or a crawl
             // with blocked patterns can be refused, so most links copy nothing.
-            let refusable = blacklist || !self.blocklist.is_empty();
+            let refusable = blacklist || !self.blocklist.is_empty() || self.copies.any();
             let logged = refusable.then(|| (uri.url.clone(), uri.hops.clone()));
             let arrival = Arrival {
                 fp,
@@ -121,6 +122,22 @@ impl Engine {
             let reason = match self.admit(arrival)? {
                 Admitted::Blacklisted { .. } => "spam",
                 Admitted::Blocked => "blocked",
+                Admitted::Copy(v) => {
+                    self.stats.reject("copy");
+                    if let Some((raw, hops)) = &logged {
+                        let why = format!("copy:{}", v.name());
+                        self.log_refusal(
+                            fp,
+                            Refused::Blacklist,
+                            raw,
+                            hops,
+                            Some(via),
+                            "crawl",
+                            &why,
+                        )?;
+                    }
+                    continue;
+                }
                 _ => continue,
             };
             if let Some((raw, hops)) = &logged {

@@ -72,6 +72,10 @@ impl Engine {
                 Admitted::OutOfScope(r) => report
                     .rejected
                     .push(reject(format!("out of scope ({})", r.as_str()))),
+                Admitted::Copy(v) => report.rejected.push(reject(format!(
+                    "a copy of a known page (rule {})",
+                    v.name()
+                ))),
             }
         }
         self.commit()?;

@@ -1,6 +1,7 @@
 //! The hosts page (`/crawls/{id}/hosts`): per host, pages fetched, errors, the politeness delay
 //! in force and why, how robots.txt applies to it, the web application detected on it, and the
-//! patterns the application-aware helper relaxed and adopted there, with their evidence.
+//! patterns the application-aware helper relaxed and adopted there, with their evidence, and the
+//! copy rules learned there (URL variants serving a page already fetched), with theirs.
 
 use super::frontier::explain;
 use super::{fmt_ms, render, urlencode, Chrome, PageError};
@@ -38,6 +39,7 @@ struct HostsPage {
     hosts: Vec<HostRow>,
     more: usize,
     relaxations: Vec<crate::aah::Adoption>,
+    copy_rules: Vec<crate::crawl::copies::CopyRule>,
 }
 
 /// `GET /crawls/{id}/hosts`.
@@ -72,7 +74,8 @@ pub async fn page(
     let more = hosts.len().saturating_sub(MAX_HOSTS);
     hosts.truncate(MAX_HOSTS);
     let respect = spec.politeness.respect_robots;
-    let apps = state.manager.get(&id)?.focus.host_apps;
+    let view = state.manager.get(&id)?;
+    let (apps, copy_rules) = (view.focus.host_apps, view.stats.copy_rules);
     // Closed crawls cannot be asked; their host queues are reported closed above.
     let relaxations = state
         .manager
@@ -96,6 +99,7 @@ pub async fn page(
         .collect();
     let page = HostsPage {
         relaxations,
+        copy_rules,
         chrome: Chrome::new(format!("Hosts of {id}"), Some(&id), "hosts"),
         closed,
         policy,
