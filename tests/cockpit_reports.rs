@@ -375,3 +375,86 @@ async fn reports_log_and_url_stories_tell_what_the_crawl_did() {
 fn urlencoding(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn while_the_crawl_runs_hosts_are_live_and_queued_urls_tell_their_place() {
+    let web = FixtureWeb::start(1);
+    let seed = support::many_links(&web, 0, 6);
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let id = srv
+        .create(&json!({
+            "name": "slow",
+            "seeds": [seed],
+            "network": { "allow_private": true },
+            "scope": { "sitemaps": false },
+            "politeness": { "min_delay_ms": 5000, "delay_factor": 0.0 },
+            "limits": { "timeout_ms": 3000, "max_retries": 0 }
+        }))
+        .await;
+    srv.action(&id, "start").await;
+    srv.wait_for(&id, 30, "the seed", |c| {
+        c["stats"]["pages_fetched"].as_u64() >= Some(1)
+    })
+    .await;
+    let (_, front) = srv
+        .get_json(&format!("/api/v1/crawls/{id}/frontier?limit=10"))
+        .await;
+    let urls: Vec<String> = front["urls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["url"].as_str().unwrap().to_string())
+        .collect();
+    assert!(urls.len() >= 3, "{front}");
+    let last = urls.last().unwrap().clone();
+    let blocked = urls[urls.len() - 2].clone();
+    let pattern = format!("{}$", regex::escape(&blocked));
+    let (status, _) = srv
+        .post_json(
+            &format!("/api/v1/crawls/{id}/block"),
+            &json!({ "pattern": pattern }),
+        )
+        .await;
+    assert_eq!(status, 200);
+
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
+    let h0 = host_of(&seed);
+    let hosts = b.get(&format!("/crawls/{id}/hosts")).await;
+    assert!(
+        !hosts.body.contains("id=\"hosts-closed\""),
+        "{}",
+        hosts.body
+    );
+    let logged = read_log(dir.path(), &id)
+        .iter()
+        .filter(|l| l[1].parse::<i32>().unwrap() > 0)
+        .count();
+    let shown: usize = cell(&hosts.body, "host", &h0, "responses").parse().unwrap();
+    // The page reads the log as flushed at the crawl's last commit: never more than it holds.
+    assert!(shown >= 1 && shown <= logged.max(1), "{shown} of {logged}");
+    assert!(
+        hosts
+            .body
+            .contains(&format!("/crawls/{id}/frontier?host={}", urlencoding(&h0))),
+        "the live queue link: {}",
+        hosts.body
+    );
+
+    let story = |u: &str| format!("/crawls/{id}/url?url={}", urlencoding(u));
+    let q = b.get(&story(&last)).await;
+    assert_eq!(q.status, 200, "{}", q.body);
+    assert!(q.body.contains("data-what=\"queued\""), "{}", q.body);
+    assert!(q.body.contains("priority "), "{}", q.body);
+    assert!(
+        q.body.contains(&format!("on {seed} through a link")),
+        "{}",
+        q.body
+    );
+    let blk = b.get(&story(&blocked)).await;
+    assert!(blk.body.contains("data-what=\"blocked\""), "{}", blk.body);
+    assert!(!blk.body.contains("data-what=\"queued\""), "{}", blk.body);
+    srv.action(&id, "stop").await;
+    srv.wait_for(&id, 30, "the stop", |c| c["state"] == "finished")
+        .await;
+}
