@@ -318,6 +318,12 @@ async fn reports_log_and_url_stories_tell_what_the_crawl_did() {
         );
     }
     assert!(a.body.contains("through a link"), "{}", a.body);
+    let at = |what: &str| a.body.find(&format!("data-what=\"{what}\"")).unwrap();
+    assert!(
+        at("found") < at("fetched") && at("fetched") < at("archived"),
+        "{}",
+        a.body
+    );
     assert!(a.body.contains(&format!("on {seed}")), "{}", a.body);
     assert!(a.body.contains("HTTP 200, text/html"), "{}", a.body);
     let secret = b.get(&story(&web.url(0, "/private/secret.html"))).await;

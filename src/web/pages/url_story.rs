@@ -43,7 +43,9 @@ pub struct Step {
     pub detail: String,
     /// A link: (label, address).
     pub link: Option<(String, String)>,
-    sort: Option<DateTime<Utc>>,
+    /// Where it goes: how the URL was found comes first (it happened before the line that
+    /// dates it was written), then the rest by time.
+    sort: (bool, Option<DateTime<Utc>>),
 }
 
 /// The hop code in words.
@@ -84,6 +86,14 @@ fn parse_time(t: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(t)
         .ok()
         .map(|t| t.with_timezone(&Utc))
+}
+
+/// The start of a fetch, from the log's fetch column (`YYYYMMDDHHMMSSmmm+ms`).
+fn fetch_start(fetch: Option<&str>) -> Option<DateTime<Utc>> {
+    let (start, _) = fetch?.split_once('+')?;
+    chrono::NaiveDateTime::parse_from_str(start, "%Y%m%d%H%M%S%3f")
+        .ok()
+        .map(|t| t.and_utc())
 }
 
 fn rfc3339(t: DateTime<Utc>) -> String {
@@ -250,7 +260,7 @@ pub async fn page(
             what,
             detail,
             link,
-            sort: time,
+            sort: (what != "found", time),
         })
     };
     // How it was found: the first line that says, else its queue entry.
@@ -310,7 +320,8 @@ pub async fn page(
         );
     }
     for l in &found.lines {
-        let t = parse_time(&l.time);
+        // A fetch is dated by its start (its line is written once it is archived).
+        let t = fetch_start(l.fetch.as_deref()).or_else(|| parse_time(&l.time));
         let notes = if l.notes.is_empty() {
             String::new()
         } else {
@@ -432,7 +443,7 @@ pub async fn page(
                 "its host's queue".to_string(),
                 format!("/crawls/{enc}/frontier?host={}", urlencode(&host)),
             )),
-            sort: None,
+            sort: (true, None),
         });
     }
     for p in &blocked {
@@ -441,7 +452,7 @@ pub async fn page(
             what: "blocked",
             detail: format!("matches the blocked pattern {p}: it is not queued or fetched while the pattern is in force"),
             link: None,
-            sort: None,
+            sort: (true, None),
         });
     }
     steps.extend(now);
@@ -469,4 +480,18 @@ pub async fn page(
         steps,
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fetches_are_dated_by_their_start() {
+        let t = fetch_start(Some("20261125182000100+23")).unwrap();
+        assert_eq!(rfc3339(t), "2026-11-25T18:20:00.100Z");
+        assert_eq!(fetch_start(Some("garbage+1")), None);
+        assert_eq!(fetch_start(None), None);
+        assert_eq!(hop_word("R"), "a redirect");
+    }
 }
