@@ -630,12 +630,14 @@ pub struct Totals {
     pub statuses: HashMap<i32, Tally>,
 }
 
-fn slot<'a, K: std::hash::Hash + Eq, V: Default>(
-    map: &'a mut HashMap<K, V>,
+/// The entry of `key`, or of `other` once `max` keys are counted: a log naming millions of
+/// hosts must not hold millions of entries.
+fn slot<K: std::hash::Hash + Eq, V: Default>(
+    map: &mut HashMap<K, V>,
     key: K,
     other: K,
     max: usize,
-) -> &'a mut V {
+) -> &mut V {
     let key = if map.len() >= max && !map.contains_key(&key) {
         other
     } else {

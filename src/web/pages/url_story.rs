@@ -72,13 +72,16 @@ struct StoryPage {
     captures: usize,
 }
 
+/// The score a link got: when its page was analysed, its hop, its six components.
+type LinkScore = (DateTime<Utc>, String, [String; 6]);
+
 /// What is read off the connection threads.
 struct Found {
     lines: Vec<Entry>,
     log_incomplete: bool,
     captures: Vec<CaptureRef>,
     redirects: Vec<(CaptureRef, Option<String>)>,
-    score: Option<(DateTime<Utc>, String, [String; 6])>,
+    score: Option<LinkScore>,
     notes: Vec<String>,
 }
 
@@ -133,7 +136,7 @@ fn score_from(
     warcs: &std::path::Path,
     via: &str,
     url: &str,
-) -> Result<Option<(DateTime<Utc>, String, [String; 6])>, crate::index::IndexError> {
+) -> Result<Option<LinkScore>, crate::index::IndexError> {
     let Some(c) = index
         .captures_of(via)?
         .into_iter()
