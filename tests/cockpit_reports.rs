@@ -464,3 +464,69 @@ async fn while_the_crawl_runs_hosts_are_live_and_queued_urls_tell_their_place() 
     srv.wait_for(&id, 30, "the stop", |c| c["state"] == "finished")
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relevance_per_host_is_the_index_s_and_a_link_s_story_has_its_score() {
+    let web = FixtureWeb::start(1);
+    let seed = support::many_links(&web, 0, 8);
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let id = srv
+        .create(&json!({
+            "name": "topical",
+            "seeds": [seed],
+            "network": { "allow_private": true },
+            "topic": { "keywords": ["many", "links", "text"] },
+            "scope": { "sitemaps": false },
+            "politeness": { "min_delay_ms": 0, "delay_factor": 0.0 },
+            "limits": { "timeout_ms": 3000, "max_retries": 0 }
+        }))
+        .await;
+    srv.action(&id, "start").await;
+    srv.wait_for(&id, 60, "the crawl to end", |c| c["state"] == "finished")
+        .await;
+    let h0 = host_of(&seed);
+    let (_, rep) = srv.get_json(&format!("/api/v1/crawls/{id}/reports")).await;
+    let row = rep["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["host"] == h0.as_str())
+        .unwrap_or_else(|| panic!("{rep}"))
+        .clone();
+    let (_, found) = srv
+        .get_json(&format!(
+            "/api/v1/crawls/{id}/search?host={}&kind=page&per_page=1000",
+            urlencoding(&h0)
+        ))
+        .await;
+    let rel: Vec<f64> = found["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["relevance"].as_f64())
+        .collect();
+    assert!(!rel.is_empty(), "pages were analysed: {found}");
+    let threshold = rep["threshold"].as_f64().unwrap();
+    assert_eq!(row["index"]["analysed"], rel.len() as u64, "{row}");
+    let mean = rel.iter().sum::<f64>() / rel.len() as f64;
+    let got = row["index"]["mean_relevance"].as_f64().unwrap();
+    assert!((got - mean).abs() < 1e-6, "{got} vs {mean}");
+    let relevant = rel.iter().filter(|r| **r >= threshold - 1e-7).count() as u64;
+    let counted = row["index"]["relevant"].as_u64().unwrap();
+    assert_eq!(counted, relevant, "at {threshold}");
+
+    // The story of a link of the seed carries the score its analysis gave it.
+    let mut b = Browser::login(&srv.base, web_support::TOKEN).await;
+    let link = web.url(0, "/many/3.html");
+    let s = b
+        .get(&format!("/crawls/{id}/url?url={}", urlencoding(&link)))
+        .await;
+    assert!(s.body.contains("data-what=\"scored\""), "{}", s.body);
+    assert!(
+        s.body
+            .contains("gave it (found there through a link) a score of"),
+        "{}",
+        s.body
+    );
+}

@@ -316,7 +316,7 @@ pub async fn page(
             Some(*t),
             "scored",
             format!(
-                "the analysis of the page it was found on gave this {} a score of {} (document {}, paragraph {}, anchor {}, URL {}, parent {})",
+                "the analysis of the page it was found on gave it (found there through {}) a score of {} (document {}, paragraph {}, anchor {}, URL {}, parent {})",
                 hop_word(hop), p[5], p[0], p[1], p[2], p[3], p[4]
             ),
             None,
