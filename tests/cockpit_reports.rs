@@ -306,6 +306,17 @@ async fn reports_log_and_url_stories_tell_what_the_crawl_did() {
     assert_eq!(api_log["lines"].as_array().unwrap().len(), 1, "{api_log}");
     assert_eq!(api_log["lines"][0]["entry"]["status"], 404);
 
+    // The seeds report leads to the seed's story.
+    let seeds = b.get(&format!("/crawls/{id}/seeds")).await;
+    let seed_story = links(&seeds.body, &format!("/crawls/{id}/url?url="));
+    assert_eq!(seed_story.len(), 1, "{}", seeds.body);
+    let s = b.get(&seed_story[0]).await;
+    assert!(
+        s.body.contains("a seed of the crawl (source seed)"),
+        "{}",
+        s.body
+    );
+
     // URL stories.
     let story = |u: &str| format!("/crawls/{id}/url?url={}", urlencoding(u));
     let a = b.get(&story(&web.url(0, "/a.html"))).await;
