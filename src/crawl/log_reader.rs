@@ -391,7 +391,13 @@ pub fn scan_back(
         path: path.to_path_buf(),
         source,
     };
-    let mut file = File::open(path).map_err(io)?;
+    // A file listed a moment ago may have been rotated (renamed) since: it is read under its
+    // new name next time, and is empty here.
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e)),
+    };
     let len = file.metadata().map_err(io)?.len();
     let mut pos = end.min(len);
     // The offset of the line break that ends the line being put together, once one is found:
@@ -456,7 +462,12 @@ pub fn scan_forward(
         path: path.to_path_buf(),
         source,
     };
-    let mut file = File::open(path).map_err(io)?;
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        // Rotated since it was listed (see `scan_back`).
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(from),
+        Err(e) => return Err(io(e)),
+    };
     file.seek(SeekFrom::Start(from)).map_err(io)?;
     let mut buf = vec![0u8; BLOCK];
     let (mut acc, mut long) = (Vec::<u8>::new(), false);
@@ -792,6 +803,10 @@ mod tests {
             Err(LogReadError::UnknownFile(_))
         ));
         assert!(Cursor::parse("crawl.log").is_err());
+        // A file rotated away between the listing and the read reads as empty.
+        let gone = dir.path().join("crawl.77777.log");
+        assert_eq!(scan_back(&gone, 10, &mut 100, |_| true).unwrap(), None);
+        assert_eq!(scan_forward(&gone, 5, |_| {}).unwrap(), 5);
         assert!(StatusFilter::parse("lots").is_err());
     }
 

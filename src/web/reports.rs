@@ -255,3 +255,64 @@ pub async fn reports(
     })
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crawl::crawl_log::{CrawlLog, Line};
+
+    fn write(log: &mut CrawlLog, n: usize, host: &str) {
+        for i in 0..n {
+            let url = format!("http://{host}/p{i}");
+            log.write(&Line {
+                status: 200,
+                size: Some(10),
+                url: &url,
+                mime: Some("text/html"),
+                source: "crawl",
+                ..Line::default()
+            })
+            .unwrap();
+        }
+        log.flush().unwrap();
+    }
+
+    #[test]
+    fn the_log_is_added_up_once_across_rotations_and_again_after_a_fresh_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("logs");
+        let cache = ReportCache::default();
+        let count = || {
+            cache
+                .with_totals(&logs, "c", |t| (t.lines, t.hosts.len()))
+                .unwrap()
+        };
+        assert_eq!(count(), (0, 0), "no log yet");
+        let mut log = CrawlLog::open(&logs).unwrap();
+        write(&mut log, 5, "a.example");
+        assert_eq!(count(), (5, 1));
+        // Rotation: crawl.log becomes crawl.00000.log (same inode), a new crawl.log begins.
+        write(&mut log, 2, "a.example");
+        log.rotate(0).unwrap();
+        write(&mut log, 3, "b.example");
+        assert_eq!(count(), (10, 2), "nothing counted twice");
+        assert_eq!(count(), (10, 2));
+        let totals = cache.with_totals(&logs, "c", |t| t.clone()).unwrap();
+        assert_eq!(totals.hosts["a.example"].bytes, 70);
+        assert_eq!(totals.mimes["text/html"].lines, 10);
+        // The crawl moved aside and started afresh: the count starts again.
+        drop(log);
+        std::fs::rename(&logs, dir.path().join("old")).unwrap();
+        let mut log = CrawlLog::open(&logs).unwrap();
+        write(&mut log, 1, "c.example");
+        assert_eq!(count(), (1, 1));
+        let r = cache
+            .with_totals(&logs, "c", |t| {
+                assemble("c", t, Err("no index".into()), Some(0.2))
+            })
+            .unwrap();
+        assert_eq!(r.hosts[0].host, "c.example");
+        assert_eq!(r.index_note.as_deref(), Some("no index"));
+        assert_eq!(r.status_codes[0].key, "200");
+    }
+}
