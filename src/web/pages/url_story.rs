@@ -177,7 +177,7 @@ pub async fn page(
     let parsed = url::Url::parse(&url)
         .map_err(|e| PageError::field("url", format!("{url:?} is not an absolute URL: {e}")))?;
     let host = crate::uri::host_key(&parsed);
-    let view = state.manager.get(&id)?;
+    state.manager.get(&id)?;
     // The frontier, while the crawl is open: the URL's entry in its host's queue, and the
     // blocked patterns.
     let (queued, blocked, frontier_note) =
@@ -474,7 +474,6 @@ pub async fn page(
             "The crawl knows nothing of this URL: it was never found, queued, refused or fetched (or only while the crawl log was not kept).".into(),
         );
     }
-    let _ = view;
     render(&StoryPage {
         chrome: Chrome::new(format!("Story of {url}"), Some(&id), "log"),
         log_href: format!("/crawls/{enc}/log?url={}", urlencode(&url)),
