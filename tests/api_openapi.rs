@@ -268,6 +268,18 @@ async fn every_route_answers_as_the_document_declares() {
     r.get(200, topic, "/api/v1/crawls/c/topic?n=5").await;
     r.get(400, topic, "/api/v1/crawls/c/topic?n=x").await;
     r.get(404, topic, "/api/v1/crawls/nope/topic").await;
+    let reports = "/api/v1/crawls/{id}/reports";
+    r.get(200, reports, "/api/v1/crawls/c/reports").await;
+    r.get(200, reports, "/api/v1/crawls/idle/reports").await;
+    r.get(404, reports, "/api/v1/crawls/nope/reports").await;
+    let log = "/api/v1/crawls/{id}/log";
+    r.get(200, log, "/api/v1/crawls/c/log?limit=5").await;
+    r.get(200, log, "/api/v1/crawls/c/log?status=2xx&hop=L&limit=2")
+        .await;
+    r.get(400, log, "/api/v1/crawls/c/log?status=lots").await;
+    r.get(400, log, "/api/v1/crawls/c/log?before=elsewhere.log%3A0")
+        .await;
+    r.get(404, log, "/api/v1/crawls/nope/log").await;
 
     let search = "/api/v1/crawls/{id}/search";
     r.get(200, search, "/api/v1/crawls/c/search?q=page").await;

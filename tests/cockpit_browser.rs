@@ -281,6 +281,73 @@ async fn operate_a_crawl_in_the_browser() {
     assert_eq!(shown("action-stop").await, Some(false));
     c.goto(&srv.url("/crawls/browser/hosts")).await.unwrap();
     b.screenshot("hosts").await;
+    // After the crawl: the hosts page keeps its figures; the reports lead to the log viewer,
+    // whose filter is a form, and a logged URL to its story.
+    c.find(Locator::Id("hosts-closed")).await.unwrap();
+    let responses = c
+        .find(Locator::Css("#host-table [data-col='responses']"))
+        .await
+        .unwrap();
+    assert_ne!(responses.text().await.unwrap(), "0");
+    c.find(Locator::Css("nav.tabs a[href='/crawls/browser/reports']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let html_row = "#mime-table tr[data-key='text/html']";
+    let lines = c
+        .find(Locator::Css(&format!("{html_row} [data-col='lines']")))
+        .await
+        .unwrap();
+    assert_ne!(lines.text().await.unwrap(), "0");
+    b.screenshot("reports").await;
+    c.find(Locator::Css(&format!("{html_row} a[href*='/log?']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.find(Locator::Id("log-table")).await.unwrap();
+    set("status", "2xx".into()).await;
+    c.find(Locator::Css("#log-filters button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    eventually(10, "the filtered log", || async {
+        c.current_url()
+            .await
+            .ok()?
+            .as_str()
+            .contains("status=2xx")
+            .then_some(())
+    })
+    .await;
+    let rows = c
+        .find_all(Locator::Css("#log-table tbody tr"))
+        .await
+        .unwrap();
+    assert!(!rows.is_empty());
+    for r in &rows {
+        let s = r.attr("data-status").await.unwrap().unwrap();
+        assert!(s.starts_with('2'), "{s}");
+    }
+    b.screenshot("log").await;
+    c.find(Locator::Css("#log-table tbody td.url a"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.find(Locator::Css("#story li[data-what='fetched']"))
+        .await
+        .unwrap();
+    c.find(Locator::Css("#story li[data-what='archived'] a"))
+        .await
+        .unwrap();
+    b.screenshot("url-story").await;
     c.goto(&srv.url("/")).await.unwrap();
     b.screenshot("crawls").await;
 

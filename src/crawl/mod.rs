@@ -14,6 +14,7 @@ pub mod dedup;
 pub mod engine;
 pub mod focus;
 pub mod layout;
+pub mod log_reader;
 pub mod online;
 mod open;
 pub mod pipeline;

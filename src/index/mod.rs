@@ -28,6 +28,7 @@
 
 mod doc;
 mod facets;
+mod host_report;
 mod lookup;
 mod query_limits;
 mod rebuild;
@@ -63,6 +64,7 @@ pub use doc::{
     MAX_TEXT_BYTES,
 };
 pub use facets::{FacetCount, Facets};
+pub use host_report::HostCaptures;
 pub use lookup::{CaptureRef, Replay};
 pub use rebuild::{wants_text, RebuildOptions, RebuildReport};
 pub use related::{metadata_records, MetadataRecord, MAX_METADATA_BYTES};

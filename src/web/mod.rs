@@ -26,6 +26,7 @@ mod limits;
 pub mod metrics;
 pub mod pages;
 pub mod replay;
+pub mod reports;
 pub mod rewrite;
 pub mod routes;
 
@@ -136,6 +137,8 @@ pub struct AppState {
     pub(crate) indexes: indexes::Indexes,
     /// Exports being written (`crawl/name`), so two requests never write the same file.
     pub(crate) exporting: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// The running totals of each crawl's log, for the reports.
+    pub(crate) reports: reports::ReportCache,
     runtime: tokio::runtime::Handle,
     closing: watch::Sender<bool>,
 }
@@ -149,6 +152,7 @@ impl AppState {
         AppState {
             indexes: indexes::Indexes::new(manager.data()),
             exporting: Default::default(),
+            reports: Default::default(),
             sessions: csrf::Sessions::new(0, config.session_idle, config.session_max),
             manager,
             config,

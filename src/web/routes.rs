@@ -48,6 +48,8 @@ routes! { ROUTES, configure_api:
     get  "/api/v1/crawls/{id}/relaxations"     => api::learned::relaxations;
     post "/api/v1/crawls/{id}/block"           => api::learned::block;
     delete "/api/v1/crawls/{id}/block"         => api::learned::unblock;
+    get  "/api/v1/crawls/{id}/reports"         => api::reports::get;
+    get  "/api/v1/crawls/{id}/log"             => api::reports::log;
     get  "/api/v1/crawls/{id}/search"          => api::search::get;
     get  "/api/v1/crawls/{id}/captures"        => api::captures::list;
     get  "/api/v1/crawls/{id}/capture"         => api::captures::replay;
@@ -88,6 +90,9 @@ routes! { PAGE_ROUTES, configure_pages:
     get  "/crawls/{id}/frontier"        => pages::frontier::page;
     post "/crawls/{id}/frontier"        => pages::frontier::steer;
     get  "/crawls/{id}/hosts"           => pages::hosts::page;
+    get  "/crawls/{id}/reports"         => pages::reports::page;
+    get  "/crawls/{id}/log"             => pages::log::page;
+    get  "/crawls/{id}/url"             => pages::url_story::page;
     get  "/crawls/{id}/intake"          => pages::intake::page;
     get  "/crawls/{id}/seeds"           => pages::seeds::page;
     post "/crawls/{id}/intake"          => pages::intake::submit;

@@ -8,6 +8,7 @@ pub mod exports;
 pub mod frontier;
 pub mod learned;
 pub mod openapi;
+pub mod reports;
 pub mod search;
 pub mod urls;
 

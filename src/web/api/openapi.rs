@@ -11,7 +11,9 @@ use crate::intake::IntakeReport;
 use crate::manager::{CrawlView, WorkflowView};
 use crate::spec::RawSpec;
 use crate::web::api::frontier::FrontierOut;
+use crate::web::api::reports::LogOut;
 use crate::web::error::{ErrorBody, WebError};
+use crate::web::reports::Reports;
 use actix_web::HttpResponse;
 use schemars::generate::{Contract, SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value};
@@ -56,6 +58,8 @@ pub fn generated_schemas() -> Result<Map<String, Value>, OpenApiError> {
     responses.subschema_for::<CrawlView>();
     responses.subschema_for::<WorkflowView>();
     responses.subschema_for::<FrontierOut>();
+    responses.subschema_for::<Reports>();
+    responses.subschema_for::<LogOut>();
     responses.subschema_for::<IntakeReport>();
     responses.subschema_for::<ErrorBody>();
     for (name, schema) in responses.take_definitions(true) {

@@ -21,7 +21,7 @@ const HEAD_BYTES: u64 = 64 << 10;
 /// Outlinks listed at most.
 const MAX_OUTLINKS: usize = 2000;
 /// The analysis record's media type (`docs/warc.md`).
-const ANALYSIS: &str = "application/vnd.magpie.analysis+json";
+pub(crate) const ANALYSIS: &str = "application/vnd.magpie.analysis+json";
 /// The application-aware helper's record's media type (`docs/kb.md`).
 const AAH: &str = "application/vnd.magpie.aah+json";
 
@@ -82,7 +82,7 @@ fn parts(score: &Value) -> Vec<String> {
         .collect()
 }
 
-fn outlinks(analysis: &Value) -> Vec<Outlink> {
+pub(crate) fn outlinks(analysis: &Value) -> Vec<Outlink> {
     analysis["outlinks"]
         .as_array()
         .map(|list| {

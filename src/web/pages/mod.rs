@@ -19,12 +19,15 @@ pub mod frontier;
 pub mod hosts;
 pub mod intake;
 pub mod kb;
+pub mod log;
 pub mod login;
 pub mod new_crawl;
 pub mod replay;
+pub mod reports;
 pub mod search;
 pub mod seeds;
 pub mod steer;
+pub mod url_story;
 pub mod workflows;
 
 pub use error::PageError;
@@ -78,6 +81,8 @@ impl Chrome {
             ("dashboard", "Dashboard", ""),
             ("frontier", "Frontier", "/frontier"),
             ("hosts", "Hosts", "/hosts"),
+            ("reports", "Reports", "/reports"),
+            ("log", "Log", "/log"),
             ("intake", "Intake", "/intake"),
             ("seeds", "Seeds", "/seeds"),
             ("search", "Search", "/search"),

@@ -2,7 +2,8 @@
 //! (the crawl's scope, the private-address rule: the checks the new-crawl form and
 //! `POST /api/v1/crawls` make before the crawl) and, once it ran, what became of it: the
 //! status of its capture and the redirects it led through, each step linking to its capture,
-//! read from the crawl's index (one lookup per step, as the capture view does).
+//! read from the crawl's index (one lookup per step, as the capture view does). Each seed links
+//! to its URL story and its lines in the crawl log.
 
 use super::{render, urlencode, Chrome, PageError};
 use crate::index::warc_dir;
@@ -37,6 +38,10 @@ pub struct SeedRow {
     pub steps: Vec<Step>,
     /// Why the way ends where it does (not fetched, no index, too many redirects).
     pub note: Option<String>,
+    /// The seed's story (how it was fetched or refused, and why) and its lines in the log.
+    pub story: String,
+    /// Its lines in the crawl log.
+    pub log: String,
 }
 
 #[derive(Template)]
@@ -145,7 +150,21 @@ pub async fn page(
     let rows = checks
         .into_iter()
         .zip(ways)
-        .map(|(check, (steps, note))| SeedRow { check, steps, note })
+        .map(|(check, (steps, note))| SeedRow {
+            story: format!(
+                "/crawls/{}/url?url={}",
+                urlencode(&id),
+                urlencode(&check.url)
+            ),
+            log: format!(
+                "/crawls/{}/log?url={}",
+                urlencode(&id),
+                urlencode(&check.url)
+            ),
+            check,
+            steps,
+            note,
+        })
         .collect();
     render(&SeedsPage {
         chrome: Chrome::new(format!("Seeds of {id}"), Some(&id), "seeds"),
