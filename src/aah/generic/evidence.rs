@@ -225,7 +225,7 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
     for (w, c) in KEYWORD_WORDS {
         if keywords
             .split(',')
-            .any(|k| k.trim().split_whitespace().any(|x| x == w))
+            .any(|k| k.split_whitespace().any(|x| x == w))
         {
             ev.add(c, 2, format!("keywords say {w}"));
         }
