@@ -206,9 +206,11 @@ fn an_undetected_application_is_recognised_by_relaxed_level_patterns() {
     for t in [1, 2] {
         let (url, page) = disguised_smf_topic(t);
         let m = analyze(&helper, &url, &page);
+        // Read as an unknown forum meanwhile (from its own evidence), never as SMF.
         assert!(
-            m.application.is_none(),
-            "page {t} must not be detected before validation"
+            m.application.as_ref().is_none_or(|a| a.name == "unknown"),
+            "page {t} must not be detected before validation: {:?}",
+            m.application
         );
         assert_eq!(
             status(&m, "topic/detect"),
@@ -217,7 +219,11 @@ fn an_undetected_application_is_recognised_by_relaxed_level_patterns() {
                 "//div[contains(@id,'forumposts')]".into()
             )
         );
-        assert!(m.objects.is_empty());
+        assert!(
+            m.objects.iter().all(|o| o.kind == "item"),
+            "{:?}",
+            m.objects
+        );
     }
     let (url, page) = disguised_smf_topic(3);
     let m = analyze(&helper, &url, &page);
@@ -232,7 +238,13 @@ fn an_undetected_application_is_recognised_by_relaxed_level_patterns() {
             "Topic 3: the reed bed survey starts next week.",
         ]
     );
-    let adopted = helper.relaxations(Some("smf.example.org")).unwrap();
+    // One adoption for SMF (what the unknown reading learned meanwhile is its own).
+    let adopted: Vec<_> = helper
+        .relaxations(Some("smf.example.org"))
+        .unwrap()
+        .into_iter()
+        .filter(|a| a.application == "smf")
+        .collect();
     assert_eq!(adopted.len(), 1);
     assert_eq!(adopted[0].source, "detection");
     assert_eq!(adopted[0].original, "//div[@id='forumposts']");

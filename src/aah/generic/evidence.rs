@@ -283,7 +283,11 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         .map(|(_, h)| h)
         .chain(head_sequence)
         .collect();
-    if !sequence.is_empty() && !sequence.iter().any(|h| LIST_PAGING.is_match(h)) {
+    // Paging stays on the page's own path (`index.php?topic=1.15`) or says so (`page/2`).
+    let paging = |h: &&str| {
+        LIST_PAGING.is_match(h) || page.url.join(h).is_ok_and(|u| u.path() == page.url.path())
+    };
+    if !sequence.is_empty() && !sequence.iter().any(paging) {
         ev.add(Category::Docs, 2, "links to the previous and next page");
     }
     // HTML 4's link types for a collection of documents (a manual's index, contents,
@@ -300,10 +304,12 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
                 .any(|t| r.eq_ignore_ascii_case(t))
         })
         .collect();
+    // One point only: forum engines write `contents` and `index` too (Simple Machines links its
+    // board index so); with a manual's `next` or `prev` it makes three.
     if !collection.is_empty() {
         ev.add(
             Category::Docs,
-            2,
+            1,
             format!("document-collection links ({})", collection.join(", ")),
         );
     }
@@ -365,7 +371,11 @@ mod tests {
                 .position(|c| *c == Category::Docs)
                 .expect("docs is a category")]
         };
-        assert_eq!(doc(r#"<link rel="index" href="genindex.html">"#), 2);
+        assert_eq!(doc(r#"<link rel="index" href="genindex.html">"#), 1);
+        assert_eq!(
+            doc(r#"<link rel="index" href="genindex.html"><link rel="next" href="b.html">"#),
+            3
+        );
         assert_eq!(doc(r#"<link rel="stylesheet" href="a.css">"#), 0);
     }
 

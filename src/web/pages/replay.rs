@@ -148,9 +148,16 @@ async fn serve(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpRespo
     let Some((r, decoded)) = found else {
         return Ok(not_archived(&t.url));
     };
+    // The time asked for, as pywb does: a page and everything it refers to are replayed around
+    // one moment, whatever second each capture was made in.
+    let asked = t.timestamp.len() == 14 && t.timestamp.bytes().all(|b| b.is_ascii_digit());
     let paths = ArchivePaths {
         prefix: prefix(&t.key, &t.crawl),
-        timestamp: timestamp14(r.capture.time),
+        timestamp: if asked {
+            t.timestamp.clone()
+        } else {
+            timestamp14(r.capture.time)
+        },
     };
     let Some(body) = decoded else {
         // A coding magpie cannot decode (br, zstd): the stored body, with its coding.
