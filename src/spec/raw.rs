@@ -152,12 +152,9 @@ pub struct RawPoliteness {
 impl Default for RawPoliteness {
     fn default() -> Self {
         RawPoliteness {
-            user_agent: concat!(
-                "magpie/",
-                env!("CARGO_PKG_VERSION"),
-                " (+https://example.org/bot)"
-            )
-            .into(),
+            // No contact is made up: an address on example.org tells a site's owner nothing.
+            // The operator adds theirs (docs/crawl-spec.md).
+            user_agent: concat!("magpie/", env!("CARGO_PKG_VERSION")).into(),
             respect_robots: true,
             min_delay_ms: 1000,
             delay_factor: 5.0,

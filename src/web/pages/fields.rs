@@ -82,7 +82,7 @@ pub const GROUPS: &[Group] = &[
         f("scope.discovery_links", "Follow discovery links", Bool, "shortlinks, RSD, feeds, oEmbed of page heads"),
     ]},
     Group { legend: "Politeness", fields: &[
-        f("politeness.user_agent", "User agent", Text, "sent with every request"),
+        f("politeness.user_agent", "User agent", Text, "sent with every request; add your contact URL or e-mail"),
         f("politeness.respect_robots", "Obey robots.txt", Bool, "RFC 9309"),
         f("politeness.min_delay_ms", "Min delay (ms)", Int, "between two fetches from one host"),
         f("politeness.delay_factor", "Delay factor", Float, "pause = factor × last fetch time"),
