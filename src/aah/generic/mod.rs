@@ -302,9 +302,10 @@ fn kind_of(
         // Headed by a heading that links elsewhere, or an entry of links with little prose
         // beside them (a forum post with its author's and group's links is prose).
         let headed = s.links >= 1
-            && prose < MAX_ENTRY_PROSE
-            && ((s.heading_link && main_link_elsewhere(page, n))
-                || (s.link * 10 >= s.text * 3 && prose < MAX_LINK_ENTRY_PROSE));
+            && ((prose < MAX_ENTRY_PROSE
+                && ((s.heading_link && main_link_elsewhere(page, n))
+                    || (s.link * 10 >= s.text * 3 && prose < MAX_LINK_ENTRY_PROSE)))
+                || opens_with_a_title_link(page, n));
         let g = groups.entry((parent, e.name(), class)).or_default();
         g.0 += 1;
         if headed {
@@ -361,6 +362,24 @@ fn declares_a_list(
         })
 }
 
+/// Whether `n` opens with a heading that is wholly one link to another page: a blog front page
+/// showing whole posts, each under its linked title, is a list however long the posts are.
+fn opens_with_a_title_link(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
+    let Some(h) = n.children().find(|c| c.value().is_element()) else {
+        return false;
+    };
+    if !is_heading(name(h)) {
+        return false;
+    }
+    let links: Vec<_> = h.descendants().filter(|d| name(*d) == "a").collect();
+    let [a] = links.as_slice() else {
+        return false;
+    };
+    let href = a.value().as_element().and_then(|e| e.attr("href"));
+    let (whole, linked) = (page.text(h).chars().count(), page.text(*a).chars().count());
+    href.is_some_and(|h| !page.is_self(h)) && linked > 0 && linked * 10 >= whole * 9
+}
+
 /// Whether the first heading in `n` is headed by a link to another page: its largest link
 /// holds at least half of its text.
 fn main_link_elsewhere(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
@@ -391,6 +410,25 @@ mod tests {
             html,
             &Url::parse("http://f/category/1/news").expect("a URL"),
         )
+    }
+
+    #[test]
+    fn whole_posts_under_linked_titles_are_a_list() {
+        let post = |n: u32| {
+            format!(
+                "<div class=\"post\"><h2><a href=\"/post-{n}/\">Post {n}</a></h2><p>{}</p></div>",
+                "A long walk by the river, told at length with every bird seen. ".repeat(15)
+            )
+        };
+        let page: String = (1..=3).map(post).collect();
+        let list = read_alone(&format!("<html><body><main>{page}</main></body></html>"));
+        assert_eq!(list.kind, Some(LevelKind::Intermediate));
+        // One post under its own linked title is not a list.
+        let one = read_alone(&format!(
+            "<html><body><main>{}</main></body></html>",
+            post(1)
+        ));
+        assert_eq!(one.kind, Some(LevelKind::Terminal));
     }
 
     #[test]
