@@ -124,21 +124,6 @@ impl Frontier {
         Ok(out)
     }
 
-    /// Calls `f` with every queued URL of one host that is not in flight.
-    pub fn for_each_queued_of(
-        &self,
-        host: &str,
-        mut f: impl FnMut(CrawlUri),
-    ) -> Result<(), FrontierError> {
-        let Some(&hid) = self.ids.get(host) else {
-            return Ok(());
-        };
-        for (_, rid) in self.hosts[hid as usize].live(&self.table) {
-            f(self.read_uri(rid)?);
-        }
-        Ok(())
-    }
-
     /// Calls `f` with the host and entry of every queued URL that is not in flight.
     pub fn for_each_queued(&self, mut f: impl FnMut(&str, CrawlUri)) -> Result<(), FrontierError> {
         for h in &self.hosts {
@@ -149,8 +134,9 @@ impl Frontier {
         Ok(())
     }
 
-    /// Calls `f` with every queued URL of one host, in no particular order (a rule learned on
-    /// the host, such as a copy rule, is applied to what it queued before).
+    /// Calls `f` with every queued URL of one host that is not in flight, in no particular order
+    /// (a rule learned on the host, such as a copy rule or a template the helper learned to
+    /// answer no page, is applied to what it queued before).
     pub fn for_each_queued_on(
         &self,
         host: &str,

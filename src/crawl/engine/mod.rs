@@ -512,7 +512,7 @@ impl Engine {
             return Ok(());
         };
         let mut doomed = Vec::new();
-        self.frontier.for_each_queued_of(host, |u| {
+        self.frontier.for_each_queued_on(host, |u| {
             if let Ok(url) = url::Url::parse(&u.url) {
                 if helper.answers_no_page(&url) {
                     doomed.push((url, u));
