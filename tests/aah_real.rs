@@ -516,6 +516,11 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             wasted(&on),
             wasted(&off)
         );
+        if std::env::var_os("MAGPIE_SHOW_WASTE").is_some() {
+            for u in on.iter().filter(|u| not_worth.contains(u.as_str())) {
+                eprintln!("    not worth: {u}");
+            }
+        }
         let missed: Vec<&&str> = terminal.iter().filter(|u| !on.contains(**u)).collect();
         assert!(
             missed.is_empty(),
@@ -525,13 +530,10 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             wasted(&on) <= wasted(&off) && on.len() <= off.len(),
             "{site}: the helper did not save requests"
         );
-        // At most 15% of requests on URLs not worth crawling; the four sites below are held
-        // to their figures of today (docs/kb.md says why).
+        // At most 15% of requests on URLs not worth crawling; NodeBB is held to its figure of
+        // today (docs/kb.md says why). `MAGPIE_SHOW_WASTE=1` lists the URLs.
         let limit = match site.as_str() {
-            "askbot" => 70,
-            "djangowiki" => 45,
-            "nodebb" => 45,
-            "spirit" => 25,
+            "nodebb" => 20,
             _ => 15,
         };
         assert!(

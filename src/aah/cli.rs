@@ -270,6 +270,7 @@ pub fn text_report(m: &AppMatch) -> String {
                 ActionStatus::Relaxed => "relaxed",
                 ActionStatus::Pending => "pending",
                 ActionStatus::Failed => "failed",
+                ActionStatus::Learned => "learned",
             };
             let _ = write!(out, "  {status:<8} {}  {}", a.action, a.expr);
             if let Some(o) = &a.original {

@@ -246,7 +246,7 @@ impl Helper {
         let mut out = AppMatch::nothing(url.as_str());
         if maybe.is_empty() && cached.is_empty() && !may_relax {
             self.read_unknown(&host, &mut st, url, text, tree, &mut out);
-            out.links = self.unknown_verdicts(&host, &mut st, url, &out, links);
+            self.unknown_verdicts(&host, &mut st, url, &mut out, links);
             self.save(&host, st);
             return out;
         }
@@ -293,7 +293,7 @@ impl Helper {
             // knowledge base once adopted; until then the page is read as unknown, and its
             // report shows the candidate pending.
             self.read_unknown(&host, &mut st, url, text, Some(html), &mut out);
-            out.links = self.unknown_verdicts(&host, &mut st, url, &out, links);
+            self.unknown_verdicts(&host, &mut st, url, &mut out, links);
             self.save(&host, st);
             return out;
         };

@@ -113,6 +113,8 @@ pub enum ActionStatus {
     Pending,
     /// It failed and nothing replaced it.
     Failed,
+    /// A rule learned on this page (a navigation rule of an unknown application's host).
+    Learned,
 }
 
 /// What happened to one action (extraction field or object, navigation rule, detection).

@@ -14,7 +14,7 @@ use super::helper::default_verdicts;
 use super::helper::Helper;
 use super::kb::{Category, LevelKind};
 use super::output::{
-    ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo, LinkAction, LinkVerdict, WebObject,
+    ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo, LinkAction, WebObject,
 };
 use super::relax::adapt::HostState;
 use super::relax::store::Adoption;
@@ -123,40 +123,43 @@ impl Helper {
         }
     }
 
-    /// Verdicts on the links of a page read as unknown: on a host whose category is known,
-    /// links to views, actions and renderings are skipped (`generic::not_worth`); each URL
-    /// template skipped is recorded once per host, with the page that showed it, like an
-    /// adopted relaxation (listed by the API and the cockpit's hosts page, logged).
+    /// Verdicts on the links of a page no knowledge-base application matched, into
+    /// `out.links`: links to views, actions and renderings are skipped
+    /// (`generic::not_worth_on`), from the first page of a host on, whether or not its
+    /// category is known yet (the links of a forum's home page lead to `/login` before any
+    /// page says it is a forum); each URL template skipped is recorded once per host, with the
+    /// page that showed it, like an adopted relaxation (listed by the API and the cockpit's
+    /// hosts page, logged), and reported in `out.actions` as learned on this page, so that the
+    /// crawl can take URLs of that kind already queued out of the queue
+    /// ([`Helper::not_worth_queued`]).
     pub(crate) fn unknown_verdicts(
         &self,
         host: &str,
         st: &mut HostState,
         page: &Url,
-        out: &AppMatch,
+        out: &mut AppMatch,
         links: &[Link],
-    ) -> Vec<LinkVerdict> {
-        let mut verdicts = default_verdicts(links);
-        let read = out
-            .application
-            .as_ref()
-            .is_some_and(|a| a.name == UNKNOWN_APP);
-        if !read {
-            return verdicts;
-        }
+    ) {
+        out.links = default_verdicts(links);
         let model = self.host_model(host);
         let mut model = model.lock().unwrap_or_else(|p| p.into_inner());
-        let same_host: Vec<(usize, Url)> = verdicts
+        let same_host: Vec<(usize, Url)> = out
+            .links
             .iter()
             .enumerate()
             .filter_map(|(i, v)| Some((i, Url::parse(&v.url).ok()?)))
             .filter(|(_, u)| crate::uri::host_key(u) == host)
             .collect();
+        let mut linked = std::collections::HashSet::new();
         for (_, u) in &same_host {
             model.observe_link(u);
+            let mut bare = u.clone();
+            bare.set_fragment(None);
+            linked.insert(bare.to_string());
         }
         for (i, u) in same_host {
-            let v = &mut verdicts[i];
-            let Some((template, why)) = generic::not_worth(&u, &model) else {
+            let v = &mut out.links[i];
+            let Some((template, why)) = generic::not_worth_on(&u, page, &linked, &model) else {
                 continue;
             };
             v.action = LinkAction::Skip;
@@ -167,6 +170,12 @@ impl Helper {
                 .filter(|a| a.action == NAVIGATION_ACTION)
                 .collect();
             if rules.len() < MAX_NAVIGATION_RULES && rules.iter().all(|a| a.original != template) {
+                out.actions.push(ActionReport {
+                    action: NAVIGATION_ACTION.into(),
+                    status: ActionStatus::Learned,
+                    expr: format!("skip {template}: {why}"),
+                    original: None,
+                });
                 let a = Adoption {
                     host: host.to_owned(),
                     application: UNKNOWN_APP.into(),
@@ -183,27 +192,37 @@ impl Helper {
                 st.new_adoptions.push(a);
             }
         }
-        verdicts
+    }
+
+    /// The navigation rule this reading learned for its host, if it learned one (see
+    /// [`Helper::not_worth_queued`]).
+    pub fn learned_navigation(m: &AppMatch) -> Option<&str> {
+        m.actions
+            .iter()
+            .find(|a| a.action == NAVIGATION_ACTION && a.status == ActionStatus::Learned)
+            .map(|a| a.expr.as_str())
+    }
+
+    /// Whether a URL already queued is now known not to be worth a fetch: its shape answers no
+    /// page, or the navigation rules of its host (one no knowledge-base application matched)
+    /// skip it. Rules are learned from the templates of the host's links, which the links of
+    /// its first pages were queued before.
+    pub fn not_worth_queued(&self, url: &Url) -> bool {
+        self.existing_model(url).is_some_and(|m| {
+            let m = m.lock().unwrap_or_else(|p| p.into_inner());
+            m.url_answers_no_page(url) || generic::not_worth(url, &m).is_some()
+        })
     }
 
     /// Notes that `url` answered no page (a redirect or an error), for a host read as
     /// unknown: a URL template whose URLs answer no page is not followed further
     /// (`generic::not_worth`). Returns the template when this answer is the one that taught
     /// it, so that the crawl can take the URLs of that shape already queued out of the queue
-    /// ([`Helper::answers_no_page`]).
+    /// ([`Helper::not_worth_queued`]).
     pub fn note_no_page(&self, url: &Url) -> Option<String> {
         let model = self.existing_model(url)?;
         let mut m = model.lock().unwrap_or_else(|p| p.into_inner());
         m.note_no_page(url)
-    }
-
-    /// Whether URLs of `url`'s shape were learned to answer no page on its host.
-    pub fn answers_no_page(&self, url: &Url) -> bool {
-        self.existing_model(url).is_some_and(|m| {
-            m.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .url_answers_no_page(url)
-        })
     }
 
     /// The reader's model of `url`'s host, if one was made.

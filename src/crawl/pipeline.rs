@@ -127,9 +127,11 @@ pub struct Processed {
     pub page: Option<PageFacts>,
     /// The index document, completed by the engine once the records are written.
     pub capture: Option<CaptureDoc>,
-    /// The URL template this answer taught the helper to answer no page (the second
-    /// redirect of `/post/N`): the engine takes the host's queued URLs of that shape out.
-    pub no_page_template: Option<String>,
+    /// What this answer taught the helper about the host's URLs, if it taught something that
+    /// makes some of those already queued not worth a fetch (the second redirect of
+    /// `/post/N`, a navigation rule): the engine takes them out of the queue
+    /// (`Helper::not_worth_queued`).
+    pub purge_queue: Option<String>,
 }
 
 /// What the online stages learned about one page, for the engine's statistics, the index and
@@ -154,12 +156,13 @@ pub fn process_page(
 ) -> Result<Processed, CrawlError> {
     let original = ctx.original(&fetched.info)?;
     let mut notes = Vec::new();
-    let no_page_template = ctx
+    let purge_queue = ctx
         .helper
         .as_ref()
         .filter(|_| !(200..300).contains(&fetched.info.status))
         .zip(Url::parse(&fetched.info.url).ok())
-        .and_then(|(h, url)| h.note_no_page(&url));
+        .and_then(|(h, url)| h.note_no_page(&url))
+        .map(|t| format!("URLs like {t} answer no page"));
     let (links, nofollow, parsed) = extract(ctx, uri, fetched, &mut notes);
     let Some((page, doc)) = parsed else {
         let records = records::encode(
@@ -184,7 +187,7 @@ pub fn process_page(
             notes,
             page: None,
             capture,
-            no_page_template,
+            purge_queue,
         });
     };
     let page_url = &fetched.info.url;
@@ -242,6 +245,11 @@ pub fn process_page(
     let nofollow = page.nofollow && ctx.obey_meta_robots;
     let links = page.links;
     let (outlinks, rejected) = scope_links(ctx, uri, links, nofollow, page_url, &judged);
+    let purge_queue = purge_queue.or_else(|| {
+        app.as_ref()
+            .and_then(Helper::learned_navigation)
+            .map(str::to_owned)
+    });
     let mut analysis = analysis;
     if let Some(a) = &mut analysis {
         a.links = Vec::new();
@@ -258,7 +266,7 @@ pub fn process_page(
             reference,
         }),
         capture,
-        no_page_template,
+        purge_queue,
     })
 }
 
@@ -359,7 +367,7 @@ pub fn process_robots(
         notes,
         page: None,
         capture,
-        no_page_template: None,
+        purge_queue: None,
     })
 }
 

@@ -34,7 +34,7 @@ mod page;
 mod template;
 
 pub use host::HostModel;
-pub use nav::not_worth;
+pub use nav::{not_worth, not_worth_on};
 use page::{Page, Stats};
 use template::Shape;
 

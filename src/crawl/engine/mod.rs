@@ -489,8 +489,8 @@ impl Engine {
             self.txn.put(key, value);
         }
         let via = std::mem::take(&mut p.records.info.url);
-        if let Some(template) = p.no_page_template.take() {
-            self.drop_no_page(&lease.host, &template)?;
+        if let Some(why) = p.purge_queue.take() {
+            self.drop_not_worth(&lease.host, &why)?;
         }
         self.offer_all(p.outlinks, &p.rejected, &via, inherited)?;
         let timing = FetchTiming {
@@ -503,18 +503,19 @@ impl Engine {
         Ok(())
     }
 
-    /// Takes the URLs of `host` already queued whose shape the helper has just learned to
-    /// answer no page (`/post/N` permalinks that only redirect) out of the queue: the links
-    /// found later are skipped by the helper, and those queued before it knew would otherwise
-    /// still be fetched. They are blacklisted, so a later link cannot queue them again.
-    fn drop_no_page(&mut self, host: &str, template: &str) -> Result<(), super::CrawlError> {
+    /// Takes the URLs of `host` already queued that the helper has just learned are not worth
+    /// a fetch (`/post/N` permalinks that only redirect, a navigation rule of an unknown
+    /// application) out of the queue: the links found later are skipped by the helper, and
+    /// those queued before it knew (the links of a host's first pages) would otherwise still
+    /// be fetched. They are blacklisted, so a later link cannot queue them again.
+    fn drop_not_worth(&mut self, host: &str, why: &str) -> Result<(), super::CrawlError> {
         let Some(helper) = self.ctx.helper.clone() else {
             return Ok(());
         };
         let mut doomed = Vec::new();
         self.frontier.for_each_queued_on(host, |u| {
             if let Ok(url) = url::Url::parse(&u.url) {
-                if helper.answers_no_page(&url) {
+                if helper.not_worth_queued(&url) {
                     doomed.push((url, u));
                 }
             }
@@ -527,8 +528,8 @@ impl Engine {
             }
         }
         self.stats.event(
-            "helper-no-page",
-            format!("{host}: URLs like {template} answer no page; {removed} queued URLs removed"),
+            "helper-purge",
+            format!("{host}: {why}; {removed} queued URLs removed"),
         );
         Ok(())
     }
