@@ -398,6 +398,32 @@ async fn a_damaged_status_file_shows_the_crawl_as_failed_instead_of_hiding_it() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_state_change_whose_status_file_cannot_be_saved_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let (_hole, seed) = black_hole();
+    let spec = json!({
+        "name": "stuck",
+        "seeds": [seed],
+        "network": { "allow_private": true },
+        "limits": { "timeout_ms": 5000, "max_retries": 0 },
+        "scope": { "sitemaps": false }
+    });
+    srv.create(&spec).await;
+    assert_eq!(srv.action("stuck", "start").await.0, 200);
+    // `status.json` turned into a folder that is not empty: the rename over it fails.
+    let status = dir.path().join("stuck/status.json");
+    std::fs::remove_file(&status).unwrap();
+    std::fs::create_dir_all(status.join("in-the-way")).unwrap();
+    let (code, body) = srv.action("stuck", "pause").await;
+    assert_eq!(code, 500, "{body}");
+    let error = body["error"].as_str().unwrap_or_default();
+    assert!(error.contains("stuck/status.json"), "{body}");
+    std::fs::remove_dir_all(&status).unwrap();
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_lists_the_crawls_magpie_crawl_made() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path();

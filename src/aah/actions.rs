@@ -184,7 +184,9 @@ impl Helper {
         }
         if let Some(store) = self.store.as_ref() {
             if !capture.fields.is_empty() {
-                store.capture(ctx.host, ctx.url, &capture);
+                if let Err(e) = store.capture(ctx.host, ctx.url, &capture) {
+                    self.damaged(e);
+                }
             }
         }
     }

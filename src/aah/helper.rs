@@ -65,6 +65,10 @@ pub struct Helper {
     /// The unknown-page reader's model of each host (see `unknown`); apart from `hosts`, whose
     /// entries are copied for every page, because it grows with the host's pages.
     pub(crate) models: Mutex<HashMap<String, Arc<Mutex<generic::HostModel>>>>,
+    /// The first error met on the helper's persisted state (its store) since the crawl last
+    /// took it ([`Helper::take_error`]): reading a page cannot fail, so the error waits here
+    /// for the crawl, which stops on it rather than go on with what the store lost.
+    damaged: Mutex<Option<AahError>>,
 }
 
 /// Key under which detection relaxation attempts of a host are counted.
@@ -109,6 +113,7 @@ impl Helper {
             store: None,
             hosts: Mutex::new(HashMap::new()),
             models: Mutex::new(HashMap::new()),
+            damaged: Mutex::new(None),
         }
     }
 
@@ -377,14 +382,31 @@ impl Helper {
         if let Some(store) = &self.store {
             match store.adoptions(Some(host)) {
                 Ok(a) => s.adoptions = a,
-                Err(e) => tracing::warn!(host, error = %e, "cannot read adopted relaxations"),
+                Err(e) => self.damaged(e),
             }
             match store.app(host) {
                 Ok(id) => s.app = id.and_then(|id| self.kb.apps.iter().position(|a| a.id == id)),
-                Err(e) => tracing::warn!(host, error = %e, "cannot read the host's application"),
+                Err(e) => self.damaged(e),
             }
         }
         s
+    }
+
+    /// Keeps the first error met on the persisted state for [`Helper::take_error`].
+    pub(crate) fn damaged(&self, e: AahError) {
+        tracing::error!(error = %e, "the helper's store failed");
+        let mut d = self.damaged.lock().unwrap_or_else(|p| p.into_inner());
+        d.get_or_insert(e);
+    }
+
+    /// The first error met on the helper's persisted state since the last call (reading its
+    /// store, staging an adoption or a capture), for the crawl to stop on: a page's reading
+    /// cannot fail, and what the store did not keep would be lost without a word.
+    pub fn take_error(&self) -> Option<AahError> {
+        self.damaged
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     fn save(&self, host: &str, mut st: HostState) {
@@ -400,7 +422,9 @@ impl Helper {
                 "adopted a relaxed expression"
             );
             if let Some(store) = &self.store {
-                store.put_adoption(&a);
+                if let Err(e) = store.put_adoption(&a) {
+                    self.damaged(e);
+                }
             }
         }
         let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());

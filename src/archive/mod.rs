@@ -123,6 +123,15 @@ pub enum ArchiveError {
         /// Why it was refused.
         reason: String,
     },
+    /// Something to be written into a record could not be encoded; nothing is written in its
+    /// place.
+    #[error("cannot encode {what}: {reason}")]
+    Encode {
+        /// What was being encoded, and for which URL.
+        what: String,
+        /// Why it failed.
+        reason: String,
+    },
     /// Malformed or damaged WARC data.
     #[error("{file} at offset {offset}: {message}")]
     Corrupt {

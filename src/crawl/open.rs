@@ -44,7 +44,11 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
     }
     let resuming = layout.exists();
     let store = state::open(&layout)?;
-    let spec_json = serde_json::to_string_pretty(spec.written()).unwrap_or_default();
+    let spec_json =
+        serde_json::to_string_pretty(spec.written()).map_err(|source| CrawlError::Encode {
+            what: format!("the spec for {}", layout.spec().display()),
+            source,
+        })?;
     std::fs::write(layout.spec(), spec_json).map_err(io_err(layout.spec()))?;
 
     let helper = online::helper(&spec, store.clone())?;
@@ -72,10 +76,7 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
     let writer = WarcWriter::create(super::writer_config(&spec, &layout, opts))?;
     let analyzer = online::analyzer(&spec, &frontier)?;
     if let Some(a) = &analyzer {
-        online::write_topic(
-            &layout.topic(),
-            &serde_json::to_vec(a.topic()).unwrap_or_default(),
-        );
+        online::write_topic(&layout.topic(), &state::to_json(a.topic(), "the topic")?);
     }
 
     Ok(Opened {

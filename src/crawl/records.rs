@@ -128,7 +128,11 @@ pub fn encode(
         fields.as_bytes(),
         level,
     )?);
-    for (media_type, json) in notes.map(|n| json_notes(uri, links, n)).unwrap_or_default() {
+    let notes = match notes {
+        Some(n) => json_notes(uri, links, n)?,
+        None => Vec::new(),
+    };
+    for (media_type, json) in notes {
         let id = archive::new_record_id();
         let target = notes_target_uri(media_type, &info.url);
         rest.extend(archive::metadata_record(
@@ -228,7 +232,19 @@ fn is_zero(x: &f32) -> bool {
 
 /// The analysis record (page relevance, the score this URL was fetched with, every outlink's
 /// components) and the helper's record (application, level, objects, link verdicts).
-fn json_notes(uri: &CrawlUri, links: &[Link], n: &PageNotes) -> Vec<(&'static str, Vec<u8>)> {
+/// The JSON metadata records of a page; a note that does not serialise is an error, never an
+/// empty record.
+fn json_notes(
+    uri: &CrawlUri,
+    links: &[Link],
+    n: &PageNotes,
+) -> Result<Vec<(&'static str, Vec<u8>)>, ArchiveError> {
+    let encode = |media_type: &str, v: Result<Vec<u8>, serde_json::Error>| {
+        v.map_err(|e| ArchiveError::Encode {
+            what: format!("the {media_type} metadata record of {}", uri.url),
+            reason: e.to_string(),
+        })
+    };
     let mut out = Vec::new();
     if let Some(a) = n.analysis {
         let outlinks: Vec<ScoredLink> = links
@@ -258,16 +274,19 @@ fn json_notes(uri: &CrawlUri, links: &[Link], n: &PageNotes) -> Vec<(&'static st
         });
         out.push((
             ANALYSIS_MEDIA_TYPE,
-            serde_json::to_vec(&v).unwrap_or_default(),
+            encode(ANALYSIS_MEDIA_TYPE, serde_json::to_vec(&v))?,
         ));
     }
     if let Some(m) = n
         .app
         .filter(|m| m.application.is_some() || !m.objects.is_empty())
     {
-        out.push((AAH_MEDIA_TYPE, serde_json::to_vec(m).unwrap_or_default()));
+        out.push((
+            AAH_MEDIA_TYPE,
+            encode(AAH_MEDIA_TYPE, serde_json::to_vec(m))?,
+        ));
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

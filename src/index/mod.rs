@@ -91,6 +91,14 @@ pub enum IndexError {
         /// What tantivy said.
         source: tantivy::TantivyError,
     },
+    /// Persisted index state that cannot be read or written as it must be.
+    #[error("{what}: {reason}")]
+    Damaged {
+        /// The state concerned, naming the index.
+        what: String,
+        /// Why.
+        reason: String,
+    },
     /// A file or directory could not be used.
     #[error("{}: {source}", path.display())]
     Io {
@@ -345,9 +353,13 @@ impl Index {
 
 fn read_state(inner: &tantivy::Index, name: &str) -> Result<CommitState, IndexError> {
     let metas = inner.load_metas().map_err(IndexError::tantivy(name))?;
-    Ok(metas
-        .payload
-        .as_deref()
-        .and_then(|p| serde_json::from_str(p).ok())
-        .unwrap_or_default())
+    // No payload: an index no commit of magpie's wrote yet. One that does not parse is damage,
+    // never read as "no position" (which would index every WARC file again on top).
+    match metas.payload.as_deref() {
+        None => Ok(CommitState::default()),
+        Some(p) => serde_json::from_str(p).map_err(|e| IndexError::Damaged {
+            what: format!("index {name}: the last commit's payload"),
+            reason: format!("{e}; run `magpie index rebuild`"),
+        }),
+    }
 }

@@ -169,3 +169,32 @@ fn a_second_writer_is_refused_and_schema_changes_are_detected() {
     let fresh = Index::recreate(other.path()).expect("recreate");
     assert_eq!(fresh.num_docs(), 0);
 }
+
+#[test]
+fn a_commit_payload_that_does_not_parse_is_damage_not_a_fresh_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let index = Index::open(dir.path()).expect("open");
+    index
+        .indexer(IndexerConfig::default())
+        .expect("indexer")
+        .close(None)
+        .expect("close");
+    drop(index);
+    // A commit whose payload is not magpie's (a truncated write, another tool's commit).
+    {
+        let raw = tantivy::Index::open_in_dir(dir.path()).expect("tantivy open");
+        let mut w: tantivy::IndexWriter = raw.writer(15_000_000).expect("writer");
+        let mut prepared = w.prepare_commit().expect("prepare");
+        prepared.set_payload("{\"schema_version\":");
+        prepared.commit().expect("commit");
+    }
+    let err = Index::open(dir.path())
+        .err()
+        .expect("a damaged payload is an error");
+    let msg = err.to_string();
+    assert!(matches!(err, IndexError::Damaged { .. }), "{msg}");
+    assert!(
+        msg.contains("payload") && msg.contains("index rebuild"),
+        "{msg}"
+    );
+}

@@ -89,7 +89,10 @@ impl Writer {
             schema_version: SCHEMA_VERSION,
             position: position.cloned(),
         };
-        let payload = serde_json::to_string(&state).unwrap_or_default();
+        let payload = serde_json::to_string(&state).map_err(|e| IndexError::Damaged {
+            what: format!("index {}: the commit's payload", self.name),
+            reason: e.to_string(),
+        })?;
         let ctx = format!("{}: commit", self.name);
         let mut prepared = self.w.prepare_commit().map_err(IndexError::tantivy(&ctx))?;
         prepared.set_payload(&payload);

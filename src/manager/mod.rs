@@ -307,11 +307,11 @@ impl Manager {
         Ok(())
     }
 
-    fn set_state(&self, id: &str, slot: &Slot, state: CrawlState) {
+    /// Sets and saves the crawl's state; a `status.json` that cannot be written is the
+    /// caller's error (the action happened, but a restart would not know it).
+    fn set_state(&self, id: &str, slot: &Slot, state: CrawlState) -> Result<(), ManagerError> {
         lock(&slot.status).state = state;
-        if let Err(e) = self.save(id, slot) {
-            tracing::warn!("cannot save the state of crawl {id}: {e}");
-        }
+        self.save(id, slot)
     }
 
     /// Starts the crawl's engine task (paused or not) on the manager's runtime; its control
@@ -363,7 +363,15 @@ impl Manager {
                 }
             }
             if let Err(e) = me.save(&id, &slot) {
+                // Nobody waits on this task: the error goes where the operator looks, the
+                // crawl's listing, besides the log.
                 tracing::error!("cannot save the state of crawl {id}: {e}");
+                let mut st = lock(&slot.status);
+                let saved = format!("its status.json was not saved: {e}");
+                st.error = Some(match st.error.take() {
+                    Some(before) => format!("{before}; {saved}"),
+                    None => saved,
+                });
             }
             *lock(&slot.control) = None;
         });
@@ -427,7 +435,7 @@ impl Manager {
             }
         }
         slot.stats.event("crawl-started", id);
-        self.set_state(id, &slot, CrawlState::Running);
+        self.set_state(id, &slot, CrawlState::Running)?;
         Ok(CrawlState::Running)
     }
 
@@ -436,7 +444,7 @@ impl Manager {
         let slot = self.slot(id)?;
         self.require(id, &slot, &[CrawlState::Running], "pause")?;
         self.send(id, &slot, Control::Pause, "pause")?;
-        self.set_state(id, &slot, CrawlState::Paused);
+        self.set_state(id, &slot, CrawlState::Paused)?;
         Ok(CrawlState::Paused)
     }
 
@@ -450,7 +458,7 @@ impl Manager {
             "resume",
         )?;
         self.send(id, &slot, Control::Resume, "resume")?;
-        self.set_state(id, &slot, CrawlState::Running);
+        self.set_state(id, &slot, CrawlState::Running)?;
         Ok(CrawlState::Running)
     }
 

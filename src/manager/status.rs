@@ -160,8 +160,12 @@ pub(super) fn write_status(
         crawl_dir.join("status.json"),
         crawl_dir.join("status.json.tmp"),
     );
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, &path)
+    let named = |p: &std::path::Path| {
+        let p = p.display().to_string();
+        move |e: std::io::Error| std::io::Error::new(e.kind(), format!("{p}: {e}"))
+    };
+    std::fs::write(&tmp, text).map_err(named(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(named(&path))
 }
 
 /// Records the end of a `magpie crawl` run in `DIR/<name>/status.json`, so that `magpie serve`

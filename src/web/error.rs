@@ -151,6 +151,7 @@ fn index_status(e: &IndexError) -> (StatusCode, &'static str) {
         IndexError::Locked { .. } => (StatusCode::CONFLICT, "locked"),
         IndexError::Tantivy { .. }
         | IndexError::Io { .. }
+        | IndexError::Damaged { .. }
         | IndexError::Archive(_)
         | IndexError::Stopped(_) => (StatusCode::INTERNAL_SERVER_ERROR, "index"),
     }

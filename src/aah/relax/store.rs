@@ -77,9 +77,13 @@ fn decode<T: for<'de> Deserialize<'de>>(k: &[u8], v: &[u8]) -> Result<T, AahErro
     })
 }
 
-fn encode<T: Serialize>(v: &T) -> Vec<u8> {
-    // Plain structs of strings always serialise.
-    serde_json::to_vec(v).unwrap_or_default()
+/// A record's bytes; one that does not serialise is an error naming its key, never an empty
+/// record.
+fn encode<T: Serialize>(k: &[u8], v: &T) -> Result<Vec<u8>, AahError> {
+    serde_json::to_vec(v).map_err(|e| AahError::Record {
+        key: String::from_utf8_lossy(k).replace('\0', "/"),
+        reason: e.to_string(),
+    })
 }
 
 impl RelaxStore {
@@ -91,13 +95,16 @@ impl RelaxStore {
     }
 
     /// Stages an adoption.
-    pub(crate) fn put_adoption(&self, a: &Adoption) {
+    pub(crate) fn put_adoption(&self, a: &Adoption) -> Result<(), AahError> {
         let k = Key::Adoption {
             host: &a.host,
             application: &a.application,
             action: &a.action,
-        };
-        self.stage(k.bytes(), encode(a));
+        }
+        .bytes();
+        let v = encode(&k, a)?;
+        self.stage(k, v);
+        Ok(())
     }
 
     /// Adoptions of one host (all applications), or of every host.
@@ -124,8 +131,11 @@ impl RelaxStore {
     }
 
     /// Stages the content captured from a page.
-    pub(crate) fn capture(&self, host: &str, url: &str, c: &Captured) {
-        self.stage(Key::Captured { host, url }.bytes(), encode(c));
+    pub(crate) fn capture(&self, host: &str, url: &str, c: &Captured) -> Result<(), AahError> {
+        let k = Key::Captured { host, url }.bytes();
+        let v = encode(&k, c)?;
+        self.stage(k, v);
+        Ok(())
     }
 
     /// Stages the application detected on a host.
@@ -189,7 +199,7 @@ mod tests {
     fn what_is_staged_is_read_back_and_only_the_caller_commits_it() {
         let store = Store::temporary().unwrap();
         let rs = RelaxStore::new(store.clone());
-        rs.put_adoption(&adoption("a.test", "body"));
+        rs.put_adoption(&adoption("a.test", "body")).unwrap();
         rs.put_app("a.test", "phpbb");
         assert_eq!(rs.adoptions(Some("a.test")).unwrap().len(), 1);
         assert_eq!(rs.app("a.test").unwrap().as_deref(), Some("phpbb"));
