@@ -92,7 +92,10 @@ fn kb_detect_json_follows_the_contract() {
     assert!(!links.is_empty());
     for l in links {
         let action = l["action"].as_str().unwrap();
-        assert!(["follow", "boost", "skip"].contains(&action), "{l}");
+        assert!(
+            ["follow", "boost", "skip", "defer"].contains(&action),
+            "{l}"
+        );
         assert!(l["url"].as_str().unwrap().starts_with("https://"), "{l}");
         assert!(!l["rule"].as_str().unwrap().is_empty());
     }

@@ -93,6 +93,7 @@ fn every_fixture_is_detected_extracted_and_judged_as_expected() {
                         LinkAction::Follow => "follow",
                         LinkAction::Boost => "boost",
                         LinkAction::Skip => "skip",
+                        LinkAction::Defer => "defer",
                     },
                     v.rule
                 ),

@@ -248,10 +248,11 @@ pub fn text_report(m: &AppMatch) -> String {
     let count = |a: LinkAction| m.links.iter().filter(|l| l.action == a).count();
     let _ = writeln!(
         out,
-        "links: {} follow, {} boost, {} skip",
+        "links: {} follow, {} boost, {} skip, {} defer",
         count(LinkAction::Follow),
         count(LinkAction::Boost),
-        count(LinkAction::Skip)
+        count(LinkAction::Skip),
+        count(LinkAction::Defer)
     );
     for l in &m.links {
         let action = match (l.action, l.boost) {
@@ -259,6 +260,7 @@ pub fn text_report(m: &AppMatch) -> String {
             (LinkAction::Boost, None) => "boost".into(),
             (LinkAction::Follow, _) => "follow".into(),
             (LinkAction::Skip, _) => "skip".into(),
+            (LinkAction::Defer, _) => "defer".into(),
         };
         let _ = writeln!(out, "  {action:<11} {}  [{}]", l.url, l.rule);
     }

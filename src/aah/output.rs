@@ -81,6 +81,11 @@ pub enum LinkAction {
     Boost,
     /// Do not queue it.
     Skip,
+    /// Queue it with the lowest priority: on a host whose category no page has shown yet, a
+    /// link the helper would skip there once it knows (`/login`, a `.txt` rendering) is
+    /// fetched last, and taken out of the queue if the host turns out to be a forum, wiki,
+    /// blog, news or docs site; on any other host it is still archived.
+    Defer,
 }
 
 /// The `rule` of a verdict no knowledge-base rule gave: the link is simply followed.
@@ -91,7 +96,7 @@ pub const DEFAULT_RULE: &str = "default";
 pub struct LinkVerdict {
     /// The link's absolute URL, as the parse stage found it.
     pub url: String,
-    /// Follow, boost or skip.
+    /// Follow, boost, skip or defer.
     pub action: LinkAction,
     /// For `boost`: how much to add to the priority (in (0, 1]).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -124,10 +124,11 @@ impl Helper {
     }
 
     /// Verdicts on the links of a page no knowledge-base application matched, into
-    /// `out.links`: links to views, actions and renderings are skipped
-    /// (`generic::not_worth_on`), from the first page of a host on, whether or not its
-    /// category is known yet (the links of a forum's home page lead to `/login` before any
-    /// page says it is a forum); each URL template skipped is recorded once per host, with the
+    /// `out.links`: links to views, actions and renderings (`generic::not_worth_on`) are
+    /// skipped on a host whose category is known, and deferred (queued last) on one whose
+    /// category no page has shown yet: a forum's home page links to `/login` before any page
+    /// says it is a forum, and a host that is no forum, wiki, blog, news or docs site still
+    /// gets its `.txt` files; each URL template skipped is recorded once per host, with the
     /// page that showed it, like an adopted relaxation (listed by the API and the cockpit's
     /// hosts page, logged), and reported in `out.actions` as learned on this page, so that the
     /// crawl can take URLs of that kind already queued out of the queue
@@ -143,6 +144,11 @@ impl Helper {
         out.links = default_verdicts(links);
         let model = self.host_model(host);
         let mut model = model.lock().unwrap_or_else(|p| p.into_inner());
+        let known = model.category().is_some()
+            || out
+                .application
+                .as_ref()
+                .is_some_and(|a| a.name == UNKNOWN_APP);
         let same_host: Vec<(usize, Url)> = out
             .links
             .iter()
@@ -162,6 +168,11 @@ impl Helper {
             let Some((template, why)) = generic::not_worth_on(&u, page, &linked, &model) else {
                 continue;
             };
+            if !known {
+                v.action = LinkAction::Defer;
+                v.rule = format!("{UNKNOWN_APP}/*/defer {template}");
+                continue;
+            }
             v.action = LinkAction::Skip;
             v.rule = format!("{UNKNOWN_APP}/*/skip {template}");
             let rules: Vec<&Adoption> = st
@@ -204,13 +215,14 @@ impl Helper {
     }
 
     /// Whether a URL already queued is now known not to be worth a fetch: its shape answers no
-    /// page, or the navigation rules of its host (one no knowledge-base application matched)
-    /// skip it. Rules are learned from the templates of the host's links, which the links of
-    /// its first pages were queued before.
+    /// page, or the navigation rules of its host (one no knowledge-base application matched,
+    /// whose category is known) skip it. The links of a host's first pages were queued before
+    /// (deferred, at the lowest priority, when the rules already said so).
     pub fn not_worth_queued(&self, url: &Url) -> bool {
         self.existing_model(url).is_some_and(|m| {
             let m = m.lock().unwrap_or_else(|p| p.into_inner());
-            m.url_answers_no_page(url) || generic::not_worth(url, &m).is_some()
+            m.url_answers_no_page(url)
+                || (m.category().is_some() && generic::not_worth(url, &m).is_some())
         })
     }
 
@@ -326,5 +338,27 @@ mod tests {
         assert_eq!(m.application.map(|a| a.category), Some(Category::Blog));
         let m = read(&helper, &post);
         assert_eq!(m.application.map(|a| a.category), Some(Category::Blog));
+    }
+
+    #[test]
+    fn a_damaged_record_in_the_helpers_store_is_an_error_for_the_crawl() {
+        use crate::store::{Key, Store, WriteSet};
+        let store = Store::temporary().unwrap();
+        let mut ws = WriteSet::default();
+        let key = Key::Adoption {
+            host: "blog.example",
+            application: UNKNOWN_APP,
+            action: CATEGORY_ACTION,
+        };
+        ws.put(key.bytes(), b"{\"host\": ".to_vec());
+        store.commit(ws).unwrap();
+        let helper = Helper::from_kb(crate::aah::builtin().unwrap()).with_store(store);
+        let url = Url::parse("http://blog.example/").unwrap();
+        helper.analyze(&url, &[], b"<html><body><p>Hello</p></body></html>", &[]);
+        let e = helper
+            .take_error()
+            .expect("the damaged adoption is reported");
+        assert!(e.to_string().contains("blog.example"), "{e}");
+        assert!(helper.take_error().is_none(), "reported once");
     }
 }

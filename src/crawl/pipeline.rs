@@ -82,7 +82,8 @@ pub struct Outlink {
     pub hops: String,
     /// The analysis score of the link (with the application-aware boost), when analysed.
     pub score: Option<ScoreParts>,
-    /// Priority boost from the application-aware helper (0 without one).
+    /// Priority boost from the application-aware helper (0 without one; -1 for a deferred
+    /// link, which brings its priority to 0).
     pub boost: f32,
     /// The analysis flagged the link as spam: blacklist it.
     pub blacklist: bool,
@@ -93,7 +94,7 @@ impl Outlink {
     /// found on.
     pub fn into_uri(self, via: &str, inherited: f32) -> (Url, CrawlUri) {
         let depth = self.hops.chars().filter(|&c| c == Hop::Link.code()).count();
-        let priority = (1.0 / (1.0 + depth as f32) + self.boost).min(1.0);
+        let priority = (1.0 / (1.0 + depth as f32) + self.boost).clamp(0.0, 1.0);
         let uri = CrawlUri {
             url: self.raw,
             hops: self.hops,
@@ -195,6 +196,9 @@ pub fn process_page(
         let url = Url::parse(page_url).ok()?;
         Some(h.analyze_doc(&url, &fetched.info.headers, doc, &page.links))
     });
+    if let Some(e) = ctx.helper.as_ref().and_then(|h| h.take_error()) {
+        return Err(e.into());
+    }
     drop(doc);
     let mut reference = None;
     let analysis = ctx.analyzer().map(|a| {
@@ -308,10 +312,11 @@ fn judge_links(links: &[Link], a: Option<&PageAnalysis>, m: Option<&AppMatch>) -
                     .get(l.url.as_str())
                     .copied()
                     .unwrap_or((LinkAction::Follow, 0.0, false));
-            let boost = if action == LinkAction::Boost {
-                boost
-            } else {
-                0.0
+            // A deferred link goes below every other: its priority is brought to zero.
+            let boost = match action {
+                LinkAction::Boost => boost,
+                LinkAction::Defer => -1.0,
+                LinkAction::Follow | LinkAction::Skip => 0.0,
             };
             let ls = a.and_then(|a| a.links.get(i));
             Judged {
@@ -319,7 +324,7 @@ fn judge_links(links: &[Link], a: Option<&PageAnalysis>, m: Option<&AppMatch>) -
                     total: if s.blacklist {
                         0.0
                     } else {
-                        (s.parts.total + boost).min(1.0)
+                        (s.parts.total + boost).clamp(0.0, 1.0)
                     },
                     ..s.parts
                 }),

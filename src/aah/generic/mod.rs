@@ -305,7 +305,8 @@ fn kind_of(
             && ((prose < MAX_ENTRY_PROSE
                 && ((s.heading_link && main_link_elsewhere(page, n))
                     || (s.link * 10 >= s.text * 3 && prose < MAX_LINK_ENTRY_PROSE)))
-                || opens_with_a_title_link(page, n));
+                || opens_with_a_title_link(page, n)
+                || opens_with_a_link_cell(page, n));
         let g = groups.entry((parent, e.name(), class)).or_default();
         g.0 += 1;
         if headed {
@@ -380,6 +381,40 @@ fn opens_with_a_title_link(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
     href.is_some_and(|h| !page.is_self(h)) && linked > 0 && linked * 10 >= whole * 9
 }
 
+/// Characters of a table cell beside an entry's linked name that still only describe the entry.
+const MAX_CELL_CHARS: usize = 80;
+
+/// Whether `n` is a table row whose first cell is wholly links to other pages: the rows
+/// of a directory listing or a table of topics (title, then slug, author or date), where the
+/// other cells are short words, not prose.
+fn opens_with_a_link_cell(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
+    if name(n) != "tr" {
+        return false;
+    }
+    let Some(cell) = n.children().find(|c| matches!(name(*c), "td" | "th")) else {
+        return false;
+    };
+    let whole = page.text(cell).chars().count();
+    let linked: usize = cell
+        .descendants()
+        .filter(|d| name(*d) == "a")
+        .filter(|a| {
+            a.value()
+                .as_element()
+                .and_then(|e| e.attr("href"))
+                .is_some_and(|h| !page.is_self(h))
+        })
+        .map(|a| page.text(a).chars().count())
+        .sum();
+    // The other cells name, date or count the entry; a post's text beside its author's name
+    // is the entry itself (a forum topic laid out as a table).
+    let short_rest = n
+        .children()
+        .filter(|c| matches!(name(*c), "td" | "th") && c.id() != cell.id())
+        .all(|c| page.text(c).chars().count() <= MAX_CELL_CHARS);
+    linked > 0 && linked * 10 >= whole * 8 && short_rest
+}
+
 /// Whether the first heading in `n` is headed by a link to another page: its largest link
 /// holds at least half of its text.
 fn main_link_elsewhere(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
@@ -449,5 +484,29 @@ mod tests {
             r#"<ul itemscope itemtype="https://schema.org/ItemList"></ul>"#
         ));
         assert_eq!(inside.kind, Some(LevelKind::Terminal));
+    }
+
+    #[test]
+    fn rows_opening_with_a_linked_name_are_a_list_and_posts_beside_authors_are_not() {
+        let row = |name: &str, rest: &str| {
+            format!("<tr><td><a href=\"/{name}/\">{name}</a></td><td>{rest}</td></tr>")
+        };
+        let table = |rows: String| {
+            format!(
+                "<html><head><title>T</title></head><body><main><h1>Birds</h1>\
+                 <table>{rows}</table></main></body></html>"
+            )
+        };
+        let listing: String = ["crust", "rye", "sourdough", "starter"]
+            .iter()
+            .map(|n| row(n, "2 years ago"))
+            .collect();
+        let reading = read_alone(&table(listing));
+        assert_eq!(reading.kind, Some(LevelKind::Intermediate), "{reading:?}");
+        let post = "The wren sang from the hedge all morning, and by noon three more had \
+                    joined it along the old wall by the mill race, where the water runs fast.";
+        let topic: String = ["ann", "bob", "cat"].iter().map(|n| row(n, post)).collect();
+        let reading = read_alone(&table(topic));
+        assert_eq!(reading.kind, Some(LevelKind::Terminal), "{reading:?}");
     }
 }

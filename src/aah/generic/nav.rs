@@ -204,6 +204,14 @@ pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
                 return Some((template, format!("the path key {k:?}")));
             }
         }
+        // `/+meta/Birds/Heron` where `/Birds/Heron` is a URL of the host: a marked first
+        // segment before a page's path is a view of that page (MoinMoin's item views).
+        if i == 0 && lower.starts_with(['_', '@', '+']) && shapes.has_tail_of(&shape) {
+            return Some((
+                literal(&template, i, seg),
+                format!("{seg:?} before a page's path: a view of it"),
+            ));
+        }
         // `_dir` after `/birds/heron/` and `/rivers/weir/`: a marked segment (`_`, `@`, `+`)
         // offered after many pages is an action of each, whatever its word (django-wiki).
         if lower.starts_with(['_', '@', '+'])
@@ -278,6 +286,21 @@ pub fn not_worth_on(
                 template(),
                 format!("{} with a query: a view of it", x.path()),
             ));
+        }
+    }
+    // `/+meta/Rivers/Weir` beside `/Rivers/Weir`: a marked first segment before the path of
+    // the page or of one of its links is a view of that page (MoinMoin's item views).
+    if let Some((first, rest)) = url.path().trim_start_matches('/').split_once('/') {
+        if first.starts_with(['_', '@', '+']) && !rest.trim_matches('/').is_empty() {
+            let mut x = url.clone();
+            x.set_query(None);
+            x.set_path(&format!("/{rest}"));
+            if known(&x) {
+                return Some((
+                    literal(&template(), 0, first),
+                    format!("{first:?} before {}: a view of it", x.path()),
+                ));
+            }
         }
     }
     let path = url.path().trim_end_matches('/');
@@ -588,5 +611,19 @@ mod tests {
         let m = host(&[]);
         assert!(not_worth(&url("http://q/feedback/?next=eyJhbGci"), &m).is_some());
         assert!(not_worth(&url("http://s/accounts/in/?next=/"), &m).is_some());
+    }
+
+    #[test]
+    fn a_marked_first_segment_before_a_page_path_is_a_view_of_it() {
+        let m = host(&["http://w/Birds/Heron", "http://w/Birds/Wren"]);
+        for u in [
+            "http://w/+meta/Birds/Heron",
+            "http://w/+show/+7300a14b/Birds/Heron",
+        ] {
+            assert!(not_worth(&url(u), &m).is_some(), "{u}");
+        }
+        // Before no page of the host: a section of its own.
+        assert_eq!(not_worth(&url("http://w/+tags/rivers"), &m), None);
+        assert!(on("http://w/+index/Birds/Owl", "http://w/Birds/Owl", &[], &m).is_some());
     }
 }

@@ -145,6 +145,18 @@ impl Shapes {
         prefixes.len() >= 2
     }
 
+    /// Whether the host has a URL whose path is `me`'s without its leading marked segments
+    /// (`_ @ +`): `/Birds/Heron` for `/+meta/Birds/Heron` and for
+    /// `/+show/+7300a14b/Birds/Heron` (an old revision).
+    pub(super) fn has_tail_of(&self, me: &Shape) -> bool {
+        let marked = me
+            .raw
+            .iter()
+            .take_while(|s| s.starts_with(['_', '@', '+']))
+            .count();
+        marked >= 1 && me.raw.len() > marked && self.0.iter().any(|o| o.raw == me.raw[marked..])
+    }
+
     /// The distinct values at place `i` of the shapes that share `me`'s first `i` places and
     /// length: the choices a menu offers there.
     pub(super) fn siblings(&self, me: &Shape, i: usize) -> Vec<&str> {
