@@ -32,11 +32,13 @@ mod item;
 mod nav;
 mod page;
 mod template;
+mod views;
 
 pub use host::HostModel;
-pub use nav::{not_worth, not_worth_on};
+pub use nav::not_worth;
 use page::{Page, Stats};
 use template::Shape;
+pub use views::not_worth_on;
 
 /// Characters of body text kept.
 pub(super) const BODY_CHARS: usize = 8_000;

@@ -5,6 +5,10 @@
 
 use url::Url;
 
+/// Characters that open a segment naming an action rather than a page (`_dir`, `@edit`,
+/// `+meta`): applications set their views apart from names so.
+pub(super) const MARKS: [char; 3] = ['_', '@', '+'];
+
 /// Distinct shapes kept per host.
 const MAX_SHAPES: usize = 5_000;
 /// Distinct values at one place that make it a variable slot.
@@ -149,11 +153,7 @@ impl Shapes {
     /// (`_ @ +`): `/Birds/Heron` for `/+meta/Birds/Heron` and for
     /// `/+show/+7300a14b/Birds/Heron` (an old revision).
     pub(super) fn has_tail_of(&self, me: &Shape) -> bool {
-        let marked = me
-            .raw
-            .iter()
-            .take_while(|s| s.starts_with(['_', '@', '+']))
-            .count();
+        let marked = me.raw.iter().take_while(|s| s.starts_with(MARKS)).count();
         marked >= 1 && me.raw.len() > marked && self.0.iter().any(|o| o.raw == me.raw[marked..])
     }
 

@@ -1,0 +1,276 @@
+//! A link judged against the page it is on, for a host no knowledge-base application matched:
+//! besides what its URL says (`nav::not_worth`), a link can be a view of a page rather than a
+//! page of its own — the first page of a list under a second URL, a page's clean URL with a
+//! permalink's or a sort's query added, a post's place in a topic, a marked view before a
+//! page's path.
+
+use std::collections::HashSet;
+
+use url::Url;
+
+use super::host::HostModel;
+use super::nav::{literal, not_worth};
+use super::template::{Shape, MARKS};
+
+/// Query keys that number the pages of a list, with the first page's value: `?page=1` is the
+/// list itself under a second URL.
+const PAGING_KEYS: &[(&str, &str)] = &[
+    ("page", "1"),
+    ("paged", "1"),
+    ("pg", "1"),
+    ("start", "0"),
+    ("offset", "0"),
+];
+
+/// Whether `key=value` names the first page of a list.
+fn first_page(key: &str, value: &str) -> bool {
+    PAGING_KEYS.iter().any(|&(k, v)| k == key && v == value)
+}
+
+/// [`not_worth`] for a link found on `page`, which links to `linked` too (same-host URLs,
+/// without fragments): besides what [`not_worth`] says, a link can be a view of a page rather
+/// than a page of its own.
+/// - The first page of a list under a second URL (`?page=1`, `/page:1/`) when the page is, or
+///   links to, the list's own URL.
+/// - A clean URL `X` that is the page or that the page links to, with a query added (a sort,
+///   a filter, a post's or an answer's permalink: Askbot's `?answer=2`, django-machina's
+///   `?post=21`), unless the query only turns pages or names an item (`?id=`). A path `/` or a
+///   script (`index.php`) is not clean: there the query names the page (`/?p=12`).
+/// - Another URL `X` of the page, two or more segments ending in a name, with a small number
+///   added (`/topic/2/slug/3` beside `/topic/2/slug`: a post's place in topic X, NodeBB's
+///   teasers). Paging links of X are on X itself; `/archives/2023` and `/report/1` are a year
+///   and an id under a one-segment list.
+pub fn not_worth_on(
+    url: &Url,
+    page: &Url,
+    linked: &HashSet<String>,
+    host: &HostModel,
+) -> Option<(String, String)> {
+    if let Some(found) = not_worth(url, host) {
+        return Some(found);
+    }
+    let template = || host.nav_shapes().template(&Shape::of(url));
+    let known = |x: &Url| {
+        let s = x.as_str();
+        x.path() == page.path() && x.query() == page.query()
+            || linked.contains(s)
+            || linked.contains(s.strip_suffix('/').unwrap_or(s))
+            || linked.contains(&format!("{s}/"))
+    };
+    if let Some(first) = without_first_page(url) {
+        if known(&first) {
+            return Some((template(), format!("the first page of {}", first.path())));
+        }
+    }
+    if url.query().is_some() && !url.query_pairs().all(|(k, _)| turns_or_names(&k)) {
+        let mut x = url.clone();
+        x.set_query(None);
+        if clean(&x) && known(&x) {
+            return Some((
+                template(),
+                format!("{} with a query: a view of it", x.path()),
+            ));
+        }
+    }
+    // `/+meta/Rivers/Weir` beside `/Rivers/Weir`: a marked first segment before the path of
+    // the page or of one of its links is a view of that page (MoinMoin's item views).
+    if let Some((first, rest)) = url.path().trim_start_matches('/').split_once('/') {
+        if first.starts_with(MARKS) && !rest.trim_matches('/').is_empty() {
+            let mut x = url.clone();
+            x.set_query(None);
+            x.set_path(&format!("/{rest}"));
+            if known(&x) {
+                return Some((
+                    literal(&template(), 0, first),
+                    format!("{first:?} before {}: a view of it", x.path()),
+                ));
+            }
+        }
+    }
+    let path = url.path().trim_end_matches('/');
+    let (parent, last) = path.rsplit_once('/')?;
+    let parent_last = parent.rsplit('/').next().unwrap_or("");
+    let place = last.len() <= 3 && !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit());
+    if url.query().is_some()
+        || !place
+        || parent.trim_matches('/').split('/').count() < 2
+        || parent_last.is_empty()
+        || parent_last.bytes().all(|b| b.is_ascii_digit())
+        || page.path().trim_end_matches('/') == parent
+    {
+        return None;
+    }
+    let mut x = url.clone();
+    x.set_query(None);
+    x.set_path(parent);
+    known(&x).then(|| {
+        (
+            template(),
+            format!("a place in {}, which the page links to", x.path()),
+        )
+    })
+}
+
+/// Whether a query key turns pages (`page`) or names an item (`id`, `topic_id`, `p`, `t`,
+/// `title`) rather than a view of the page without it.
+fn turns_or_names(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    PAGING_KEYS.iter().any(|&(p, _)| p == k)
+        || ["p", "t", "title"].contains(&k.as_str())
+        || k.ends_with("id")
+}
+
+/// Whether a URL's path names a page by itself: not `/`, not a script (`index.php`).
+fn clean(url: &Url) -> bool {
+    url.path() != "/"
+        && url
+            .path_segments()
+            .and_then(|mut s| s.rfind(|s| !s.is_empty()))
+            .is_some_and(|last| {
+                !last.contains('.') || last.ends_with(".html") || last.ends_with(".htm")
+            })
+}
+
+/// `url` without what makes it the first page of a list (`?page=1`, a last segment
+/// `page:1`), if it has that.
+fn without_first_page(url: &Url) -> Option<Url> {
+    let mut out = url.clone();
+    if url.query().is_some() {
+        let pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        let rest: Vec<&(String, String)> = pairs
+            .iter()
+            .filter(|(k, v)| !first_page(&k.to_ascii_lowercase(), v))
+            .collect();
+        if rest.len() == pairs.len() {
+            return None;
+        }
+        if rest.is_empty() {
+            out.set_query(None);
+        } else {
+            out.query_pairs_mut().clear().extend_pairs(rest);
+        }
+        return Some(out);
+    }
+    let path = url.path().trim_end_matches('/');
+    let (parent, last) = path.rsplit_once('/')?;
+    let (k, v) = last.split_once(':')?;
+    first_page(&k.to_ascii_lowercase(), v).then(|| {
+        out.set_path(&format!("{parent}/"));
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(u: &str) -> Url {
+        Url::parse(u).unwrap()
+    }
+
+    fn host(urls: &[&str]) -> HostModel {
+        let mut m = HostModel::default();
+        for u in urls {
+            m.observe_link(&url(u));
+        }
+        m
+    }
+
+    fn on(u: &str, page: &str, links: &[&str], m: &HostModel) -> Option<(String, String)> {
+        let linked: HashSet<String> = links.iter().map(|l| url(l).to_string()).collect();
+        not_worth_on(&url(u), &url(page), &linked, m)
+    }
+
+    #[test]
+    fn the_first_page_under_a_second_url_is_skipped_when_the_list_is_known() {
+        let m = host(&["http://f/category/5/birds"]);
+        let list = "http://f/category/5/birds";
+        assert!(on("http://f/category/5/birds?page=1", list, &[], &m).is_some());
+        assert!(on("http://f/c/5?page=1", "http://f/", &["http://f/c/5"], &m).is_some());
+        // The list's own URL unknown: `?page=1` may be the only way to it.
+        assert_eq!(on("http://f/c/5?page=1", "http://f/", &[], &m), None);
+        assert_eq!(on("http://f/category/5/birds?page=2", list, &[], &m), None);
+        let q = "http://q/questions/sort:activity-desc/page:1/";
+        assert!(on(
+            q,
+            "http://q/",
+            &["http://q/questions/sort:activity-desc/"],
+            &m
+        )
+        .is_some());
+    }
+
+    #[test]
+    fn a_clean_url_with_a_query_added_is_a_view_of_it() {
+        let m = host(&[]);
+        let q = "http://q/question/1/lapwing/";
+        assert!(on("http://q/question/1/lapwing/?answer=2", q, &[], &m).is_some());
+        let list = "http://f/forum/birds/";
+        let topic = "http://f/forum/birds/topic/wren/";
+        assert!(on(&format!("{topic}?post=21"), list, &[topic], &m).is_some());
+        // Not linked: nothing says what the query is a view of.
+        assert_eq!(on(&format!("{topic}?post=21"), list, &[], &m), None);
+        // Pages turned, items named, or a path that is no page by itself.
+        assert_eq!(on(&format!("{q}?page=2"), q, &[], &m), None);
+        assert_eq!(
+            on("http://w/shop/item?id=5", "http://w/shop/item", &[], &m),
+            None
+        );
+        assert_eq!(on("http://w/?p=12", "http://w/", &[], &m), None);
+        assert_eq!(
+            on(
+                "http://w/index.php?title=Heron",
+                "http://w/index.php",
+                &[],
+                &m
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_number_after_another_url_of_the_page_is_a_place_in_it() {
+        let m = host(&[]);
+        let topic = "http://f/topic/2/lapwing";
+        assert!(on(
+            "http://f/topic/2/lapwing/3",
+            "http://f/recent",
+            &[topic],
+            &m
+        )
+        .is_some());
+        // On the topic itself, `/2` turns its pages; a year or an id under a one-segment list
+        // is a page of its own.
+        assert_eq!(on("http://f/topic/2/lapwing/2", topic, &[topic], &m), None);
+        assert_eq!(
+            on(
+                "http://b/archives/2023",
+                "http://b/",
+                &["http://b/archives"],
+                &m
+            ),
+            None
+        );
+        assert_eq!(
+            on("http://t/report/1", "http://t/", &["http://t/report"], &m),
+            None
+        );
+    }
+
+    #[test]
+    fn a_marked_first_segment_before_a_page_path_is_a_view_of_it() {
+        let m = host(&["http://w/Birds/Heron", "http://w/Birds/Wren"]);
+        for u in [
+            "http://w/+meta/Birds/Heron",
+            "http://w/+show/+7300a14b/Birds/Heron",
+        ] {
+            assert!(not_worth(&url(u), &m).is_some(), "{u}");
+        }
+        // Before no page of the host: a section of its own.
+        assert_eq!(not_worth(&url("http://w/+tags/rivers"), &m), None);
+        assert!(on("http://w/+index/Birds/Owl", "http://w/Birds/Owl", &[], &m).is_some());
+    }
+}
