@@ -9,6 +9,8 @@ use url::{Position, Url};
 /// - scheme and host lowercased, IDN hosts in punycode, default port dropped, dot segments
 ///   resolved, empty path written `/`: all done by the WHATWG parser that produced `url`;
 /// - the fragment dropped, since it never reaches the server;
+/// - an empty query dropped (`/p?` is `/p`: no server tells them apart, and NodeBB links every
+///   topic to itself as `?`), as Heritrix's `FixupQueryString` does;
 /// - percent-encoding normalised: escapes of unreserved characters (`A-Z a-z 0-9 - . _ ~`) are
 ///   decoded (`%7E` -> `~`), all other escapes get uppercase hex (`%3a` -> `%3A`). Both spellings
 ///   are equivalent by RFC 3986, section 6.2.2.
@@ -22,6 +24,11 @@ use url::{Position, Url};
 /// - case-folding the path, which is case-sensitive on most servers.
 pub fn canonical(url: &Url) -> String {
     let s = &url[..Position::AfterQuery];
+    let s = if url.query() == Some("") {
+        &s[..s.len() - 1]
+    } else {
+        s
+    };
     if !s.as_bytes().contains(&b'%') {
         return s.to_owned();
     }
@@ -115,6 +122,17 @@ mod tests {
             "http://myspiders.biz.uiowa.edu/faq.html"
         );
         assert_eq!(c("http://a.example/x?q=1#f"), "http://a.example/x?q=1");
+    }
+
+    #[test]
+    fn drops_an_empty_query_only() {
+        assert_eq!(c("http://a.example/topic/1?"), "http://a.example/topic/1");
+        assert_eq!(
+            c("http://a.example/topic/1?#top"),
+            "http://a.example/topic/1"
+        );
+        assert_eq!(c("http://a.example/?="), "http://a.example/?=");
+        assert_eq!(c("http://a.example/?%7E"), "http://a.example/?~");
     }
 
     #[test]

@@ -386,14 +386,18 @@ fn opens_with_a_title_link(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
 /// Characters of a table cell beside an entry's linked name that still only describe the entry.
 const MAX_CELL_CHARS: usize = 80;
 
-/// Whether `n` is a table row whose first cell is wholly links to other pages: the rows
-/// of a directory listing or a table of topics (title, then slug, author or date), where the
-/// other cells are short words, not prose.
+/// Whether `n` is a table row whose first cell with text is wholly links to other pages: the
+/// rows of a directory listing or a table of topics (title, then slug, author or date), where
+/// the other cells are short words, not prose. Cells of icons alone (a checkbox, a download
+/// and a history link: MoinMoin's index) come before the name.
 fn opens_with_a_link_cell(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
     if name(n) != "tr" {
         return false;
     }
-    let Some(cell) = n.children().find(|c| matches!(name(*c), "td" | "th")) else {
+    let Some(cell) = n
+        .children()
+        .find(|c| matches!(name(*c), "td" | "th") && !page.text(*c).trim().is_empty())
+    else {
         return false;
     };
     let whole = page.text(cell).chars().count();
@@ -510,5 +514,17 @@ mod tests {
         let topic: String = ["ann", "bob", "cat"].iter().map(|n| row(n, post)).collect();
         let reading = read_alone(&table(topic));
         assert_eq!(reading.kind, Some(LevelKind::Terminal), "{reading:?}");
+        // A cell of icons before the name (MoinMoin's index) does not hide it.
+        let icons: String = ["heron", "kingfisher", "lapwing", "swift"]
+            .iter()
+            .map(|n| {
+                format!(
+                    "<tr><td><a href=\"/+history/{n}\"><span class=\"icon\"></span></a></td>\
+                     <td><a href=\"/{n}\">{n}</a></td><td>1124</td><td>bruno</td></tr>"
+                )
+            })
+            .collect();
+        let reading = read_alone(&table(icons));
+        assert_eq!(reading.kind, Some(LevelKind::Intermediate), "{reading:?}");
     }
 }

@@ -48,6 +48,8 @@ const PATH_WORDS: &[&str] = &[
     "rename",
     "subscribe",
     "unsubscribe",
+    "subscription",
+    "subscriptions",
     "lostpassword",
     "password",
     "user",

@@ -58,7 +58,8 @@ pub fn not_worth_on(
             || linked.contains(&format!("{s}/"))
     };
     if let Some(first) = without_first_page(url) {
-        if known(&first) {
+        // On `?page=2` the list is the page without its paging keys, whether linked or not.
+        if known(&first) || without_paging(page).as_ref() == Some(&first) {
             return Some((template(), format!("the first page of {}", first.path())));
         }
     }
@@ -131,36 +132,47 @@ fn clean(url: &Url) -> bool {
             })
 }
 
+/// `url` without its paging query keys, if it has any (`/forum/1/?page=2` -> `/forum/1/`).
+fn without_paging(url: &Url) -> Option<Url> {
+    without_pairs(url, |k, _| PAGING_KEYS.iter().any(|&(p, _)| p == k))
+}
+
 /// `url` without what makes it the first page of a list (`?page=1`, a last segment
 /// `page:1`), if it has that.
 fn without_first_page(url: &Url) -> Option<Url> {
-    let mut out = url.clone();
     if url.query().is_some() {
-        let pairs: Vec<(String, String)> = url
-            .query_pairs()
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
-        let rest: Vec<&(String, String)> = pairs
-            .iter()
-            .filter(|(k, v)| !first_page(&k.to_ascii_lowercase(), v))
-            .collect();
-        if rest.len() == pairs.len() {
-            return None;
-        }
-        if rest.is_empty() {
-            out.set_query(None);
-        } else {
-            out.query_pairs_mut().clear().extend_pairs(rest);
-        }
-        return Some(out);
+        return without_pairs(url, first_page);
     }
     let path = url.path().trim_end_matches('/');
     let (parent, last) = path.rsplit_once('/')?;
     let (k, v) = last.split_once(':')?;
     first_page(&k.to_ascii_lowercase(), v).then(|| {
+        let mut out = url.clone();
         out.set_path(&format!("{parent}/"));
         out
     })
+}
+
+/// `url` without the query pairs `drop(key lowercased, value)` picks, if it picks any.
+fn without_pairs(url: &Url, drop: impl Fn(&str, &str) -> bool) -> Option<Url> {
+    let pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let rest: Vec<&(String, String)> = pairs
+        .iter()
+        .filter(|(k, v)| !drop(&k.to_ascii_lowercase(), v))
+        .collect();
+    if rest.len() == pairs.len() {
+        return None;
+    }
+    let mut out = url.clone();
+    if rest.is_empty() {
+        out.set_query(None);
+    } else {
+        out.query_pairs_mut().clear().extend_pairs(rest);
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -193,6 +205,10 @@ mod tests {
         // The list's own URL unknown: `?page=1` may be the only way to it.
         assert_eq!(on("http://f/c/5?page=1", "http://f/", &[], &m), None);
         assert_eq!(on("http://f/category/5/birds?page=2", list, &[], &m), None);
+        // On the list's second page, which links to `?page=1` and not to the list itself.
+        let second = "http://f/forum/1/?page=2";
+        assert!(on("http://f/forum/1/?page=1", second, &[], &m).is_some());
+        assert_eq!(on("http://f/forum/2/?page=1", second, &[], &m), None);
         let q = "http://q/questions/sort:activity-desc/page:1/";
         assert!(on(
             q,
