@@ -7,7 +7,7 @@
 mod support;
 mod web_support;
 
-use magpie::index::{self, Index, RebuildOptions};
+use magpie::index::{self, Index, TextLimits};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -36,7 +36,7 @@ impl Crawled {
         let data = &self.srv.data;
         Index::open(&index::index_dir(data, "c"))
             .unwrap()
-            .rebuild(&index::warc_dir(data, "c"), &RebuildOptions::default())
+            .rebuild(&index::warc_dir(data, "c"), &TextLimits::default())
             .unwrap();
     }
 
@@ -139,7 +139,7 @@ async fn search_has_facets_snippets_paging_and_explains_bad_queries() {
     assert_eq!((status, body["total"].as_u64()), (200, Some(0)), "{body}");
     drop(held);
     writer_side
-        .rebuild(&index::warc_dir(&srv.data, "c"), &RebuildOptions::default())
+        .rebuild(&index::warc_dir(&srv.data, "c"), &TextLimits::default())
         .unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     let all = loop {

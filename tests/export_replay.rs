@@ -7,7 +7,7 @@ mod support;
 
 use magpie::archive::read_record_at;
 use magpie::export::{self, cli::cdxj_path, ExportRequest};
-use magpie::index::{self, Index, RebuildOptions, SearchQuery};
+use magpie::index::{self, Index, SearchQuery, TextLimits};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -29,10 +29,7 @@ fn crawl() -> Crawled {
     harness::run(spec, data.path());
     let index = Index::open(&index::index_dir(data.path(), "exp")).unwrap();
     index
-        .rebuild(
-            &index::warc_dir(data.path(), "exp"),
-            &RebuildOptions::default(),
-        )
+        .rebuild(&index::warc_dir(data.path(), "exp"), &TextLimits::default())
         .unwrap();
     Crawled { web, data }
 }

@@ -14,7 +14,7 @@
 mod support;
 
 use magpie::export::{self, ExportRequest};
-use magpie::index::{self, Index, RebuildOptions, SearchQuery};
+use magpie::index::{self, Index, SearchQuery, TextLimits};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,10 +43,7 @@ fn crawl() -> Crawled {
     harness::run(spec, data.path());
     let index = Index::open(&index::index_dir(data.path(), "wz")).unwrap();
     index
-        .rebuild(
-            &index::warc_dir(data.path(), "wz"),
-            &RebuildOptions::default(),
-        )
+        .rebuild(&index::warc_dir(data.path(), "wz"), &TextLimits::default())
         .unwrap();
     Crawled { web, data }
 }

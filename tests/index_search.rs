@@ -5,7 +5,7 @@
 
 mod support;
 
-use magpie::index::{self, CaptureKind, Facets, Index, RebuildOptions, SearchQuery};
+use magpie::index::{self, CaptureKind, Facets, Index, SearchQuery, TextLimits};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -63,7 +63,7 @@ fn search_finds_what_was_crawled_and_counts_facets() {
     let (web, recs) = crawl(data.path());
     let warcs = index::warc_dir(data.path(), "idx");
     let index = Index::open(&index::index_dir(data.path(), "idx")).unwrap();
-    let report = index.rebuild(&warcs, &RebuildOptions::default()).unwrap();
+    let report = index.rebuild(&warcs, &TextLimits::default()).unwrap();
 
     let captures: Vec<&harness::Rec> = recs
         .iter()
@@ -144,7 +144,7 @@ fn search_finds_what_was_crawled_and_counts_facets() {
     // A second rebuild, elsewhere, gives the same results.
     let other = tempfile::tempdir().unwrap();
     let again = Index::open(other.path()).unwrap();
-    again.rebuild(&warcs, &RebuildOptions::default()).unwrap();
+    again.rebuild(&warcs, &TextLimits::default()).unwrap();
     for q in ["", "page", "title:basic", "status:404", "twin OR elsewhere"] {
         assert_eq!(all(&index, q), all(&again, q), "query {q:?}");
     }
@@ -156,7 +156,7 @@ fn lookups_replay_the_served_bytes_and_resolve_revisits() {
     let (web, _recs) = crawl(data.path());
     let warcs = index::warc_dir(data.path(), "idx");
     let index = Index::open(&index::index_dir(data.path(), "idx")).unwrap();
-    index.rebuild(&warcs, &RebuildOptions::default()).unwrap();
+    index.rebuild(&warcs, &TextLimits::default()).unwrap();
 
     let home = web.url(0, "/");
     let caps = index.captures_of(&home).unwrap();
@@ -224,6 +224,28 @@ fn commands_rebuild_search_and_refuse_bad_queries() {
         "a rebuild finds what the crawl indexed"
     );
     assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("indexed {captures} captures")));
+
+    // The rebuild reads the text limits stored with the index, not the spec (which may have
+    // changed or gone); without either it refuses, naming the spec, rather than index with
+    // defaults the crawl did not use.
+    let spec = Path::new(d).join("idx").join("spec.json");
+    let aside = Path::new(d).join("spec.json.aside");
+    std::fs::rename(&spec, &aside).unwrap();
+    let o = run(&["index", "rebuild", "idx", "--data", d]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(everything(&run), live, "rebuilt with the stored limits");
+    let stored = index::index_dir(Path::new(d), "idx").join("text-limits.json");
+    std::fs::remove_file(&stored).unwrap();
+    let o = run(&["index", "rebuild", "idx", "--data", d]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("spec.json") && !err.contains("panicked"),
+        "{err}"
+    );
+    std::fs::rename(&aside, &spec).unwrap();
+    let o = run(&["index", "rebuild", "idx", "--data", d]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stored.is_file(), "the rebuild stores the limits it used");
 
     let o = run(&[
         "search",
@@ -345,7 +367,7 @@ fn a_crawl_without_the_index_only_archives_and_can_be_indexed_later() {
     let report = idx
         .rebuild(
             &index::warc_dir(data.path(), "plain"),
-            &RebuildOptions::default(),
+            &TextLimits::default(),
         )
         .unwrap();
     let captures = recs

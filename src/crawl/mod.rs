@@ -28,7 +28,6 @@ pub mod supervise;
 use crate::archive::{ArchiveError, WriterConfig};
 use crate::fetch::{FetchConfig, FetchError, Fetcher};
 use crate::frontier::FrontierError;
-use crate::parse::ParseLimits;
 use crate::scope::Scope;
 use crate::spec::Spec;
 use crate::store::StoreError;
@@ -221,16 +220,13 @@ fn pipeline_ctx(
     helper: Option<Arc<crate::aah::Helper>>,
     dedup: Option<Arc<dedup::Dedup>>,
 ) -> pipeline::PipelineCtx {
-    let l = &spec.limits;
     pipeline::PipelineCtx {
         scope: Scope::new(spec),
-        parse_limits: ParseLimits {
-            max_html_bytes: 5 * 1024 * 1024,
-            max_links: l.max_links_per_page,
-            max_url_len: l.max_url_length,
-            text: analyzer.is_some() || spec.index,
+        text: {
+            let mut t = crate::index::TextLimits::from_spec(spec);
+            t.parse.text = analyzer.is_some() || spec.index;
+            t
         },
-        max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
         gzip_level: spec.warc.gzip_level,
         user_agent: spec.politeness.user_agent.clone(),
         analyzer: analyzer.map(|a| std::sync::RwLock::new(Arc::new(a))),

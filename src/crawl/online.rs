@@ -13,8 +13,7 @@ use crate::analysis::{Analyzer, RawWeights, ReferenceVector, Topic, WeightLearne
 use crate::archive::{Checkpoint, RecordLocation};
 use crate::frontier::{Frontier, UrlLease};
 use crate::index::{
-    self, CaptureDoc, Index, IndexError, Indexer, IndexerConfig, ObjectDoc, RebuildOptions,
-    RevisitOf,
+    self, CaptureDoc, Index, IndexError, Indexer, IndexerConfig, ObjectDoc, RevisitOf, TextLimits,
 };
 use crate::spec::Spec;
 use crate::store::{Entry, Key, Store};
@@ -54,8 +53,11 @@ pub fn helper(spec: &Spec, store: Store) -> Result<Option<Arc<Helper>>, CrawlErr
 /// Opens the crawl's index and indexes what the archive holds beyond its last commit (the
 /// documents a crash kept out of it).
 pub fn open_index(spec: &Spec, data: &Path, warc_dir: &Path) -> Result<Index, CrawlError> {
-    let index = Index::open(&index::index_dir(data, spec.name()))?;
-    let report = index.catch_up(warc_dir, &RebuildOptions::from_spec(spec))?;
+    let dir = index::index_dir(data, spec.name());
+    let index = Index::open(&dir)?;
+    let limits = TextLimits::from_spec(spec);
+    limits.save(&dir)?;
+    let report = index.catch_up(warc_dir, &limits)?;
     if report.captures > 0 || !report.errors.is_empty() {
         tracing::info!(?report, "index caught up with the archive");
     }

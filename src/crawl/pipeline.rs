@@ -15,8 +15,9 @@ use crate::aah::{AppMatch, Helper, LinkAction, DEFAULT_RULE};
 use crate::analysis::{Analyzer, PageAnalysis, ReferenceVector};
 use crate::fetch::{self, robots::Robots, Fetched};
 use crate::index::CaptureDoc;
+use crate::index::TextLimits;
 use crate::model::{CrawlUri, ExchangeInfo, Hop, Link, ParsedPage, ScoreParts};
-use crate::parse::{self, ParseLimits, DISCOVERY_CONTEXT};
+use crate::parse::{self, DISCOVERY_CONTEXT};
 use crate::scope::{Reject, Scope};
 use crate::uri;
 use std::collections::{HashMap, HashSet};
@@ -27,10 +28,9 @@ use url::Url;
 pub struct PipelineCtx {
     /// The crawl's scope.
     pub scope: Scope,
-    /// Parser caps.
-    pub parse_limits: ParseLimits,
-    /// Cap on decoded (decompressed) bodies handed to parsers.
-    pub max_decoded_bytes: usize,
+    /// Parser caps and the cap on decoded (decompressed) bodies handed to parsers: the
+    /// index's, so a rebuild reads pages as the crawl did.
+    pub text: TextLimits,
     /// gzip level of WARC records.
     pub gzip_level: u32,
     /// User agent, for robots.txt matching.
@@ -377,7 +377,7 @@ pub fn process_robots(
 }
 
 fn decoded_body(ctx: &PipelineCtx, fetched: &Fetched, notes: &mut Vec<&'static str>) -> Vec<u8> {
-    match fetch::entity_body(fetched, ctx.max_decoded_bytes) {
+    match fetch::entity_body(fetched, ctx.text.max_decoded_bytes) {
         Ok(d) => {
             if d.capped {
                 notes.push("decode-capped");
@@ -409,7 +409,7 @@ fn extract(
     let mut links = Vec::new();
     if (300..400).contains(&info.status) {
         if let Some(loc) = info.header("location") {
-            if let Ok(target) = uri::resolve(loc, &base, ctx.parse_limits.max_url_len) {
+            if let Ok(target) = uri::resolve(loc, &base, ctx.text.parse.max_url_len) {
                 links.push(Link {
                     url: target.to_string(),
                     hop: Hop::Redirect,
@@ -433,27 +433,27 @@ fn extract(
     let body = decoded_body(ctx, fetched, notes);
     match kind {
         // Links alone need no tree: without text or helper, the token stream finds them.
-        BodyKind::Html if ctx.helper.is_none() && !ctx.parse_limits.text => {
+        BodyKind::Html if ctx.helper.is_none() && !ctx.text.parse.text => {
             let (ct, lang) = (info.header("content-type"), info.header("content-language"));
-            let page = parse::html_links(&body, ct, lang, &base, &ctx.parse_limits);
+            let page = parse::html_links(&body, ct, lang, &base, &ctx.text.parse);
             (Vec::new(), page.nofollow, Some((page, None)))
         }
         BodyKind::Html => {
-            let doc = parse::HtmlDoc::parse(&body, info.header("content-type"), &ctx.parse_limits);
+            let doc = parse::HtmlDoc::parse(&body, info.header("content-type"), &ctx.text.parse);
             let page = parse::html_page(
                 &doc,
                 info.header("content-language"),
                 &base,
-                &ctx.parse_limits,
+                &ctx.text.parse,
             );
             (Vec::new(), page.nofollow, Some((page, Some(doc))))
         }
         BodyKind::Css => {
             let (text, _) = parse::decode(&body, info.header("content-type"), false);
-            (parse::css(&text, &base, &ctx.parse_limits), false, None)
+            (parse::css(&text, &base, &ctx.text.parse), false, None)
         }
         BodyKind::Sitemap => {
-            let Ok(map) = parse::sitemap(&body, &base, &ctx.parse_limits) else {
+            let Ok(map) = parse::sitemap(&body, &base, &ctx.text.parse) else {
                 notes.push("bad-sitemap");
                 return (links, false, None);
             };

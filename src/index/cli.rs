@@ -2,8 +2,7 @@
 //! so `main.rs` only names them.
 
 use super::{
-    index_dir, warc_dir, Index, IndexError, RebuildOptions, RebuildReport, SearchQuery,
-    SearchResults,
+    index_dir, warc_dir, Index, IndexError, RebuildReport, SearchQuery, SearchResults, TextLimits,
 };
 use crate::spec::Spec;
 use std::io::Write;
@@ -210,7 +209,8 @@ fn terminal_text(html: &str) -> String {
 }
 
 /// `magpie index rebuild CRAWL`: re-creates the index from the crawl's WARC files with the
-/// crawl's own text limits (from its stored spec, when readable).
+/// crawl's own text limits: those stored with the index, or for an index that has none (made
+/// before they were stored, or deleted) those of the crawl's `spec.json`.
 pub fn rebuild(data: &Path, crawl: &str, out: &mut dyn Write) -> Result<RebuildReport, IndexError> {
     let root = data.join(crawl);
     let warcs = warc_dir(data, crawl);
@@ -220,12 +220,11 @@ pub fn rebuild(data: &Path, crawl: &str, out: &mut dyn Write) -> Result<RebuildR
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no WARC folder"),
         });
     }
-    let opts = std::fs::read_to_string(root.join("spec.json"))
-        .ok()
-        .and_then(|t| Spec::from_json(&t).ok())
-        .map(|s| RebuildOptions::from_spec(&s))
-        .unwrap_or_default();
     let dir = index_dir(data, crawl);
+    let opts = match TextLimits::load(&dir)? {
+        Some(limits) => limits,
+        None => limits_of_spec(&root.join("spec.json"))?,
+    };
     let index = match Index::open(&dir) {
         Ok(i) => i,
         Err(IndexError::SchemaMismatch { .. } | IndexError::Tantivy { .. }) => {
@@ -233,6 +232,8 @@ pub fn rebuild(data: &Path, crawl: &str, out: &mut dyn Write) -> Result<RebuildR
         }
         Err(e) => return Err(e),
     };
+    // A recreated index folder lost them.
+    opts.save(&dir)?;
     let t0 = std::time::Instant::now();
     let report = index.rebuild(&warcs, &opts)?;
     let secs = t0.elapsed().as_secs_f64().max(1e-6);
@@ -253,4 +254,19 @@ pub fn rebuild(data: &Path, crawl: &str, out: &mut dyn Write) -> Result<RebuildR
         writeln!(out, "damaged: {e}").map_err(IndexError::io("stdout"))?;
     }
     Ok(report)
+}
+
+/// The text limits of the spec stored at `path`; a crawl without one (or with one that does
+/// not parse) is an error naming the file, never the defaults, which would index pages
+/// differently from the crawl.
+fn limits_of_spec(path: &Path) -> Result<TextLimits, IndexError> {
+    let text = std::fs::read_to_string(path).map_err(|source| IndexError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let spec = Spec::from_json(&text).map_err(|e| IndexError::Damaged {
+        what: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    Ok(TextLimits::from_spec(&spec))
 }

@@ -66,7 +66,7 @@ pub use doc::{
 pub use facets::{FacetCount, Facets};
 pub use host_report::HostCaptures;
 pub use lookup::{CaptureRef, Replay};
-pub use rebuild::{wants_text, RebuildOptions, RebuildReport};
+pub use rebuild::{wants_text, RebuildReport, TextLimits};
 pub use related::{metadata_records, MetadataRecord, MAX_METADATA_BYTES};
 pub use schema::SCHEMA_VERSION;
 pub use search::{

@@ -23,20 +23,25 @@ const HEAD_PROBE: u64 = 64 * 1024;
 /// Bytes of a metadata block read for its `hopsFromSeed`.
 const MAX_METADATA: u64 = 1 << 20;
 
-/// How text is extracted while rebuilding; use the crawl's own limits
-/// ([`RebuildOptions::from_spec`]) so rebuilt documents equal the ones written live.
-#[derive(Debug, Clone)]
-pub struct RebuildOptions {
+/// How much of a page is read for its text, the same in the live crawl and in a rebuild, so
+/// rebuilt documents equal the ones written live: derived from the spec once
+/// ([`TextLimits::from_spec`]) and stored with the index ([`TextLimits::save`]), so that
+/// `magpie index rebuild` reads the limits the crawl used, not a spec that may have changed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TextLimits {
     /// Cap on the decoded body handed to the HTML parser.
     pub max_decoded_bytes: usize,
     /// Parser limits.
     pub parse: ParseLimits,
 }
 
-impl Default for RebuildOptions {
+/// The file in an index folder that holds the limits its documents were made with.
+const TEXT_LIMITS_FILE: &str = "text-limits.json";
+
+impl Default for TextLimits {
     /// The limits of a crawl with the default spec.
     fn default() -> Self {
-        RebuildOptions {
+        TextLimits {
             max_decoded_bytes: 20 << 20,
             parse: ParseLimits {
                 max_html_bytes: 5 << 20,
@@ -48,11 +53,12 @@ impl Default for RebuildOptions {
     }
 }
 
-impl RebuildOptions {
-    /// The limits the crawl pipeline uses for this spec.
-    pub fn from_spec(spec: &Spec) -> RebuildOptions {
+impl TextLimits {
+    /// The limits the crawl pipeline uses for this spec (text collected; the pipeline turns it
+    /// off when nothing reads it).
+    pub fn from_spec(spec: &Spec) -> TextLimits {
         let l = &spec.limits;
-        RebuildOptions {
+        TextLimits {
             max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
             parse: ParseLimits {
                 max_html_bytes: 5 << 20,
@@ -61,6 +67,36 @@ impl RebuildOptions {
                 text: true,
             },
         }
+    }
+
+    /// Stores the limits in the index folder `dir` (written whole or not at all).
+    pub fn save(&self, dir: &Path) -> Result<(), IndexError> {
+        let path = dir.join(TEXT_LIMITS_FILE);
+        let json = serde_json::to_vec_pretty(self).map_err(|e| IndexError::Damaged {
+            what: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, json)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|source| IndexError::Io { path, source })
+    }
+
+    /// The limits stored in the index folder `dir`; `None` when none were stored (an index
+    /// made before they were). A file that does not parse is damage, not a default.
+    pub fn load(dir: &Path) -> Result<Option<TextLimits>, IndexError> {
+        let path = dir.join(TEXT_LIMITS_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(IndexError::Io { path, source }),
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| IndexError::Damaged {
+                what: path.display().to_string(),
+                reason: format!("{e}; delete it to take the limits from the crawl's spec.json"),
+            })
     }
 }
 
@@ -97,11 +133,7 @@ pub fn wants_text(info: &ExchangeInfo, hops: &str) -> bool {
 
 impl Index {
     /// Replaces the whole index with documents read from every sealed WARC file in `warc_dir`.
-    pub fn rebuild(
-        &self,
-        warc_dir: &Path,
-        opts: &RebuildOptions,
-    ) -> Result<RebuildReport, IndexError> {
+    pub fn rebuild(&self, warc_dir: &Path, opts: &TextLimits) -> Result<RebuildReport, IndexError> {
         let mut w = self.writer()?;
         w.delete_all()?;
         let files = warc_files(warc_dir)?;
@@ -115,7 +147,7 @@ impl Index {
     pub fn catch_up(
         &self,
         warc_dir: &Path,
-        opts: &RebuildOptions,
+        opts: &TextLimits,
     ) -> Result<RebuildReport, IndexError> {
         let files = warc_files(warc_dir)?;
         let position = self.position()?;
@@ -148,7 +180,7 @@ impl Index {
 fn scan_and_commit(
     w: &mut Writer,
     plan: &[(PathBuf, u64)],
-    opts: &RebuildOptions,
+    opts: &TextLimits,
 ) -> Result<RebuildReport, IndexError> {
     let mut scan = Scan {
         opts,
@@ -264,7 +296,7 @@ impl Notes {
 }
 
 struct Scan<'a> {
-    opts: &'a RebuildOptions,
+    opts: &'a TextLimits,
     pending: Option<Pending>,
     report: RebuildReport,
 }
@@ -474,7 +506,7 @@ fn capture(head: &RecordHead, block: &[u8], revisit: bool) -> Option<Pending> {
 fn parse_page(
     info: &ExchangeInfo,
     block: Vec<u8>,
-    opts: &RebuildOptions,
+    opts: &TextLimits,
 ) -> Option<crate::model::ParsedPage> {
     let base = url::Url::parse(&info.url).ok()?;
     let fetched = Fetched {

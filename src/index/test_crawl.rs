@@ -2,7 +2,7 @@
 //! `crawl::records`, revisits for repeated payloads) and builds each capture's document the
 //! way a live crawl would, so rebuilt indexes can be compared with live ones.
 
-use super::{wants_text, CaptureDoc, Index, RebuildOptions};
+use super::{wants_text, CaptureDoc, Index, TextLimits};
 use crate::archive::{self, WarcWriter, WriterConfig};
 use crate::crawl::dedup::Original;
 use crate::crawl::records;
@@ -22,7 +22,7 @@ pub(crate) struct SimCrawl {
     originals: HashMap<String, Original>,
     /// Every capture's document as the live crawl would index it, in append order.
     pub live: Vec<CaptureDoc>,
-    pub opts: RebuildOptions,
+    pub opts: TextLimits,
     clock: i64,
 }
 
@@ -59,7 +59,7 @@ impl SimCrawl {
             max_file_bytes,
             originals: HashMap::new(),
             live: Vec::new(),
-            opts: RebuildOptions::default(),
+            opts: TextLimits::default(),
             clock: 0,
         };
         s.resume();

@@ -38,7 +38,7 @@ pub use sitemap::{sitemap, Sitemap};
 pub use stream::html_links;
 
 /// Caps on the work spent on one document, so a hostile or broken page cannot stall a worker.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ParseLimits {
     /// Bytes of an HTML body that are parsed; the rest is ignored. html5ever's tree builder is
     /// quadratic on some hostile shapes, so this bounds the worst case (nesting depth and

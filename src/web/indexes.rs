@@ -70,7 +70,7 @@ impl Indexes {
 mod tests {
     use super::*;
     use crate::index::test_crawl::{Page, SimCrawl};
-    use crate::index::{warc_dir, RebuildOptions, SearchQuery};
+    use crate::index::{warc_dir, SearchQuery, TextLimits};
 
     fn total(index: &Index, q: &str) -> u64 {
         index.search(&SearchQuery::text(q)).expect("search").total
@@ -119,7 +119,7 @@ mod tests {
         sim.close();
 
         // A rebuild (writer taken and released again) is followed too.
-        live.rebuild(&warcs, &RebuildOptions::default()).unwrap();
+        live.rebuild(&warcs, &TextLimits::default()).unwrap();
         std::thread::sleep(REFRESH_EVERY);
         assert_eq!(total(&cache.get("c").unwrap(), "osprey"), 2);
     }

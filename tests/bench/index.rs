@@ -10,7 +10,7 @@ use magpie::crawl::records;
 use magpie::export::{export, ExportRequest};
 use magpie::fetch::{Fetched, Spool};
 use magpie::index::{
-    CaptureDoc, CaptureKind, DocKind, Index, Location, RebuildOptions, SearchQuery, SortBy,
+    CaptureDoc, CaptureKind, DocKind, Index, Location, SearchQuery, SortBy, TextLimits,
 };
 use magpie::model::{CrawlUri, ExchangeInfo};
 use magpie::sample_site::SplitMix;
@@ -256,7 +256,7 @@ fn rebuild_and_export(c: &mut Criterion) {
     g.bench_function("rebuild 2k pages from WARC", |b| {
         b.iter(|| {
             index
-                .rebuild(warcs.path(), &RebuildOptions::default())
+                .rebuild(warcs.path(), &TextLimits::default())
                 .expect("rebuild")
         })
     });
