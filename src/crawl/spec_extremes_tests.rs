@@ -2,7 +2,7 @@
 //! documented ranges (the extremes above all) validates, builds every typed config a crawl is
 //! made of, and runs the engine's and the frontier's time computations without a panic.
 
-use super::engine::responses::backoff;
+use super::engine::retry::backoff;
 use super::*;
 use crate::frontier::politeness::{self, pause_after, FetchTiming};
 use crate::frontier::{Completion, Frontier, Lease};

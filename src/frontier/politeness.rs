@@ -58,7 +58,7 @@ pub struct Slot {
 }
 
 /// How a fetch ended, for the politeness policy.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FetchTiming {
     /// How long the exchange took.
     pub duration: Duration,

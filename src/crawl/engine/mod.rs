@@ -15,13 +15,15 @@ mod descriptors;
 mod logging;
 mod outlinks;
 pub(super) mod responses;
+pub(super) mod retry;
 mod robots;
 mod spawn;
 mod steering;
 
 use super::crawl_log::Refused;
 use crate::store::{Key, WriteSet};
-use responses::{backoff, redirect_target, retry_after};
+use responses::{redirect_target, retry_after};
+use retry::{backoff, Attempt, Decision};
 
 use super::control::Control;
 use super::online::Archived;
@@ -435,30 +437,20 @@ impl Engine {
         self.frontier.set_ip(&lease.host, info.ip);
         let status = info.status;
         let retry_after = retry_after(info.header("retry-after"));
-        let spec = self.spec.clone();
-        let limits = &spec.limits;
-        // A server error, or an answer cut off by the server: tried again while retries are
-        // left (a cut-off answer is archived, marked `WARC-Truncated: disconnect`, only when
-        // they are spent).
-        let disconnected = info.truncated == Some(crate::model::Truncation::Disconnect);
-        let failed = status >= 500 || status == 429 || disconnected;
-        if failed && lease.uri.retries < limits.max_retries {
+        let attempt = Attempt::Answer {
+            status,
+            disconnected: info.truncated == Some(crate::model::Truncation::Disconnect),
+            retry_after,
+        };
+        // A cut-off answer is archived, marked `WARC-Truncated: disconnect`, only when the
+        // retries are spent.
+        if let Decision::Retry { error, timing } =
+            retry::decide(&attempt, lease.uri.retries, took, self.retry_limits())
+        {
             let size = p.records.response_len;
             self.log_exchange(&lease.uri, &p.records.info, size, vec!["will-retry".into()])?;
             self.stats.retries.fetch_add(1, Relaxed);
-            self.stats.error(
-                if disconnected {
-                    "disconnect".to_string()
-                } else {
-                    format!("http-{status}")
-                }
-                .as_str(),
-            );
-            let timing = FetchTiming {
-                duration: took,
-                retry_after,
-                backoff: Some(backoff(limits.retry_delay, lease.uri.retries)),
-            };
+            self.stats.error(&error);
             self.frontier
                 .complete(&lease, Completion::Retry, Some(timing), now);
             return Ok(());
@@ -541,43 +533,53 @@ impl Engine {
         span: Span,
         now: Instant,
     ) -> Result<(), super::CrawlError> {
-        let took = span.took;
-        if let FetchFailure::Fetch(f) = &e {
-            if f.is_local() {
+        let attempt = match &e {
+            FetchFailure::Fetch(f) if f.is_local() => Attempt::Local,
+            FetchFailure::Fetch(f) => Attempt::NoAnswer {
+                kind: f.kind(),
+                retryable: f.retryable(),
+            },
+            FetchFailure::Archive(msg) => {
+                tracing::warn!(url = %lease.uri.url, "cannot process the exchange: {msg}");
+                Attempt::NoAnswer {
+                    kind: "archive",
+                    retryable: false,
+                }
+            }
+        };
+        let decision = retry::decide(&attempt, lease.uri.retries, span.took, self.retry_limits());
+        let (how, kind, timing) = match decision {
+            // (A failed fetch is never kept.)
+            Decision::Untried | Decision::Keep => {
                 // Not the URL's failure nor its host's: back as it was, nothing counted.
                 self.frontier
                     .complete(&lease, Completion::Untried, None, now);
-                self.out_of_descriptors(f, span.started, now);
+                if let FetchFailure::Fetch(f) = &e {
+                    self.out_of_descriptors(f, span.started, now);
+                }
                 return Ok(());
             }
-            self.shortage.worked(span.started, now);
-        }
-        let limits = &self.spec.limits;
-        let (kind, retryable) = match &e {
-            FetchFailure::Fetch(f) => (f.kind(), f.retryable()),
-            FetchFailure::Archive(msg) => {
-                tracing::warn!(url = %lease.uri.url, "cannot process the exchange: {msg}");
-                ("archive", false)
-            }
+            Decision::Retry { error, timing } => (Completion::Retry, error, timing),
+            Decision::Fail { error, timing } => (Completion::Failed, error.to_string(), timing),
         };
+        self.shortage.worked(span.started, now);
         tracing::debug!(url = %lease.uri.url, error = ?e, "fetch failed");
-        self.stats.error(kind);
-        let timing = FetchTiming {
-            duration: took,
-            retry_after: None,
-            backoff: Some(backoff(limits.retry_delay, lease.uri.retries)),
-        };
-        let retry = retryable && lease.uri.retries < limits.max_retries;
-        self.log_failure(&lease.uri, kind, retry)?;
+        self.stats.error(&kind);
+        let retry = how == Completion::Retry;
+        self.log_failure(&lease.uri, &kind, retry)?;
         if retry {
             self.stats.retries.fetch_add(1, Relaxed);
-            self.frontier
-                .complete(&lease, Completion::Retry, Some(timing), now);
-        } else {
-            self.frontier
-                .complete(&lease, Completion::Failed, Some(timing), now);
         }
+        self.frontier.complete(&lease, how, Some(timing), now);
         Ok(())
+    }
+
+    /// What the retry policy reads of the spec.
+    fn retry_limits(&self) -> retry::RetryLimits {
+        retry::RetryLimits {
+            max_retries: self.spec.limits.max_retries,
+            retry_delay: self.spec.limits.retry_delay,
+        }
     }
 
     /// Makes the WARC file durable (fsync), then commits its checkpoint with the frontier and

@@ -1,5 +1,5 @@
-//! What the engine reads from a response for scheduling: a redirect's target, the backoff
-//! before a retry, and a server's `Retry-After`.
+//! What the engine reads from a response for scheduling: a redirect's target and a server's
+//! `Retry-After` (the backoff before a retry is the retry policy's, `retry.rs`).
 
 use std::time::Duration;
 
@@ -12,12 +12,6 @@ pub(super) fn redirect_target(
         return None;
     }
     base.join(info.header("location")?.trim()).ok()
-}
-
-/// Exponential backoff: `base × 2^attempt`, at most an hour.
-pub(in crate::crawl) fn backoff(base: Duration, attempt: u8) -> Duration {
-    base.saturating_mul(1u32 << attempt.min(16))
-        .min(Duration::from_secs(3600))
 }
 
 /// `Retry-After` as seconds or an HTTP date.
@@ -46,13 +40,5 @@ mod tests {
         );
         assert_eq!(retry_after(Some("soon")), None);
         assert_eq!(retry_after(None), None);
-    }
-
-    #[test]
-    fn backoff_doubles_and_is_bounded() {
-        let ms = Duration::from_millis;
-        assert_eq!(backoff(ms(100), 0), ms(100));
-        assert_eq!(backoff(ms(100), 3), ms(800));
-        assert_eq!(backoff(Duration::MAX, 40), Duration::from_secs(3600));
     }
 }
