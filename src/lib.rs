@@ -1,31 +1,33 @@
 //! magpie: an archival-quality, focused web crawler.
 //!
 //! Module map, in the order data flows through a crawl
-//! (scope → frontier → fetch → parse → archive; `crawl` wires them together):
+//! (spec → scope → frontier → fetch → parse → aah → analysis → archive → index; `crawl` wires
+//! them together), then the server, export and supporting modules:
 //!
 //! - [`model`]: the shared vocabulary (`CrawlUri`, `ExchangeInfo`, `ParsedPage`, `Link`); no I/O.
 //! - [`spec`]: the crawl specification, parsed then validated into typed per-stage sections;
 //!   errors name the JSON path.
 //! - [`uri`]: URL resolution, canonical form, fingerprints, registered domains, SURT.
+//! - [`intake`]: the scored-URL JSON format external scorers POST, and its report.
 //! - [`scope`]: decide rules: is a discovered URL part of the crawl?
 //! - [`store`]: the only sled user: every key family, and atomic, durable commits of the
 //!   crawl's one transaction.
 //! - [`frontier`]: per-host priority queues in compact memory over a durable log, the seen-test,
-//!   politeness; [`frontier::contract`] is its contract.
+//!   politeness; [`frontier::contract`] is the core of its API, though the engine still uses
+//!   more of the concrete `Frontier` than the contract describes.
 //! - [`http`]: the one lenient HTTP response-head parser and chunked decoder, for the wire and for stored blocks.
 //! - [`fetch`]: the recording HTTP client (exact wire bytes, kept connections), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
-//! - [`analysis`]: online analysis: page relevance and outlink scores against the topic.
 //! - [`aah`]: the application-aware helper: detects web applications and page kinds by XPath from
 //!   an XML knowledge base, extracts web objects, judges links, relaxes failing patterns.
+//! - [`analysis`]: online analysis: page relevance and outlink scores against the topic.
 //! - [`archive`]: WARC 1.1 records, the writer with crash recovery, the reader and validator.
-//! - [`intake`]: the scored-URL JSON format external scorers POST, and its report.
+//! - [`index`]: the capture index (tantivy): search, facets, capture lookup and replay.
 //! - [`crawl`]: the engine, the per-exchange processor chain and the threads that run it;
 //!   stats; progress; layout.
 //! - [`manager`]: the crawls of `magpie serve`: lifecycle, control, intake routing, restart.
 //! - [`web`]: `magpie serve`: the HTTP API (`/api/v1`, events, metrics), the browser cockpit
 //!   (askama pages), and `magpie submit`.
-//! - [`index`]: the capture index (tantivy): search, facets, capture lookup and replay.
 //! - [`export`]: selected captures as a new WARC file with its CDXJ index; CDXJ of any WARC.
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks, also written out
 //!   as files for other servers (`magpie sample-web`).

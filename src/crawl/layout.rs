@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! DIR/<name>/spec.json     the spec the crawl runs with
-//! DIR/<name>/state/        sled: frontier, seen-set, checkpoints (see frontier::keys)
+//! DIR/<name>/state/        the frontier's log and URL records, and sled (checkpoints, totals,
+//!                          what the helper and the copy rules learned; see store::keys)
 //! DIR/<name>/warc/         *.warc.gz (and one *.warc.gz.open while being written)
 //! DIR/<name>/spool/        temporary response bodies too large for memory
 //! DIR/<name>/index/        tantivy: the capture index (rebuildable from warc/)

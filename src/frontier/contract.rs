@@ -1,6 +1,8 @@
-//! The frontier's contract: what the crawl engine, the intake and the cockpit may ask of a
-//! frontier, whatever holds it. [`super::Frontier`] (memory over a local log) is one
-//! implementation; `docs/design/distributed-frontier.md` maps the same contract onto Redis
+//! The frontier's contract: the core of what the crawl engine, the intake and the cockpit ask
+//! of a frontier, whatever holds it. The engine still calls more of [`super::Frontier`] than
+//! this (robots state, a host's address, the next wake-up, draining a host, iteration, the
+//! commit with the crawl's write set; `docs/ARCHITECTURE.md` lists them). [`super::Frontier`]
+//! (memory over a local log) is one implementation; `docs/design/distributed-frontier.md` maps the same contract onto Redis
 //! Cluster. `tests/frontier_model.rs` holds an implementation to it against a model, crash and
 //! reopen included, so a second implementation can be checked by the same test.
 //!

@@ -9,7 +9,8 @@
 //! durable together at [`Frontier::commit`] (group commit, with the rest of the crawl state in
 //! the store); a queued or rescored URL may be handed out at once, and a crash between commits
 //! loses nothing: the uncommitted work is simply done again. [`contract::UrlFrontier`] is the
-//! contract another implementation (a shared frontier on Redis) is held to.
+//! core of the contract another implementation (a shared frontier on Redis) is held to; the
+//! engine still calls more of this type than it names.
 
 pub mod best_n;
 pub mod contract;

@@ -1,4 +1,5 @@
-//! The one way into the frontier. Seeds, a page's outlinks, the sitemaps robots.txt names, the
+//! The way into the frontier (an adopted copy rule alone blacklists or demotes URLs already
+//! queued itself, `copies.rs`). Seeds, a page's outlinks, the sitemaps robots.txt names, the
 //! scored URLs external processes POST, and blacklisting all arrive here as an [`Arrival`],
 //! and one decision applies to each, in one order: blacklist, blocked patterns, scope, copy
 //! rules (links and sitemaps only), then the frontier's offer (new URLs only) or update path
