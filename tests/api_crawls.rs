@@ -2,6 +2,7 @@
 //! 404/409 cases, bad specs naming their field, authentication, unknown routes, and crawl
 //! states kept across a server restart.
 
+mod cockpit_support;
 mod web_support;
 
 use serde_json::{json, Value};
@@ -213,7 +214,7 @@ async fn bad_specs_are_refused_naming_the_field() {
     assert_eq!(status_json(resp).await.0, 413, "a spec over 1 MiB");
     assert_eq!(
         srv.get_json("/api/v1/crawls").await.1,
-        json!({"crawls": []}),
+        json!({"crawls": [], "unopened": []}),
         "nothing created"
     );
     assert!(
@@ -293,7 +294,7 @@ async fn state_changes_need_the_token() {
     assert_eq!(urls.send().await.unwrap().status(), 401);
     assert_eq!(
         srv.get_json("/api/v1/crawls").await,
-        (200, json!({"crawls": []})),
+        (200, json!({"crawls": [], "unopened": []})),
         "reads are open on loopback"
     );
     srv.create(&spec).await;
@@ -394,6 +395,51 @@ async fn a_damaged_status_file_shows_the_crawl_as_failed_instead_of_hiding_it() 
     assert!(
         serde_json::from_str::<serde_json::Value>(&text).is_ok(),
         "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_whose_spec_cannot_be_read_is_listed_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    srv.create(&idle_spec("sound")).await;
+    srv.create(&idle_spec("hurt")).await;
+    srv.stop().await;
+    let spec = dir.path().join("hurt/spec.json");
+    let before = b"{\"name\": \"hurt\",\n  \"seeds\": [\"http://127.0.0.1:9/\"],\n  \"limits\": {\"max_pages\": -3}}";
+    std::fs::write(&spec, before).unwrap();
+    // A folder without a spec is no crawl, and not reported.
+    std::fs::create_dir(dir.path().join("exports")).unwrap();
+
+    let srv = TestServer::start(dir.path(), |_| {}).await;
+    let (status, list) = srv.get_json("/api/v1/crawls").await;
+    assert_eq!(status, 200);
+    let ids: Vec<&str> = list["crawls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["sound"], "{list}");
+    let unopened = list["unopened"].as_array().unwrap();
+    assert_eq!(unopened.len(), 1, "{list}");
+    assert_eq!(unopened[0]["folder"], "hurt");
+    let error = unopened[0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("hurt/spec.json") && error.contains("max_pages") && error.contains("line 3"),
+        "{error}"
+    );
+    let mut b = cockpit_support::Browser::login(&srv.base, TOKEN).await;
+    let page = b.get("/").await.body;
+    assert!(
+        page.contains("id=\"unopened\"") && page.contains("max_pages"),
+        "{page}"
+    );
+    srv.stop().await;
+    assert_eq!(
+        std::fs::read(&spec).unwrap(),
+        before,
+        "nothing in it is changed"
     );
 }
 

@@ -112,11 +112,25 @@ pub struct TopicTerm {
     pub weight: f32,
 }
 
+/// A folder of the data folder that holds a `spec.json` the server could not read or parse:
+/// listed with the reason (API and cockpit) rather than left out, so the operator learns of
+/// it; nothing in it is touched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unopened {
+    /// The folder's name.
+    pub folder: String,
+    /// Why: the file, and the error (with its JSON path, line and column for a spec that does
+    /// not parse).
+    pub error: String,
+}
+
 /// All crawls of a data folder.
 pub struct Manager {
     data: PathBuf,
     hostname: String,
     crawls: Mutex<BTreeMap<String, Arc<Slot>>>,
+    /// Crawl folders whose spec could not be read, found at open.
+    unopened: Mutex<Vec<Unopened>>,
     /// Set while the server shuts down: crawls stopped then keep their state for the restart.
     closing: std::sync::atomic::AtomicBool,
     /// The runtime engines run on (the one [`Manager::open`] was called on): an engine launched
@@ -137,6 +151,7 @@ impl Manager {
             data: data.clone(),
             hostname,
             crawls: Mutex::new(BTreeMap::new()),
+            unopened: Mutex::new(Vec::new()),
             closing: std::sync::atomic::AtomicBool::new(false),
             runtime: tokio::runtime::Handle::current(),
         });
@@ -146,13 +161,18 @@ impl Manager {
                 // A crawl moved aside by `--fresh` keeps its name in its spec: not a crawl.
                 continue;
             }
-            let Ok(spec_text) = std::fs::read_to_string(dir.join("spec.json")) else {
-                continue;
-            };
-            let spec = match Spec::from_json(&spec_text) {
-                Ok(spec) => spec,
-                Err(e) => {
-                    tracing::error!("skipping {}: spec.json: {e}", dir.display());
+            let spec_path = dir.join("spec.json");
+            let read = std::fs::read_to_string(&spec_path).map_err(|e| (e.kind(), e.to_string()));
+            let spec = match read.map(|t| Spec::from_json(&t)) {
+                Ok(Ok(spec)) => spec,
+                // A folder without a spec is no crawl (an export folder, a stray directory).
+                Err((std::io::ErrorKind::NotFound, _)) => continue,
+                Err((_, e)) => {
+                    m.note_unopened(&dir, format!("{}: {e}", spec_path.display()));
+                    continue;
+                }
+                Ok(Err(e)) => {
+                    m.note_unopened(&dir, format!("{}: {e}", spec_path.display()));
                     continue;
                 }
             };
@@ -511,6 +531,21 @@ impl Manager {
                 action,
             })
         }
+    }
+
+    /// The crawl folders whose spec could not be read when the server opened the data folder.
+    pub fn unopened(&self) -> Vec<Unopened> {
+        lock(&self.unopened).clone()
+    }
+
+    fn note_unopened(&self, dir: &std::path::Path, error: String) {
+        tracing::error!("cannot open the crawl in {}: {error}", dir.display());
+        lock(&self.unopened).push(Unopened {
+            folder: dir
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            error,
+        });
     }
 
     /// Every crawl with its state and live statistics.

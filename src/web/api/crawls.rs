@@ -68,7 +68,10 @@ pub async fn create(
 
 /// `GET /api/v1/crawls`: every crawl with its state and live statistics.
 pub async fn list(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "crawls": state.manager.list() }))
+    HttpResponse::Ok().json(json!({
+        "crawls": state.manager.list(),
+        "unopened": state.manager.unopened(),
+    }))
 }
 
 /// `GET /api/v1/crawls/{id}`: one crawl, its statistics and its spec.

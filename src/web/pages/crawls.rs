@@ -35,6 +35,8 @@ pub struct Row {
 struct CrawlsPage {
     chrome: Chrome,
     rows: Vec<Row>,
+    /// Crawl folders whose spec could not be read.
+    unopened: Vec<crate::manager::Unopened>,
 }
 
 #[derive(Template)]
@@ -112,7 +114,12 @@ pub fn row(view: CrawlView) -> Row {
 pub async fn page(state: web::Data<AppState>) -> Result<HttpResponse, PageError> {
     let rows = state.manager.list().into_iter().map(row).collect();
     let chrome = Chrome::new("Crawls", None, "crawls");
-    let page = CrawlsPage { chrome, rows };
+    let unopened = state.manager.unopened();
+    let page = CrawlsPage {
+        chrome,
+        rows,
+        unopened,
+    };
     render(&page)
 }
 
