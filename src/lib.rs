@@ -32,6 +32,8 @@
 //! - [`sample_site`]: a built-in loopback web site for the demo and benchmarks, also written out
 //!   as files for other servers (`magpie sample-web`).
 //! - [`process`]: process-wide setup every command does first (the open-file limit raised).
+//! - [`blocking`]: blocking work (fsyncs, rotations, a full queue) run from async code without
+//!   holding a tokio worker.
 //! - `alloc` (private): mimalloc as every magpie process's allocator, arenas committed on use.
 //! - `fuzzing` (hidden): the bodies of the cargo-fuzz targets in `fuzz/`, one function per
 //!   target, shared with the regression test `tests/fuzz_regressions.rs` (see `docs/fuzzing.md`).
@@ -41,6 +43,7 @@ mod alloc;
 pub mod aah;
 pub mod analysis;
 pub mod archive;
+pub mod blocking;
 pub mod crawl;
 pub mod export;
 pub mod fetch;

@@ -313,3 +313,19 @@ fn checkpoints_keep_the_json_form_every_version_stored() {
     assert_eq!(cp.offset, 1234);
     assert_eq!(serde_json::to_vec(&cp).expect("json"), stored.to_vec());
 }
+
+#[test]
+fn the_writer_says_beforehand_which_append_opens_a_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut w = WarcWriter::create(config(dir.path(), 12_000)).expect("writer");
+    let mut opened = 0;
+    for n in 0..12 {
+        let member = capture(w.warcinfo_id(), n, 1500).0.concat();
+        let says = w.opens_a_file(member.len() as u64);
+        let before = w.files().len();
+        w.append(&member).expect("append");
+        assert_eq!(says, w.files().len() != before, "append {n}");
+        opened += usize::from(says);
+    }
+    assert!(opened >= 2, "the appends rotated the file: {opened}");
+}

@@ -145,6 +145,14 @@ impl WarcWriter {
         self.append_members(members, Some(encoded_for))
     }
 
+    /// Whether appending `len` bytes opens a file or seals the open one first (a rotation:
+    /// fsync, rename), which is blocking file work the caller may want off its async workers.
+    pub fn opens_a_file(&self, len: u64) -> bool {
+        self.cur.as_ref().is_none_or(|cur| {
+            cur.len != cur.info_len && cur.len.saturating_add(len) > self.cfg.max_file_bytes
+        })
+    }
+
     /// Appends `members` to one file. `encoded_for` is the warcinfo ID they name; `None` means
     /// the ID current before this append.
     fn append_members(

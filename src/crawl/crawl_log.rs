@@ -21,6 +21,11 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+/// Bytes of log lines gathered before a write: more than a commit interval's lines at a few
+/// thousand fetches per second, so the engine's task writes the log at its commits (off the
+/// async workers) rather than between them.
+const BUFFER: usize = 256 << 10;
+
 /// Refused URLs remembered so that one refused link found on many pages is logged once.
 const MAX_REFUSALS_REMEMBERED: usize = 1 << 20;
 
@@ -140,7 +145,7 @@ impl CrawlLog {
             .open(dir.join("crawl.log"))?;
         Ok(CrawlLog {
             dir: dir.to_path_buf(),
-            out: BufWriter::new(file),
+            out: BufWriter::with_capacity(BUFFER, file),
             refused: HashSet::new(),
         })
     }
@@ -175,7 +180,7 @@ impl CrawlLog {
         let current = self.dir.join("crawl.log");
         std::fs::rename(&current, self.dir.join(format!("crawl.{serial:05}.log")))?;
         let file = OpenOptions::new().create(true).append(true).open(current)?;
-        self.out = BufWriter::new(file);
+        self.out = BufWriter::with_capacity(BUFFER, file);
         Ok(())
     }
 }

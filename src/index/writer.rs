@@ -178,18 +178,27 @@ impl Indexer {
     }
 
     fn send(&self, msg: Msg) -> Result<(), IndexError> {
-        match &self.tx {
-            Some(tx) => tx.send(msg).map_err(|_| {
-                let cause = self.cause.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                // The thread stores its error before its end drops the receiver; only a panic
-                // ends it without one.
-                IndexError::Stopped(cause.unwrap_or_else(|| "it panicked".into()))
-            }),
-            None => Err(IndexError::Stopped("closed".into())),
-        }
+        let Some(tx) = &self.tx else {
+            return Err(IndexError::Stopped("closed".into()));
+        };
+        let sent = match tx.try_send(msg) {
+            Ok(()) => Ok(()),
+            // The indexer is behind: wait for room without holding an async worker.
+            Err(mpsc::TrySendError::Full(msg)) => {
+                crate::blocking::off_the_workers(|| tx.send(msg)).map_err(|_| ())
+            }
+            Err(mpsc::TrySendError::Disconnected(_)) => Err(()),
+        };
+        sent.map_err(|()| {
+            let cause = self.cause.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            // The thread stores its error before its end drops the receiver; only a panic
+            // ends it without one.
+            IndexError::Stopped(cause.unwrap_or_else(|| "it panicked".into()))
+        })
     }
 
-    /// Queues a capture (cheap: a channel send; waits only when the queue is full).
+    /// Queues a capture (cheap: a channel send; waits only when the queue is full, and then
+    /// off the async workers).
     pub fn capture(&self, doc: CaptureDoc) -> Result<(), IndexError> {
         self.send(Msg::Capture(Box::new(doc)))
     }

@@ -69,6 +69,12 @@ impl Archiver {
         Ok((archived, first))
     }
 
+    /// Whether archiving `r` opens or rotates a WARC file.
+    pub(super) fn rotates(&self, r: &EncodedRecords) -> bool {
+        let len = (r.response.len() + r.request_and_metadata.len()) as u64;
+        self.writer.opens_a_file(len)
+    }
+
     /// Flushes and fsyncs the open file.
     pub(super) fn sync(&mut self) -> Result<(), ArchiveError> {
         self.writer.sync()
@@ -92,11 +98,19 @@ impl Archiver {
 
 impl Engine {
     /// Appends an exchange's records, stages its first capture for the next commit and
-    /// rotates the crawl log with the WARC files.
+    /// rotates the crawl log with the WARC files. An append that seals a file and opens the
+    /// next (fsync, rename) runs off the async workers, like a commit.
     pub(super) fn archive(
         &mut self,
         r: &EncodedRecords,
     ) -> Result<Archived, crate::crawl::CrawlError> {
+        if self.archiver.rotates(r) {
+            return crate::blocking::off_the_workers(|| self.archive_now(r));
+        }
+        self.archive_now(r)
+    }
+
+    fn archive_now(&mut self, r: &EncodedRecords) -> Result<Archived, crate::crawl::CrawlError> {
         let (archived, first) = self.archiver.archive(r)?;
         if let Some((key, value)) = first {
             self.txn.put(key, value);
