@@ -16,24 +16,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// `DIR/api-token`: the stored token of `magpie serve`. It sits among the crawl folders, so no
-/// crawl may take its name (a folder there stops the next `serve` from starting).
-pub const TOKEN_FILE: &str = "api-token";
-
-/// What a crawl name must not be, as the reason shown when one is refused: the names of files
-/// the programs keep in the data folder itself, and the `.old-` infix of crawls moved aside by
-/// `--fresh` (a crawl so named would be taken for an old copy of another one). Compared without
-/// regard to case, as some file systems do.
-pub fn reserved_name(name: &str) -> Option<&'static str> {
-    let lower = name.to_ascii_lowercase();
-    if lower == TOKEN_FILE {
-        Some("is reserved: DIR/api-token holds the server's API token")
-    } else if lower.contains(".old-") {
-        Some("must not contain '.old-', which marks a crawl moved aside by --fresh")
-    } else {
-        None
-    }
-}
+pub use crate::spec::TOKEN_FILE;
 
 /// The folders of one crawl.
 #[derive(Debug, Clone)]

@@ -183,9 +183,28 @@ fn validate_name(name: &str) -> Result<(), SpecError> {
         ));
     }
     // The name becomes a folder of the data directory, next to files the server keeps there.
-    match crate::crawl::layout::reserved_name(name) {
+    match reserved_name(name) {
         Some(why) => Err(invalid("name", format!("{name:?} {why}"))),
         None => Ok(()),
+    }
+}
+
+/// `DIR/api-token`: the stored token of `magpie serve`. It sits among the crawl folders, so no
+/// crawl may take its name (a folder there stops the next `serve` from starting).
+pub const TOKEN_FILE: &str = "api-token";
+
+/// What a crawl name must not be, as the reason shown when one is refused: the names of files
+/// the programs keep in the data folder itself, and the `.old-` infix of crawls moved aside by
+/// `--fresh` (a crawl so named would be taken for an old copy of another one). Compared without
+/// regard to case, as some file systems do.
+pub fn reserved_name(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    if lower == TOKEN_FILE {
+        Some("is reserved: DIR/api-token holds the server's API token")
+    } else if lower.contains(".old-") {
+        Some("must not contain '.old-', which marks a crawl moved aside by --fresh")
+    } else {
+        None
     }
 }
 
