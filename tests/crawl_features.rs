@@ -40,7 +40,10 @@ fn stored_blocked_patterns_keep_seeds_and_sitemaps_out() {
     let store = magpie::store::Store::open(&layout.state()).unwrap();
     let mut ws = magpie::store::WriteSet::default();
     let patterns = serde_json::to_vec(&["sitemap_index", r"/sm/1\.html"]).unwrap();
-    ws.put(magpie::store::Key::Meta("blocked").bytes(), patterns);
+    ws.put(
+        magpie::store::Key::Meta(magpie::store::Meta::Blocked).bytes(),
+        patterns,
+    );
     store.commit(ws).unwrap();
     drop(store);
     let seeds = [web.url(0, "/"), site.pages[0].clone()];

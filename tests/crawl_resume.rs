@@ -246,7 +246,7 @@ fn a_file_sealed_after_the_last_commit_is_never_cut_on_resume() {
         });
         let mut ws = magpie::store::WriteSet::default();
         ws.put(
-            magpie::store::Key::Meta("checkpoint").bytes(),
+            magpie::store::Key::Meta(magpie::store::Meta::Checkpoint).bytes(),
             cp.to_string().into_bytes(),
         );
         store.commit(ws).unwrap();

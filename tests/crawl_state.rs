@@ -139,7 +139,7 @@ fn a_deleted_state_next_to_warc_files_is_refused() {
 
 #[test]
 fn a_damaged_checkpoint_or_totals_value_is_refused() {
-    for key in ["checkpoint", "totals"] {
+    for key in [magpie::store::Meta::Checkpoint, magpie::store::Meta::Totals] {
         refused_then_fresh(
             |crawl| {
                 let store = magpie::store::Store::open(&crawl.join("state")).unwrap();

@@ -404,7 +404,7 @@ fn tear_log(dir: &Path, cut: usize) {
     // That commit never reached the rest of the crawl state: put the commit number back...
     let store = Store::open(dir).expect("reopen the store");
     let mut ws = magpie::store::WriteSet::default();
-    let key = magpie::store::Key::Meta("frontier").bytes();
+    let key = magpie::store::Key::Meta(magpie::store::Meta::FrontierCommit).bytes();
     let n: u64 = String::from_utf8(store.get(&key).unwrap().unwrap())
         .unwrap()
         .parse()

@@ -3,11 +3,9 @@
 //! The patterns are kept in the crawl's state, so they survive restarts.
 
 use super::CrawlError;
-use crate::store::{Entry, Key};
+use crate::store::{Entry, Key, Meta};
 use serde::Serialize;
 
-/// Store key of the blocked patterns (a JSON array of strings).
-const BLOCKED_KEY: &str = "blocked";
 /// Compiled size limit of one pattern: generous for URL patterns, bounded for hostile input (a
 /// short pattern over Unicode classes, such as `\w{20}N`, compiles to a megabyte; write
 /// `(?-u:\w)` for ASCII word characters).
@@ -59,7 +57,7 @@ impl Blocklist {
     pub(super) fn load(frontier: &crate::frontier::Frontier) -> Result<Blocklist, CrawlError> {
         let stored: Vec<String> = super::state::read_json(
             frontier,
-            &Key::Meta(BLOCKED_KEY).bytes(),
+            &Key::Meta(Meta::Blocked).bytes(),
             "the blocked URL patterns",
         )?
         .unwrap_or_default();
@@ -82,7 +80,7 @@ impl Blocklist {
         self.patterns.push(re);
         let all: Vec<&str> = self.patterns.iter().map(regex::Regex::as_str).collect();
         let v = super::state::to_json(&all, "the blocked URL patterns")?;
-        Ok((Key::Meta(BLOCKED_KEY).bytes(), v))
+        Ok((Key::Meta(Meta::Blocked).bytes(), v))
     }
 
     /// The patterns in force, as given, in the order they were added.
@@ -102,7 +100,7 @@ impl Blocklist {
         self.patterns.remove(at);
         let all: Vec<&str> = self.patterns.iter().map(regex::Regex::as_str).collect();
         let v = super::state::to_json(&all, "the blocked URL patterns")?;
-        Ok(Some((Key::Meta(BLOCKED_KEY).bytes(), v)))
+        Ok(Some((Key::Meta(Meta::Blocked).bytes(), v)))
     }
 
     pub(super) fn is_empty(&self) -> bool {

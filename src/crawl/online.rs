@@ -16,23 +16,23 @@ use crate::index::{
     self, CaptureDoc, Index, IndexError, Indexer, IndexerConfig, ObjectDoc, RevisitOf, TextLimits,
 };
 use crate::spec::Spec;
-use crate::store::{Entry, Key, Store};
+use crate::store::{Entry, Key, Meta, Store};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Pages between two refits of the learned score weights.
 pub const REFIT_PAGES: u64 = 50;
 
-/// Store key of the topic vector (keywords plus the reference pages learned so far).
-const TOPIC_KEY: &str = "topic";
-
 /// The crawl's analyzer: around the stored topic when the crawl resumes, else from the spec.
 pub fn analyzer(spec: &Spec, frontier: &Frontier) -> Result<Option<Analyzer>, CrawlError> {
     let Some(cfg) = &spec.analysis else {
         return Ok(None);
     };
-    let stored: Option<Topic> =
-        super::state::read_json(frontier, &Key::Meta(TOPIC_KEY).bytes(), "the learned topic")?;
+    let stored: Option<Topic> = super::state::read_json(
+        frontier,
+        &Key::Meta(Meta::Topic).bytes(),
+        "the learned topic",
+    )?;
     let topic = stored.unwrap_or_else(|| cfg.topic.clone());
     Ok(Some(Analyzer::from_topic(topic, &cfg.scoring)?))
 }
@@ -218,7 +218,7 @@ impl Online {
             write_topic(path, &json);
         }
         *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
-        Ok(Some((Key::Meta(TOPIC_KEY).bytes(), json)))
+        Ok(Some((Key::Meta(Meta::Topic).bytes(), json)))
     }
 
     /// Counts a fetched page as evidence of what its link's components predict, and every

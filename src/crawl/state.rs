@@ -10,12 +10,8 @@ use super::layout::Layout;
 use super::CrawlError;
 use crate::archive::Checkpoint;
 use crate::frontier::Frontier;
-use crate::store::{Key, Store, StoreError, WriteSet};
+use crate::store::{Key, Meta, Store, StoreError, WriteSet};
 use serde::de::DeserializeOwned;
-
-/// The `m` key written into a new store by its first commit: a store without it that is empty
-/// lost its contents.
-pub(super) const CREATED_KEY: &str = "created";
 
 /// Opens the crawl's store under `layout` (created if the crawl is new).
 ///
@@ -41,7 +37,7 @@ pub(super) fn open(layout: &Layout) -> Result<Store, CrawlError> {
         source,
     })?;
     let store = Store::open(&state)?;
-    if store.get(&Key::Meta(CREATED_KEY).bytes())?.is_some() {
+    if store.get(&Key::Meta(Meta::Created).bytes())?.is_some() {
         return Ok(store);
     }
     if db_existed && store.is_empty() {
@@ -53,7 +49,10 @@ pub(super) fn open(layout: &Layout) -> Result<Store, CrawlError> {
     }
     let mut ws = WriteSet::default();
     let now = serde_json::Value::from(chrono::Utc::now().to_rfc3339());
-    ws.put(Key::Meta(CREATED_KEY).bytes(), now.to_string().into_bytes());
+    ws.put(
+        Key::Meta(Meta::Created).bytes(),
+        now.to_string().into_bytes(),
+    );
     store.commit(ws)?;
     Ok(store)
 }
@@ -120,7 +119,7 @@ pub(super) fn to_json<T: serde::Serialize + ?Sized>(
 pub(super) fn checkpoint(frontier: &Frontier) -> Result<Option<Checkpoint>, CrawlError> {
     read_json(
         frontier,
-        &Key::Meta("checkpoint").bytes(),
+        &Key::Meta(Meta::Checkpoint).bytes(),
         "the WARC checkpoint",
     )
 }
@@ -136,7 +135,7 @@ mod tests {
         let layout = Layout::new(dir.path(), "c");
         let store = open(&layout).expect("a new crawl opens");
         assert!(store
-            .get(&Key::Meta(CREATED_KEY).bytes())
+            .get(&Key::Meta(Meta::Created).bytes())
             .unwrap()
             .is_some());
         drop(store);
@@ -146,14 +145,14 @@ mod tests {
         {
             let store = Store::open(&old.state()).unwrap();
             let mut ws = WriteSet::default();
-            ws.put(Key::Meta("seq").bytes(), b"3".to_vec());
+            ws.put(Key::Meta(Meta::LegacySeq).bytes(), b"3".to_vec());
             store.commit(ws).unwrap();
         }
         std::fs::create_dir_all(old.warc()).unwrap();
         std::fs::write(old.warc().join("x-00000.warc.gz"), b"").unwrap();
         let store = open(&old).expect("an old store opens");
         assert!(store
-            .get(&Key::Meta(CREATED_KEY).bytes())
+            .get(&Key::Meta(Meta::Created).bytes())
             .unwrap()
             .is_some());
     }
@@ -179,18 +178,22 @@ mod tests {
     fn stored_values_that_do_not_decode_are_errors_naming_them() {
         let store = Store::temporary().unwrap();
         let mut txn = crate::store::WriteSet::default();
-        txn.put(Key::Meta("topic").bytes(), b"[1,".to_vec());
+        txn.put(Key::Meta(Meta::Topic).bytes(), b"[1,".to_vec());
         store.commit(txn).unwrap();
         let frontier = Frontier::open(store, cfg()).unwrap();
-        let err = read_json::<Vec<u8>>(&frontier, &Key::Meta("topic").bytes(), "the learned topic")
-            .expect_err("damaged");
+        let err = read_json::<Vec<u8>>(
+            &frontier,
+            &Key::Meta(Meta::Topic).bytes(),
+            "the learned topic",
+        )
+        .expect_err("damaged");
         let msg = err.to_string();
         assert!(
             msg.contains("the learned topic") && msg.contains("--fresh"),
             "{msg}"
         );
         assert_eq!(
-            read_json::<u8>(&frontier, &Key::Meta("absent").bytes(), "x").unwrap(),
+            read_json::<u8>(&frontier, &Key::Meta(Meta::Blocked).bytes(), "x").unwrap(),
             None
         );
     }
@@ -236,10 +239,10 @@ mod tests {
                 }
             }
             if c % 25 == 0 {
-                txn.put(Key::Meta("topic").bytes(), vec![c as u8; 20_000]);
+                txn.put(Key::Meta(Meta::Topic).bytes(), vec![c as u8; 20_000]);
             }
             let cp = format!("{{\"file\":\"x.warc.gz\",\"offset\":{}}}", c * 1000);
-            txn.put(Key::Meta("checkpoint").bytes(), cp.into_bytes());
+            txn.put(Key::Meta(Meta::Checkpoint).bytes(), cp.into_bytes());
             f.commit_with(txn).unwrap();
         }
         copy_dir(&layout.root, &killed.root);

@@ -8,7 +8,7 @@ use super::keys::{self, UrlState};
 use super::ops::Op;
 use super::table::Slot;
 use super::{Frontier, FrontierError, NO_HOST};
-use crate::store::{Family, Key};
+use crate::store::{Family, Key, Meta};
 
 impl Frontier {
     /// Moves an older crawl's queues out of sled; does nothing for a crawl without them.
@@ -100,7 +100,7 @@ impl Frontier {
                 errors: rec.errors,
             });
         }
-        self.legacy.delete(Key::Meta("seq").bytes());
+        self.legacy.delete(Key::Meta(Meta::LegacySeq).bytes());
         tracing::info!(
             queued = self.queued,
             "frontier: older crawl state moved into the log"

@@ -11,12 +11,9 @@ use super::journal::{Journal, JournalError};
 use super::ops::{self, Op};
 use super::table::{Row, Slot, UrlTable};
 use super::{keys, Frontier, FrontierConfig, FrontierError, NO_HOST};
-use crate::store::{Key, Store, WriteSet};
+use crate::store::{Key, Meta, Store, WriteSet};
 use std::collections::HashMap;
 use std::time::Instant;
-
-/// The crawl-state key holding the number of the frontier's last commit.
-pub(super) const COMMIT_KEY: &str = "frontier";
 
 /// Compaction starts when the log is this many times the size of a compacted one (and at
 /// least [`COMPACT_MIN`]), so its cost stays a fixed share of the logging.
@@ -144,7 +141,7 @@ impl Frontier {
     /// [`StoreError::Damaged`] naming sled's `db` file: the store lost committed writes, and
     /// going on would cut the WARC files back to its older checkpoint.
     pub fn open(store: Store, cfg: FrontierConfig) -> Result<Frontier, FrontierError> {
-        let committed = match store.get(&Key::Meta(COMMIT_KEY).bytes())? {
+        let committed = match store.get(&Key::Meta(Meta::FrontierCommit).bytes())? {
             None => 0,
             Some(v) => std::str::from_utf8(&v)
                 .ok()
@@ -235,7 +232,10 @@ impl Frontier {
             self.journal.force();
         }
         let n = self.journal.commit()?;
-        txn.put(Key::Meta(COMMIT_KEY).bytes(), n.to_string().into_bytes());
+        txn.put(
+            Key::Meta(Meta::FrontierCommit).bytes(),
+            n.to_string().into_bytes(),
+        );
         self.store.commit(txn)?;
         self.journal.finish_rewrite(false)?;
         self.journal.seal(false)?;
@@ -374,7 +374,7 @@ mod tests {
         }
         ws.put([&b"s"[..], &13u64.to_be_bytes()].concat(), vec![2]);
         ws.put(b"ha.test".to_vec(), br#"{"fetched":1,"errors":0}"#.to_vec());
-        ws.put(Key::Meta("seq").bytes(), b"3".to_vec());
+        ws.put(Key::Meta(Meta::LegacySeq).bytes(), b"3".to_vec());
         store.commit(ws).unwrap();
     }
 
@@ -408,13 +408,13 @@ mod tests {
         f.commit().unwrap();
         drop(f);
         let mut ws = WriteSet::default();
-        ws.put(Key::Meta(COMMIT_KEY).bytes(), b"7".to_vec());
+        ws.put(Key::Meta(Meta::FrontierCommit).bytes(), b"7".to_vec());
         store.commit(ws).unwrap();
         let err = Frontier::open(store.clone(), cfg(0, false)).err().unwrap();
         let msg = err.to_string();
         assert!(msg.contains("ops.log") && msg.contains("commit 7"), "{msg}");
         let mut ws = WriteSet::default();
-        ws.put(Key::Meta(COMMIT_KEY).bytes(), b"x".to_vec());
+        ws.put(Key::Meta(Meta::FrontierCommit).bytes(), b"x".to_vec());
         store.commit(ws).unwrap();
         let err = Frontier::open(store, cfg(0, false)).err().unwrap();
         assert!(err.to_string().contains("commit number"), "{err}");

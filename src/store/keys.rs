@@ -14,11 +14,50 @@
 //! Every write goes into one [`super::WriteSet`], the crawl's transaction, which the engine
 //! owns and commits whole (see `crawl/engine`).
 
+/// The crawl-level metadata entries (`m` + name), each named once: the names are the stored
+/// format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Meta {
+    /// `frontier`: the number of the frontier log's last commit.
+    FrontierCommit,
+    /// `checkpoint`: how far the WARC files are durable.
+    Checkpoint,
+    /// `totals`: the crawl's counters.
+    Totals,
+    /// `created`: when the store was made, the mark that a crawl ran here.
+    Created,
+    /// `topic`: the topic vector learned from the crawl.
+    Topic,
+    /// `blocked`: the operator's blocked URL patterns.
+    Blocked,
+    /// `copy_rules`: the URL-variant rules learned per host.
+    CopyRules,
+    /// `seq`: the discovery counter of versions before the frontier's log (read once by the
+    /// import of such a crawl, then deleted).
+    LegacySeq,
+}
+
+impl Meta {
+    /// The entry's stored name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Meta::FrontierCommit => "frontier",
+            Meta::Checkpoint => "checkpoint",
+            Meta::Totals => "totals",
+            Meta::Created => "created",
+            Meta::Topic => "topic",
+            Meta::Blocked => "blocked",
+            Meta::CopyRules => "copy_rules",
+            Meta::LegacySeq => "seq",
+        }
+    }
+}
+
 /// One key of the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key<'a> {
     /// `m`: a crawl-level metadata entry.
-    Meta(&'a str),
+    Meta(Meta),
     /// `d`: the first capture of a payload digest.
     FirstCapture(&'a str),
     /// `Ar`: the helper's adopted relaxation of one action.
@@ -48,7 +87,7 @@ impl Key<'_> {
     /// The key's bytes.
     pub fn bytes(&self) -> Vec<u8> {
         match *self {
-            Key::Meta(name) => joined(b"m", &[name]),
+            Key::Meta(m) => joined(b"m", &[m.name()]),
             Key::FirstCapture(digest) => joined(b"d", &[digest]),
             Key::Adoption {
                 host,
@@ -113,7 +152,7 @@ mod tests {
     #[test]
     fn families_never_overlap() {
         let keys = [
-            Key::Meta("checkpoint").bytes(),
+            Key::Meta(Meta::Checkpoint).bytes(),
             Key::FirstCapture("sha1:X").bytes(),
             Key::Adoption {
                 host: "a.test",

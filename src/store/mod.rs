@@ -20,7 +20,7 @@
 //! frontier's log catches that one (see `frontier::journal`).
 
 pub mod keys;
-pub use keys::{Family, Key};
+pub use keys::{Family, Key, Meta};
 mod checksum;
 mod write_set;
 use checksum::Checksum;

@@ -61,9 +61,15 @@ fn run(entries: u64, batch: u64) {
             r#"{{"file":"MAGPIE-00000.warc.gz","offset":{}}}"#,
             from * 900
         );
-        ws.put(Key::Meta("checkpoint").bytes(), checkpoint.into_bytes());
+        ws.put(
+            Key::Meta(magpie::store::Meta::Checkpoint).bytes(),
+            checkpoint.into_bytes(),
+        );
         let totals = format!(r#"{{"pages":{from},"warc_bytes":{}}}"#, from * 900);
-        ws.put(Key::Meta("totals").bytes(), totals.into_bytes());
+        ws.put(
+            Key::Meta(magpie::store::Meta::Totals).bytes(),
+            totals.into_bytes(),
+        );
         let t = Instant::now();
         store.commit(ws).expect("commit");
         let took = t.elapsed();

@@ -24,7 +24,7 @@
 //! fetched pages is not kept: after a restart, learning goes on from the pages fetched then.
 
 use super::CrawlError;
-use crate::store::{Entry, Key};
+use crate::store::{Entry, Key, Meta};
 use crate::uri;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -33,8 +33,6 @@ use url::Url;
 mod variant;
 pub use variant::{reductions, Variant};
 
-/// Store key of the learned rules (a JSON object: host → rules).
-const RULES_KEY: &str = "copy_rules";
 /// Examples that adopt a rule on a host.
 pub const EXAMPLES_TO_ADOPT: u32 = 3;
 /// Examples that adopt a rule on a host when a rule of the same name is adopted on another
@@ -210,7 +208,7 @@ impl Copies {
     pub(super) fn load(frontier: &crate::frontier::Frontier) -> Result<Copies, CrawlError> {
         let what = "the learned copy rules";
         let stored: Stored =
-            super::state::read_json(frontier, &Key::Meta(RULES_KEY).bytes(), what)?
+            super::state::read_json(frontier, &Key::Meta(Meta::CopyRules).bytes(), what)?
                 .unwrap_or_default();
         let mut hosts = BTreeMap::new();
         for (host, rules) in stored {
@@ -552,7 +550,7 @@ impl Copies {
             .filter(|(_, r)| !r.is_empty())
             .collect();
         let v = super::state::to_json(&stored, "the learned copy rules")?;
-        Ok(Some((Key::Meta(RULES_KEY).bytes(), v)))
+        Ok(Some((Key::Meta(Meta::CopyRules).bytes(), v)))
     }
 }
 

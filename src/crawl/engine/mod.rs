@@ -21,7 +21,7 @@ mod spawn;
 mod steering;
 
 use super::crawl_log::Refused;
-use crate::store::{Key, WriteSet};
+use crate::store::{Key, Meta, WriteSet};
 use responses::{redirect_target, retry_after};
 use retry::{backoff, Attempt, Decision};
 
@@ -155,7 +155,7 @@ impl Engine {
     ) -> Result<Engine, super::CrawlError> {
         let totals: Option<Totals> = super::state::read_json(
             &frontier,
-            &Key::Meta("totals").bytes(),
+            &Key::Meta(Meta::Totals).bytes(),
             "the crawl's totals",
         )?;
         if let Some(t) = totals {
@@ -599,11 +599,11 @@ impl Engine {
         self.flush_log()?;
         if let Some(cp) = self.archiver.checkpoint() {
             let v = super::state::to_json(&cp, "the WARC checkpoint")?;
-            self.txn.put(Key::Meta("checkpoint").bytes(), v);
+            self.txn.put(Key::Meta(Meta::Checkpoint).bytes(), v);
         }
         self.stage_copies()?;
         let totals = super::state::to_json(&self.stats.totals(), "the crawl's totals")?;
-        self.txn.put(Key::Meta("totals").bytes(), totals);
+        self.txn.put(Key::Meta(Meta::Totals).bytes(), totals);
         if let Some(h) = &self.ctx.helper {
             self.txn.append(h.take_learned());
         }
