@@ -408,8 +408,9 @@ async fn a_crawl_whose_spec_cannot_be_read_is_listed_with_the_reason() {
     let spec = dir.path().join("hurt/spec.json");
     let before = b"{\"name\": \"hurt\",\n  \"seeds\": [\"http://127.0.0.1:9/\"],\n  \"limits\": {\"max_pages\": -3}}";
     std::fs::write(&spec, before).unwrap();
-    // A folder without a spec is no crawl, and not reported.
+    // A folder without a spec is no crawl, nor is a file beside the crawls: not reported.
     std::fs::create_dir(dir.path().join("exports")).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"mine").unwrap();
 
     let srv = TestServer::start(dir.path(), |_| {}).await;
     let (status, list) = srv.get_json("/api/v1/crawls").await;

@@ -156,6 +156,10 @@ impl Manager {
             runtime: tokio::runtime::Handle::current(),
         });
         for entry in std::fs::read_dir(&data)?.flatten() {
+            // Files beside the crawls (the API token) are no crawls.
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
             let dir = entry.path();
             if entry.file_name().to_string_lossy().contains(".old-") {
                 // A crawl moved aside by `--fresh` keeps its name in its spec: not a crawl.
