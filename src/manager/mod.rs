@@ -27,12 +27,14 @@ mod outcome;
 mod seeds;
 mod status;
 mod steering;
+mod unopened;
 mod workflows;
 
 pub use outcome::{classify, Outcome, OutcomeKind, StopMark};
 pub use seeds::{any_problem, check_robots, check_seeds, SeedCheck};
 use status::{read_status, write_status, Status};
 pub use status::{record_cli_run, CrawlState};
+pub use unopened::Unopened;
 pub use workflows::WorkflowView;
 
 /// A manager error; the web layer maps these to HTTP statuses.
@@ -112,18 +114,6 @@ pub struct TopicTerm {
     pub weight: f32,
 }
 
-/// A folder of the data folder that holds a `spec.json` the server could not read or parse:
-/// listed with the reason (API and cockpit) rather than left out, so the operator learns of
-/// it; nothing in it is touched.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Unopened {
-    /// The folder's name.
-    pub folder: String,
-    /// Why: the file, and the error (with its JSON path, line and column for a spec that does
-    /// not parse).
-    pub error: String,
-}
-
 /// All crawls of a data folder.
 pub struct Manager {
     data: PathBuf,
@@ -165,20 +155,8 @@ impl Manager {
                 // A crawl moved aside by `--fresh` keeps its name in its spec: not a crawl.
                 continue;
             }
-            let spec_path = dir.join("spec.json");
-            let read = std::fs::read_to_string(&spec_path).map_err(|e| (e.kind(), e.to_string()));
-            let spec = match read.map(|t| Spec::from_json(&t)) {
-                Ok(Ok(spec)) => spec,
-                // A folder without a spec is no crawl (an export folder, a stray directory).
-                Err((std::io::ErrorKind::NotFound, _)) => continue,
-                Err((_, e)) => {
-                    m.note_unopened(&dir, format!("{}: {e}", spec_path.display()));
-                    continue;
-                }
-                Ok(Err(e)) => {
-                    m.note_unopened(&dir, format!("{}: {e}", spec_path.display()));
-                    continue;
-                }
+            let Some(spec) = m.crawl_spec(&dir) else {
+                continue;
             };
             let (mut status, counters) = read_status(&dir.join("status.json"));
             if status.created.is_none() {
@@ -535,21 +513,6 @@ impl Manager {
                 action,
             })
         }
-    }
-
-    /// The crawl folders whose spec could not be read when the server opened the data folder.
-    pub fn unopened(&self) -> Vec<Unopened> {
-        lock(&self.unopened).clone()
-    }
-
-    fn note_unopened(&self, dir: &std::path::Path, error: String) {
-        tracing::error!("cannot open the crawl in {}: {error}", dir.display());
-        lock(&self.unopened).push(Unopened {
-            folder: dir
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-            error,
-        });
     }
 
     /// Every crawl with its state and live statistics.

@@ -172,3 +172,36 @@ impl Engine {
         Ok(())
     }
 }
+
+impl Engine {
+    /// Takes the URLs of `host` already queued that the helper has just learned are not worth
+    /// a fetch (`/post/N` permalinks that only redirect, a navigation rule of an unknown
+    /// application) out of the queue: the links found later are skipped by the helper, and
+    /// those queued before it knew (the links of a host's first pages) would otherwise still
+    /// be fetched. They are blacklisted, so a later link cannot queue them again.
+    pub(super) fn drop_not_worth(&mut self, host: &str, why: &str) -> Result<(), CrawlError> {
+        let Some(helper) = self.ctx.helper.clone() else {
+            return Ok(());
+        };
+        let mut doomed = Vec::new();
+        self.frontier.for_each_queued_on(host, |u| {
+            if let Ok(url) = url::Url::parse(&u.url) {
+                if helper.not_worth_queued(&url) {
+                    doomed.push((url, u));
+                }
+            }
+        })?;
+        let mut removed = 0;
+        for (url, u) in doomed {
+            let a = Arrival::new(url, u, Action::Blacklist, Scoping::Decided);
+            if self.admit(a)? == (Admitted::Blacklisted { was_queued: true }) {
+                removed += 1;
+            }
+        }
+        self.stats.event(
+            "helper-purge",
+            format!("{host}: {why}; {removed} queued URLs removed"),
+        );
+        Ok(())
+    }
+}

@@ -41,7 +41,6 @@ use crate::frontier::{Completion, Frontier, Lease, UrlLease};
 use crate::index::RevisitOf;
 use crate::model::CrawlUri;
 use crate::spec::Spec;
-use admit::{Action, Admitted, Arrival, Scoping};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -493,37 +492,6 @@ impl Engine {
         };
         self.frontier
             .complete(&lease, Completion::Done, Some(timing), now);
-        Ok(())
-    }
-
-    /// Takes the URLs of `host` already queued that the helper has just learned are not worth
-    /// a fetch (`/post/N` permalinks that only redirect, a navigation rule of an unknown
-    /// application) out of the queue: the links found later are skipped by the helper, and
-    /// those queued before it knew (the links of a host's first pages) would otherwise still
-    /// be fetched. They are blacklisted, so a later link cannot queue them again.
-    fn drop_not_worth(&mut self, host: &str, why: &str) -> Result<(), super::CrawlError> {
-        let Some(helper) = self.ctx.helper.clone() else {
-            return Ok(());
-        };
-        let mut doomed = Vec::new();
-        self.frontier.for_each_queued_on(host, |u| {
-            if let Ok(url) = url::Url::parse(&u.url) {
-                if helper.not_worth_queued(&url) {
-                    doomed.push((url, u));
-                }
-            }
-        })?;
-        let mut removed = 0;
-        for (url, u) in doomed {
-            let a = Arrival::new(url, u, Action::Blacklist, Scoping::Decided);
-            if self.admit(a)? == (Admitted::Blacklisted { was_queued: true }) {
-                removed += 1;
-            }
-        }
-        self.stats.event(
-            "helper-purge",
-            format!("{host}: {why}; {removed} queued URLs removed"),
-        );
         Ok(())
     }
 
