@@ -32,14 +32,14 @@ fn load(site: &str, file: &str) -> Value {
 /// what it reaches: the two WordPress installations read with no knowledge-base expression
 /// (`every_recorded_application_read_as_unknown`; with the knowledge base they are known and
 /// held to the known targets); django-wiki's kind as `kb detect` gives it page by page; and the
-/// second round held out (docs/kb.md, section 15): MoinMoin's index and tag pages read as single
-/// items, Docusaurus read as a blog. They are held to no known application claimed and to these
+/// second round held out (docs/kb.md, section 15): MoinMoin's first index pages, a tag page and
+/// a help index read as single items, Docusaurus read as a blog. They are held to no known application claimed and to these
 /// figures, so they cannot fall. Every other recording is held to the full targets.
 const BELOW: [(&str, [usize; 4]); 5] = [
     // category, kind, title, body (percent)
     ("djangowiki", [95, 80, 95, 95]),
     ("docusaurus", [0, 95, 90, 90]),
-    ("moin", [95, 85, 95, 95]),
+    ("moin", [95, 90, 95, 95]),
     ("wp-block", [95, 90, 95, 90]),
     ("wp-classic", [95, 85, 95, 95]),
 ];

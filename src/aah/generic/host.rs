@@ -15,6 +15,10 @@ use crate::aah::kb::{Category, LevelKind};
 pub(super) const MIN_PAGES: u32 = 3;
 /// Share of the host's pages a block must be on to be furniture.
 const FURNITURE_SHARE: f64 = 0.5;
+/// Share of a URL template's pages a block must be on to be furniture of that kind of page:
+/// higher than the host's, since lists of one template share entries (a post under each of
+/// its tags) where a host's pages rarely do.
+const TEMPLATE_FURNITURE_SHARE: f64 = 0.8;
 /// Share of the host's titles a part of `<title>` must be in to be the site's name.
 const SITE_NAME_SHARE: f64 = 0.5;
 /// Share of a template's strong readings that decides a weak reading under it.
@@ -33,6 +37,10 @@ pub struct HostModel {
     /// Pages passed over unread since the host was last read (see `Helper::read_unknown`).
     passed: u32,
     keys: HashMap<u64, u32>,
+    /// Pages read per URL template, and block keys counted per template (keyed by a hash of
+    /// both): furniture of one kind of page, such as an index's filter menu and its help text.
+    template_pages: HashMap<String, u32>,
+    template_keys: HashMap<u64, u32>,
     segments: HashMap<String, u32>,
     evidence: [u32; 6],
     shapes: Shapes,
@@ -112,6 +120,31 @@ impl HostModel {
                 .is_some_and(|&n| n >= self.common(FURNITURE_SHARE))
     }
 
+    /// Counts one page's block keys under its URL template.
+    pub(super) fn observe_template(&mut self, template: &str, keys: &HashSet<u64>) {
+        bump(&mut self.template_pages, template.to_owned(), MAX_TEMPLATES);
+        if !self.template_pages.contains_key(template) {
+            return;
+        }
+        for k in keys {
+            bump(&mut self.template_keys, under(template, *k), MAX_KEYS);
+        }
+    }
+
+    /// Whether a block with this key is furniture of the pages of `template`: on most of
+    /// them, once enough were read to say so. The host's share misses what only one kind of
+    /// page repeats when that kind is a minority of the host.
+    pub(super) fn is_template_furniture(&self, template: &str, key: u64) -> bool {
+        let Some(&pages) = self.template_pages.get(template) else {
+            return false;
+        };
+        pages >= MIN_PAGES
+            && self
+                .template_keys
+                .get(&under(template, key))
+                .is_some_and(|&n| n >= common(pages, TEMPLATE_FURNITURE_SHARE))
+    }
+
     /// Whether a part of `<title>` names the site rather than the page.
     pub(super) fn is_site_name(&self, segment: &str) -> bool {
         self.pages >= MIN_PAGES
@@ -122,7 +155,7 @@ impl HostModel {
     }
 
     fn common(&self, share: f64) -> u32 {
-        ((f64::from(self.pages) * share).ceil() as u32).max(2)
+        common(self.pages, share)
     }
 
     /// The URL template of a shape among the host's URLs.
@@ -188,6 +221,20 @@ impl HostModel {
     }
 }
 
+/// Pages of `pages` a block must be on to be common: `share` of them, and two at least.
+fn common(pages: u32, share: f64) -> u32 {
+    ((f64::from(pages) * share).ceil() as u32).max(2)
+}
+
+/// The key of a block under a template.
+fn under(template: &str, key: u64) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    template.hash(&mut h);
+    key.hash(&mut h);
+    h.finish()
+}
+
 fn bump<K: std::hash::Hash + Eq>(map: &mut HashMap<K, u32>, key: K, max: usize) {
     let len = map.len();
     match map.get_mut(&key) {
@@ -218,6 +265,35 @@ mod tests {
         m.observe(&nav, &HashSet::new(), &[0; 6], shape("http://h/c"));
         assert!(m.is_furniture(1));
         assert!(!m.is_furniture(2), "one page of three");
+    }
+
+    #[test]
+    fn a_template_has_furniture_the_host_does_not() {
+        let mut m = HostModel::default();
+        let menu: HashSet<u64> = [7].into();
+        for i in 0..6 {
+            m.observe(
+                &HashSet::new(),
+                &HashSet::new(),
+                &[0; 6],
+                shape(&format!("http://h/{i}")),
+            );
+        }
+        for n in 0..3 {
+            assert!(
+                !m.is_template_furniture("+index/*", 7),
+                "{n} pages are too few"
+            );
+            m.observe_template("+index/*", &menu);
+        }
+        assert!(m.is_template_furniture("+index/*", 7));
+        assert!(!m.is_furniture(7), "three pages of the host's nine");
+        assert!(!m.is_template_furniture("other/*", 7));
+        m.observe_template("+index/*", &HashSet::new());
+        assert!(
+            !m.is_template_furniture("+index/*", 7),
+            "three of four is under the template's share"
+        );
     }
 
     #[test]

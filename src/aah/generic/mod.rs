@@ -126,12 +126,16 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     host.observe(&keys, &lower, &r.evidence, shape.clone());
     r.category = host.category();
     let template = host.template(&shape);
+    host.observe_template(&template, &keys);
     host.count_read(&shape);
     let template_kind = host.template_kind(&template);
     let learned = |n: NodeRef<'_, Node>| {
-        page.keys
-            .get(&n.id())
-            .is_some_and(|k| host.is_furniture(*k))
+        page.keys.get(&n.id()).is_some_and(|k| {
+            host.is_furniture(*k)
+                    // Entries of lists repeat on the lists of one template (a post under
+                    // each of its tags); the template's own furniture is words, not links.
+                    || (host.is_template_furniture(&template, *k) && !page.links_elsewhere(n))
+        })
     };
     let all = |n: NodeRef<'_, Node>| is_furniture(name(n)) || learned(n);
     let tags = |n: NodeRef<'_, Node>| is_furniture(name(n));
