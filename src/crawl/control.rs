@@ -1,9 +1,10 @@
 //! Steering a running crawl: pause, resume, stop, scored-URL intake and frontier views, all sent
 //! to the engine over one channel, so only the engine task ever touches the frontier.
 
-use crate::aah::Adoption;
+use crate::aah::{AahError, Adoption};
 use crate::frontier::host::HostView;
 use crate::frontier::view::QueuedUrl;
+use crate::frontier::FrontierError;
 use crate::intake::{IntakeReport, ScoredUrl};
 use serde::Serialize;
 use tokio::sync::oneshot;
@@ -26,14 +27,14 @@ pub enum Control {
         /// Only this host.
         host: Option<String>,
         /// Where the answer goes.
-        reply: oneshot::Sender<Result<FrontierView, String>>,
+        reply: oneshot::Sender<Result<FrontierView, Refusal>>,
     },
     /// Blacklist every URL matching a regular expression, queued now or found later.
     Block {
         /// The pattern.
         pattern: String,
         /// Where the answer goes (an unusable pattern is an `Err` saying why).
-        reply: oneshot::Sender<Result<super::block::BlockReport, String>>,
+        reply: oneshot::Sender<Result<super::block::BlockReport, Refusal>>,
     },
     /// Stop blocking a pattern: URLs found later are queued again when it matches them (URLs
     /// it already blacklisted stay blacklisted).
@@ -41,15 +42,85 @@ pub enum Control {
         /// The pattern, exactly as it was blocked.
         pattern: String,
         /// Where the answer goes: the patterns left in force, or why nothing was removed.
-        reply: oneshot::Sender<Result<usize, String>>,
+        reply: oneshot::Sender<Result<usize, Refusal>>,
     },
     /// The patterns the application-aware helper relaxed and adopted, with their evidence.
     Relaxations {
         /// Only this host.
         host: Option<String>,
         /// Where the answer goes.
-        reply: oneshot::Sender<Result<Vec<Adoption>, String>>,
+        reply: oneshot::Sender<Result<Vec<Adoption>, Refusal>>,
     },
+}
+
+/// Why the engine answered a steering request with no result: the request's fault (the API
+/// answers 400, the cockpit shows it beside the field) or the crawl's (500).
+#[derive(Debug)]
+pub enum Refusal {
+    /// A pattern that does not compile, with the reason.
+    BadPattern(String),
+    /// The crawl holds as many blocked patterns as it may.
+    TooManyPatterns(usize),
+    /// Unblocking a pattern that is not blocked.
+    NotBlocked(String),
+    /// The frontier could not be read.
+    Frontier(FrontierError),
+    /// The helper's stored adoptions could not be read.
+    Helper(AahError),
+    /// The engine ended before it answered.
+    Ended,
+}
+
+impl Refusal {
+    /// The field of the request at fault and why, when the request is at fault.
+    pub fn fault(&self) -> Option<(&'static str, String)> {
+        match self {
+            Refusal::BadPattern(why) => Some(("pattern", why.clone())),
+            Refusal::TooManyPatterns(n) => {
+                Some(("pattern", format!("at most {n} patterns per crawl")))
+            }
+            Refusal::NotBlocked(p) => Some((
+                "pattern",
+                format!("{p:?} is not among the blocked patterns"),
+            )),
+            Refusal::Frontier(_) | Refusal::Helper(_) | Refusal::Ended => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some((field, why)) = self.fault() {
+            return write!(f, "{field}: {why}");
+        }
+        match self {
+            Refusal::Frontier(e) => write!(f, "frontier: {e}"),
+            Refusal::Helper(e) => write!(f, "the helper's adoptions: {e}"),
+            _ => f.write_str("the crawl ended before it answered"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Refusal::Frontier(e) => Some(e),
+            Refusal::Helper(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<FrontierError> for Refusal {
+    fn from(e: FrontierError) -> Refusal {
+        Refusal::Frontier(e)
+    }
+}
+
+impl From<AahError> for Refusal {
+    fn from(e: AahError) -> Refusal {
+        Refusal::Helper(e)
+    }
 }
 
 /// The frontier as the API shows it.

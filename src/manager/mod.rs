@@ -12,8 +12,8 @@
 
 use crate::crawl::focus::FocusSnapshot;
 use crate::crawl::{
-    self, control::FrontierView, stats::Stats, stats::Summary, supervise::catch_panic, Control,
-    CrawlError, CrawlOptions,
+    self, control::FrontierView, control::Refusal, stats::Stats, stats::Summary,
+    supervise::catch_panic, Control, CrawlError, CrawlOptions,
 };
 use crate::intake::{IntakeReport, Rejected, ScoredUrl};
 use crate::spec::{Spec, SpecError};
@@ -59,9 +59,9 @@ pub enum ManagerError {
     /// The spec is invalid.
     #[error(transparent)]
     Spec(#[from] SpecError),
-    /// The frontier could not be read.
-    #[error("frontier: {0}")]
-    Frontier(String),
+    /// The crawl's engine answered a steering request with no result.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
     /// A value given with a request cannot be used (the message starts with its field name).
     #[error("{0}")]
     Invalid(String),

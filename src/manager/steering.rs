@@ -88,9 +88,7 @@ impl Manager {
             },
             "show the frontier",
         )?;
-        rx.await
-            .unwrap_or_else(|_| Err("crawl ended".into()))
-            .map_err(ManagerError::Frontier)
+        Ok(rx.await.unwrap_or(Err(Refusal::Ended))?)
     }
 
     /// The heaviest `n` terms of a crawl's topic vector (keywords, entities and what the
@@ -115,7 +113,7 @@ impl Manager {
 
     /// Blacklists every URL matching `pattern` (a regular expression) in an open crawl: queued
     /// ones leave the frontier, later ones are never queued. A created crawl without an engine
-    /// gets one (paused) to store the pattern. An unusable pattern is [`ManagerError::Invalid`].
+    /// gets one (paused) to store the pattern. An unusable pattern is a [`Refusal`].
     pub async fn block(
         self: &Arc<Self>,
         id: &str,
@@ -129,25 +127,22 @@ impl Manager {
     }
 
     /// Sends the control `make` builds to a crawl's engine (starting one, paused, for a crawl
-    /// that has none) and waits for its answer; a refusal is [`ManagerError::Invalid`].
+    /// that has none) and waits for its answer, or its [`Refusal`].
     async fn ask_woken<T>(
         self: &Arc<Self>,
         id: &str,
         what: &'static str,
-        make: impl FnOnce(oneshot::Sender<Result<T, String>>) -> Control,
+        make: impl FnOnce(oneshot::Sender<Result<T, Refusal>>) -> Control,
     ) -> Result<T, ManagerError> {
         let slot = self.slot(id)?;
         self.wake(id, &slot);
         let (tx, rx) = oneshot::channel();
         self.send(id, &slot, make(tx), what)?;
-        match rx.await {
-            Ok(r) => r.map_err(ManagerError::Invalid),
-            Err(_) => Err(ManagerError::Frontier("crawl ended".into())),
-        }
+        Ok(rx.await.unwrap_or(Err(Refusal::Ended))?)
     }
 
     /// Stops blocking `pattern` (exactly as it was blocked) in an open crawl; answers how many
-    /// patterns are left. A pattern not in force is [`ManagerError::Invalid`].
+    /// patterns are left. A pattern not in force is [`Refusal::NotBlocked`].
     pub async fn unblock(
         self: &Arc<Self>,
         id: &str,
@@ -182,8 +177,6 @@ impl Manager {
             Control::Relaxations { host, reply: tx },
             "show the helper's relaxations",
         )?;
-        rx.await
-            .unwrap_or_else(|_| Err("crawl ended".into()))
-            .map_err(ManagerError::Frontier)
+        Ok(rx.await.unwrap_or(Err(Refusal::Ended))?)
     }
 }

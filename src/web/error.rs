@@ -116,7 +116,8 @@ impl WebError {
                 ManagerError::Exists(_) => "exists",
                 ManagerError::WrongState { .. } => "wrong-state",
                 ManagerError::Spec(_) => "invalid-spec",
-                ManagerError::Frontier(_) => "frontier",
+                ManagerError::Refused(r) if r.fault().is_some() => "bad-parameter",
+                ManagerError::Refused(_) => "frontier",
                 ManagerError::Invalid(_) => "bad-parameter",
                 ManagerError::Io(_) => "io",
             },
@@ -237,9 +238,8 @@ impl ResponseError for WebError {
                 ManagerError::NotFound(_) => StatusCode::NOT_FOUND,
                 ManagerError::Exists(_) | ManagerError::WrongState { .. } => StatusCode::CONFLICT,
                 ManagerError::Spec(_) | ManagerError::Invalid(_) => StatusCode::BAD_REQUEST,
-                ManagerError::Frontier(_) | ManagerError::Io(_) => {
-                    StatusCode::INTERNAL_SERVER_ERROR
-                }
+                ManagerError::Refused(r) if r.fault().is_some() => StatusCode::BAD_REQUEST,
+                ManagerError::Refused(_) | ManagerError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
             },
             WebError::Spec(_) | WebError::Body(_) | WebError::BadRequest(_) => {
                 StatusCode::BAD_REQUEST
@@ -342,6 +342,7 @@ pub(crate) fn redact(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::crawl::control::Refusal;
 
     #[test]
     fn errors_for_clients_name_the_data_folder_not_where_it_is() {
@@ -379,7 +380,11 @@ mod tests {
             (crate::spec::Spec::from_json("{}").unwrap_err().into(), 400),
             (BodyError::Empty.into(), 400),
             (WebError::TooLarge { limit: 1 }, 413),
-            (ManagerError::Frontier("gone".into()).into(), 500),
+            (ManagerError::Refused(Refusal::Ended).into(), 500),
+            (
+                ManagerError::Refused(Refusal::NotBlocked("x".into())).into(),
+                400,
+            ),
             (
                 IndexError::BadQuery {
                     query: "(".into(),

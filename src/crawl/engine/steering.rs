@@ -6,16 +6,16 @@ use super::admit::{Action, Admitted, Arrival, Scoping};
 use super::Engine;
 use crate::aah::Adoption;
 use crate::crawl::block::{compile, BlockReport, MAX_PATTERNS};
-use crate::crawl::control::FrontierView;
+use crate::crawl::control::{FrontierView, Refusal};
 use crate::crawl::CrawlError;
 use crate::intake::{IntakeReport, Rejected, ScoredUrl};
 use crate::model::{CrawlUri, Hop};
 
 impl Engine {
     /// The helper's adopted relaxations (empty when the helper is off).
-    pub(super) fn relaxations(&self, host: Option<&str>) -> Result<Vec<Adoption>, String> {
+    pub(super) fn relaxations(&self, host: Option<&str>) -> Result<Vec<Adoption>, Refusal> {
         match &self.ctx.helper {
-            Some(h) => h.relaxations(host).map_err(|e| e.to_string()),
+            Some(h) => Ok(h.relaxations(host)?),
             None => Ok(Vec::new()),
         }
     }
@@ -87,8 +87,8 @@ impl Engine {
         &self,
         limit: usize,
         host: Option<&str>,
-    ) -> Result<FrontierView, String> {
-        let urls = self.frontier.peek(limit, host).map_err(|e| e.to_string())?;
+    ) -> Result<FrontierView, Refusal> {
+        let urls = self.frontier.peek(limit, host)?;
         let mut hosts = self.frontier.hosts();
         if let Some(h) = host {
             hosts.retain(|v| v.host == h);
@@ -104,15 +104,13 @@ impl Engine {
     pub(super) fn block(
         &mut self,
         pattern: &str,
-    ) -> Result<Result<BlockReport, String>, CrawlError> {
+    ) -> Result<Result<BlockReport, Refusal>, CrawlError> {
         let re = match compile(pattern) {
             Ok(r) => r,
-            Err(e) => return Ok(Err(format!("pattern: {e}"))),
+            Err(e) => return Ok(Err(Refusal::BadPattern(e))),
         };
         if self.blocklist.len() >= MAX_PATTERNS {
-            return Ok(Err(format!(
-                "pattern: at most {MAX_PATTERNS} patterns per crawl"
-            )));
+            return Ok(Err(Refusal::TooManyPatterns(MAX_PATTERNS)));
         }
         let mut matching: Vec<String> = Vec::new();
         self.frontier.for_each_queued(|_, u| {
@@ -145,11 +143,9 @@ impl Engine {
     }
 
     /// Stops blocking `pattern` (stored at once); URLs it blacklisted stay blacklisted.
-    pub(super) fn unblock(&mut self, pattern: &str) -> Result<Result<usize, String>, CrawlError> {
+    pub(super) fn unblock(&mut self, pattern: &str) -> Result<Result<usize, Refusal>, CrawlError> {
         let Some((key, value)) = self.blocklist.remove(pattern)? else {
-            return Ok(Err(format!(
-                "pattern: {pattern:?} is not among the blocked patterns"
-            )));
+            return Ok(Err(Refusal::NotBlocked(pattern.to_string())));
         };
         self.txn.put(key, value);
         self.commit()?;

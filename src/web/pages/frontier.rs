@@ -336,10 +336,10 @@ async fn apply(
             .to_string();
         let left = match state.manager.unblock(id, pattern.clone()).await {
             Ok(n) => n,
-            Err(ManagerError::Invalid(m)) => {
-                let reason = m.strip_prefix("pattern: ").unwrap_or(&m).to_string();
-                return Err(PageError::field("pattern", reason));
-            }
+            Err(ManagerError::Refused(r)) => match r.fault() {
+                Some((field, why)) => return Err(PageError::field(field, why)),
+                None => return Err(ManagerError::Refused(r).into()),
+            },
             Err(e) => return Err(e.into()),
         };
         let mut page = build(state, id, DEFAULT_LIMIT, host, None).await?;
@@ -350,10 +350,10 @@ async fn apply(
         let pattern = form.required("pattern")?.to_string();
         let blocked = match state.manager.block(id, pattern).await {
             Ok(r) => r,
-            Err(ManagerError::Invalid(m)) => {
-                let reason = m.strip_prefix("pattern: ").unwrap_or(&m).to_string();
-                return Err(PageError::field("pattern", reason));
-            }
+            Err(ManagerError::Refused(r)) => match r.fault() {
+                Some((field, why)) => return Err(PageError::field(field, why)),
+                None => return Err(ManagerError::Refused(r).into()),
+            },
             Err(e) => return Err(e.into()),
         };
         let mut page = build(state, id, DEFAULT_LIMIT, host, None).await?;
