@@ -19,6 +19,8 @@ const FURNITURE_SHARE: f64 = 0.5;
 /// higher than the host's, since lists of one template share entries (a post under each of
 /// its tags) where a host's pages rarely do.
 const TEMPLATE_FURNITURE_SHARE: f64 = 0.8;
+/// Pages of a URL template whose blocks are counted for the template's own furniture.
+const TEMPLATE_LEARN_PAGES: u32 = 10;
 /// Share of the host's titles a part of `<title>` must be in to be the site's name.
 const SITE_NAME_SHARE: f64 = 0.5;
 /// Share of a template's strong readings that decides a weak reading under it.
@@ -123,8 +125,11 @@ impl HostModel {
     /// Counts one page's block keys under its URL template.
     pub(super) fn observe_template(&mut self, template: &str, keys: &HashSet<u64>) {
         bump(&mut self.template_pages, template.to_owned(), MAX_TEMPLATES);
-        if !self.template_pages.contains_key(template) {
-            return;
+        // A template's furniture is learned from its first pages only, so every template,
+        // however late it is first read, finds room in the table.
+        match self.template_pages.get(template) {
+            Some(&n) if n <= TEMPLATE_LEARN_PAGES => {}
+            _ => return,
         }
         for k in keys {
             bump(&mut self.template_keys, under(template, *k), MAX_KEYS);
@@ -138,6 +143,7 @@ impl HostModel {
         let Some(&pages) = self.template_pages.get(template) else {
             return false;
         };
+        let pages = pages.min(TEMPLATE_LEARN_PAGES);
         pages >= MIN_PAGES
             && self
                 .template_keys
@@ -284,6 +290,12 @@ mod tests {
                 !m.is_template_furniture("+index/*", 7),
                 "{n} pages are too few"
             );
+            m.observe(
+                &menu,
+                &HashSet::new(),
+                &[0; 6],
+                shape(&format!("http://h/+index/{n}")),
+            );
             m.observe_template("+index/*", &menu);
         }
         assert!(m.is_template_furniture("+index/*", 7));
@@ -294,6 +306,21 @@ mod tests {
             !m.is_template_furniture("+index/*", 7),
             "three of four is under the template's share"
         );
+        for _ in 0..6 {
+            m.observe_template("+index/*", &HashSet::new());
+        }
+        for _ in 0..20 {
+            m.observe_template("+index/*", &menu);
+        }
+        assert!(
+            !m.is_template_furniture("+index/*", 7),
+            "learned from the first ten pages, where it was on three"
+        );
+        for _ in 0..20 {
+            m.observe_template("late/*", &menu);
+        }
+        assert!(m.is_template_furniture("late/*", 7));
+        assert!(m.template_keys.len() <= 2, "{} keys", m.template_keys.len());
     }
 
     #[test]
