@@ -54,72 +54,47 @@ pub enum Control {
 }
 
 /// Why the engine answered a steering request with no result: the request's fault (the API
-/// answers 400, the cockpit shows it beside the field) or the crawl's (500).
-#[derive(Debug)]
+/// answers 400 naming the field, the cockpit shows it beside the field) or the crawl's (500).
+#[derive(Debug, thiserror::Error)]
 pub enum Refusal {
     /// A pattern that does not compile, with the reason.
+    #[error("pattern: {0}")]
     BadPattern(String),
     /// The crawl holds as many blocked patterns as it may.
+    #[error("pattern: at most {0} patterns per crawl")]
     TooManyPatterns(usize),
     /// Unblocking a pattern that is not blocked.
+    #[error("pattern: {0:?} is not among the blocked patterns")]
     NotBlocked(String),
     /// The frontier could not be read.
-    Frontier(FrontierError),
+    #[error("frontier: {0}")]
+    Frontier(#[from] FrontierError),
     /// The helper's stored adoptions could not be read.
-    Helper(AahError),
+    #[error("the helper's adoptions: {0}")]
+    Helper(#[from] AahError),
     /// The engine ended before it answered.
+    #[error("the crawl ended before it answered")]
     Ended,
 }
 
 impl Refusal {
-    /// The field of the request at fault and why, when the request is at fault.
-    pub fn fault(&self) -> Option<(&'static str, String)> {
+    /// The field of the request at fault, when the request is at fault; the message starts
+    /// with its name.
+    pub fn field(&self) -> Option<&'static str> {
         match self {
-            Refusal::BadPattern(why) => Some(("pattern", why.clone())),
-            Refusal::TooManyPatterns(n) => {
-                Some(("pattern", format!("at most {n} patterns per crawl")))
+            Refusal::BadPattern(_) | Refusal::TooManyPatterns(_) | Refusal::NotBlocked(_) => {
+                Some("pattern")
             }
-            Refusal::NotBlocked(p) => Some((
-                "pattern",
-                format!("{p:?} is not among the blocked patterns"),
-            )),
             Refusal::Frontier(_) | Refusal::Helper(_) | Refusal::Ended => None,
         }
     }
-}
 
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some((field, why)) = self.fault() {
-            return write!(f, "{field}: {why}");
-        }
-        match self {
-            Refusal::Frontier(e) => write!(f, "frontier: {e}"),
-            Refusal::Helper(e) => write!(f, "the helper's adoptions: {e}"),
-            _ => f.write_str("the crawl ended before it answered"),
-        }
-    }
-}
-
-impl std::error::Error for Refusal {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Refusal::Frontier(e) => Some(e),
-            Refusal::Helper(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<FrontierError> for Refusal {
-    fn from(e: FrontierError) -> Refusal {
-        Refusal::Frontier(e)
-    }
-}
-
-impl From<AahError> for Refusal {
-    fn from(e: AahError) -> Refusal {
-        Refusal::Helper(e)
+    /// The message without the field's name, for showing beside the field.
+    pub fn reason(&self) -> String {
+        let message = self.to_string();
+        self.field()
+            .and_then(|f| message.strip_prefix(f)?.strip_prefix(": "))
+            .map_or_else(|| message.clone(), str::to_string)
     }
 }
 

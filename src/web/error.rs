@@ -116,7 +116,7 @@ impl WebError {
                 ManagerError::Exists(_) => "exists",
                 ManagerError::WrongState { .. } => "wrong-state",
                 ManagerError::Spec(_) => "invalid-spec",
-                ManagerError::Refused(r) if r.fault().is_some() => "bad-parameter",
+                ManagerError::Refused(r) if r.field().is_some() => "bad-parameter",
                 ManagerError::Refused(_) => "frontier",
                 ManagerError::Invalid(_) => "bad-parameter",
                 ManagerError::Io(_) => "io",
@@ -238,7 +238,7 @@ impl ResponseError for WebError {
                 ManagerError::NotFound(_) => StatusCode::NOT_FOUND,
                 ManagerError::Exists(_) | ManagerError::WrongState { .. } => StatusCode::CONFLICT,
                 ManagerError::Spec(_) | ManagerError::Invalid(_) => StatusCode::BAD_REQUEST,
-                ManagerError::Refused(r) if r.fault().is_some() => StatusCode::BAD_REQUEST,
+                ManagerError::Refused(r) if r.field().is_some() => StatusCode::BAD_REQUEST,
                 ManagerError::Refused(_) | ManagerError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
             },
             WebError::Spec(_) | WebError::Body(_) | WebError::BadRequest(_) => {
@@ -279,6 +279,9 @@ impl ResponseError for WebError {
             }
             WebError::Manager(ManagerError::WrongState { state, .. }) => {
                 body.state = Some(*state);
+            }
+            WebError::Manager(ManagerError::Refused(r)) => {
+                body.field = r.field().map(str::to_string);
             }
             WebError::BadParameter { name, .. }
             | WebError::Index(IndexError::BadParameter { name, .. })
@@ -426,5 +429,31 @@ mod tests {
         assert_eq!(v["field"], "seeds[0]");
         assert_eq!(v["code"], "invalid-spec");
         assert!(v["error"].as_str().unwrap().contains("not an http(s) URL"));
+    }
+
+    #[test]
+    fn a_refused_pattern_names_its_field_and_a_crawl_failure_does_not() {
+        let body = |r: Refusal| {
+            let e: WebError = ManagerError::Refused(r).into();
+            let body = actix_web::body::to_bytes(e.error_response().into_body());
+            let body = futures_util::FutureExt::now_or_never(body)
+                .unwrap()
+                .unwrap();
+            serde_json::from_slice::<serde_json::Value>(&body).unwrap()
+        };
+        let v = body(Refusal::NotBlocked("/x/".into()));
+        assert_eq!(v["field"], "pattern");
+        assert_eq!(v["code"], "bad-parameter");
+        assert_eq!(
+            v["error"],
+            "pattern: \"/x/\" is not among the blocked patterns"
+        );
+        assert_eq!(
+            Refusal::NotBlocked("/x/".into()).reason(),
+            "\"/x/\" is not among the blocked patterns"
+        );
+        let v = body(Refusal::Ended);
+        assert!(v.get("field").is_none(), "{v}");
+        assert_eq!(v["code"], "frontier");
     }
 }

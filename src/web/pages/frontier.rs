@@ -336,8 +336,8 @@ async fn apply(
             .to_string();
         let left = match state.manager.unblock(id, pattern.clone()).await {
             Ok(n) => n,
-            Err(ManagerError::Refused(r)) => match r.fault() {
-                Some((field, why)) => return Err(PageError::field(field, why)),
+            Err(ManagerError::Refused(r)) => match r.field() {
+                Some(field) => return Err(PageError::field(field, r.reason())),
                 None => return Err(ManagerError::Refused(r).into()),
             },
             Err(e) => return Err(e.into()),
@@ -350,8 +350,8 @@ async fn apply(
         let pattern = form.required("pattern")?.to_string();
         let blocked = match state.manager.block(id, pattern).await {
             Ok(r) => r,
-            Err(ManagerError::Refused(r)) => match r.fault() {
-                Some((field, why)) => return Err(PageError::field(field, why)),
+            Err(ManagerError::Refused(r)) => match r.field() {
+                Some(field) => return Err(PageError::field(field, r.reason())),
                 None => return Err(ManagerError::Refused(r).into()),
             },
             Err(e) => return Err(e.into()),
