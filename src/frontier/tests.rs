@@ -541,3 +541,28 @@ fn without_a_gate_the_pacing_says_so() {
     assert_eq!(v.regime, pace::Regime::Ungated);
     assert_eq!(v.pages_left, 10);
 }
+
+#[test]
+fn a_demoted_url_goes_last_and_stays_there_after_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut f = Frontier::open(Store::open(dir.path()).unwrap(), cfg(0, false)).unwrap();
+        for (fp, p) in [(1, 0.9), (2, 0.5), (3, 0.3)] {
+            f.offer(fp, "a", "http://a", uri(&format!("http://a/{fp}"), p));
+        }
+        f.commit().unwrap();
+        assert!(f.demote(1));
+        assert!(!f.demote(1), "already last");
+        assert!(!f.demote(9), "unknown");
+        f.commit().unwrap();
+    }
+    let mut f = Frontier::open(Store::open(dir.path()).unwrap(), cfg(0, false)).unwrap();
+    let mut order = vec![];
+    while let Some(l) = f.next(Instant::now()) {
+        let l = url_lease(Some(l));
+        assert!(!f.demote(l.fp), "a URL in flight is not moved");
+        order.push((l.fp, l.uri.priority));
+        f.complete(&l, Completion::Done, FAST, Instant::now());
+    }
+    assert_eq!(order, vec![(2, 0.5), (3, 0.3), (1, 0.0)]);
+}

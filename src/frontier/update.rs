@@ -152,9 +152,32 @@ impl Frontier {
                     .append_with(|v| records::first_patch(v, rid, base, &from, via))?
             }
         };
-        self.table.set_scores(rid, new, scores, sum);
         self.table.set_offset(rid, offset);
         self.table.set_patched(rid, true);
+        Ok(self.reposition(rid, old, new, scores, sum))
+    }
+
+    /// Moves a queued URL to the lowest priority, keeping its record and score totals (a
+    /// likely copy of a page fetched already). Returns whether it moved: `false` for a URL
+    /// unknown, not waiting, or already last.
+    pub fn demote(&mut self, fp: u64) -> bool {
+        let Some(rid) = self.table.find(fp) else {
+            return false;
+        };
+        let old = self.table.prio(rid);
+        if self.table.slot(rid) != Slot::Available || old <= 0.0 {
+            return false;
+        }
+        let (scores, sum) = self.table.scores(rid);
+        self.reposition(rid, old, 0.0, scores, sum);
+        true
+    }
+
+    /// Gives a queued URL its new priority and score totals, logs it, and moves it in its
+    /// host's queue (and the host in the schedule when its best URL changed).
+    fn reposition(&mut self, rid: u32, old: f32, new: f32, scores: u32, sum: f32) -> Scored {
+        let offset = self.table.offset(rid);
+        self.table.set_scores(rid, new, scores, sum);
         self.log(Op::Score {
             rid,
             prio: new,
@@ -165,7 +188,7 @@ impl Frontier {
         let hid = self.table.host(rid);
         let (old_inv, new_inv) = (keys::inverted(old), keys::inverted(new));
         let Some(h) = self.hosts.get_mut(hid as usize) else {
-            return Ok(Scored::Updated { old, new });
+            return Scored::Updated { old, new };
         };
         h.moved(old_inv, new_inv, rid, &self.table, &mut self.best);
         // Re-ranks the host at once when its best URL changed (a better URL makes it the next
@@ -178,7 +201,7 @@ impl Frontier {
         if !unchanged {
             self.push(hid, std::time::Instant::now());
         }
-        Ok(Scored::Updated { old, new })
+        Scored::Updated { old, new }
     }
 
     /// Keeps a URL from ever being fetched in this crawl: removes it from its queue if queued.

@@ -132,6 +132,26 @@ pub enum Change {
     Adopted(Variant),
     /// A pair with different payloads refuted a rule in force.
     Refuted(Variant),
+    /// The rule's name became likely crawl-wide (see [`Tally`]), with this page's example.
+    Likely(Variant),
+}
+
+/// What the hosts learnt about one rule name, together. Before any host has adopted a rule,
+/// every host meets it at once at the start of a crawl and each would fetch its own examples;
+/// a name with [`EXAMPLES_TO_ADOPT`] examples over at least two hosts and no counter-example
+/// anywhere is *likely*, so the other hosts' variants of it wait last (see [`Copies::suspect`])
+/// instead of being fetched as examples. Only adoption on a host skips a URL.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    examples: u32,
+    hosts: u32,
+    refuted: bool,
+}
+
+impl Tally {
+    fn likely(self) -> bool {
+        !self.refuted && self.examples >= EXAMPLES_TO_ADOPT && self.hosts >= 2
+    }
 }
 
 /// A fetched page in the window.
@@ -180,6 +200,10 @@ pub struct Copies {
     adopted: usize,
     /// Hosts each rule name is in force on.
     adopted_names: HashMap<Variant, usize>,
+    /// Each rule name's evidence over all hosts.
+    names: HashMap<Variant, Tally>,
+    /// Names likely crawl-wide.
+    likely: usize,
     /// Rules changed since they were last staged.
     dirty: bool,
 }
@@ -222,17 +246,24 @@ impl Copies {
             hosts.insert(host, m);
         }
         let mut adopted_names: HashMap<Variant, usize> = HashMap::new();
+        let mut names: HashMap<Variant, Tally> = HashMap::new();
         for rules in hosts.values() {
             for (v, r) in rules {
                 if r.state == RuleState::Adopted {
                     *adopted_names.entry(v.clone()).or_default() += 1;
                 }
+                let t = names.entry(v.clone()).or_default();
+                t.examples += r.examples;
+                t.hosts += u32::from(r.examples > 0);
+                t.refuted |= r.counter_examples > 0;
             }
         }
         Ok(Copies {
             hosts,
             adopted: adopted_names.values().sum(),
             adopted_names,
+            likely: names.values().filter(|t| t.likely()).count(),
+            names,
             ..Copies::default()
         })
     }
@@ -245,6 +276,11 @@ impl Copies {
             .and_then(|r| r.get(v))
             .is_some_and(|r| r.state == RuleState::Adopted);
         self.adopted_names.get(v).copied().unwrap_or(0) > usize::from(here)
+    }
+
+    /// Whether `v` is in force on another host, or likely crawl-wide (see [`Tally`]).
+    fn in_force_elsewhere(&self, host: &str, v: &Variant) -> bool {
+        self.adopted_elsewhere(host, v) || self.names.get(v).is_some_and(|t| t.likely())
     }
 
     /// Examples that adopt `v` on `host`.
@@ -361,7 +397,18 @@ impl Copies {
             return;
         }
         let rule = rules.entry(v.clone()).or_insert_with(Rule::new);
+        let tally = self.names.entry(v.clone()).or_default();
+        let was_likely = tally.likely();
         if same {
+            tally.examples += 1;
+            tally.hosts += u32::from(rule.examples == 0);
+            if !was_likely && tally.likely() {
+                self.likely += 1;
+                // Told only when no host has it in force: adoption moved the suspects then.
+                if self.adopted_names.get(&v).is_none_or(|n| *n == 0) {
+                    out.push(Change::Likely(v.clone()));
+                }
+            }
             rule.examples += 1;
             if rule.evidence.len() < MAX_EVIDENCE {
                 rule.evidence.push(ev);
@@ -375,6 +422,8 @@ impl Copies {
             }
             self.dirty = true;
         } else {
+            tally.refuted = true;
+            self.likely -= usize::from(was_likely);
             rule.counter_examples += 1;
             if rule.counter_evidence.is_none() {
                 rule.counter_evidence = Some(ev);
@@ -449,16 +498,34 @@ impl Copies {
         None
     }
 
-    /// Whether `url`, about to be queued on `host`, is likely a copy: a rule of its name is in
-    /// force on another host, not yet decided on this one, and the URL it would copy is queued
-    /// or fetched here. Such a URL is queued at the lowest priority: fetched when its host has
-    /// nothing better, where it serves as an example, so a rule other hosts confirmed costs
-    /// this host its examples only when its better URLs are fetched.
+    /// Whether `url`, about to be queued on `host` (or queued there), is likely a copy: a rule
+    /// of its name is in force on another host, not yet decided on this one, and the URL it
+    /// would copy is queued or fetched here; or `url` is the original of a variant fetched
+    /// here under such a rule. Such a URL is queued at the lowest priority: fetched when its
+    /// host has nothing better, where it serves as an example, so a rule other hosts confirmed
+    /// costs this host its examples only when its better URLs are fetched.
     pub fn suspect(&self, host: &str, url: &Url, known: impl Fn(u64) -> bool) -> bool {
-        if self.adopted_names.values().all(|n| *n == 0) {
+        if !self.any() {
             return false;
         }
         let rules = self.hosts.get(host);
+        let undecided_here = |v: &Variant| {
+            rules
+                .and_then(|r| r.get(v))
+                .is_none_or(|r| r.state == RuleState::Candidate)
+        };
+        // The page was fetched under a variant: likely archived already.
+        let held = self
+            .window
+            .variants
+            .get(&fingerprint(url))
+            .is_some_and(|l| {
+                l.iter()
+                    .any(|(v, _)| undecided_here(v) && self.in_force_elsewhere(host, v))
+            });
+        if held {
+            return true;
+        }
         // A variant, under a rule in force here, of a page fetched only under a variant of
         // another kind, still undecided here: it waits, in case that rule is adopted (then it
         // is dropped from the queue as a copy).
@@ -480,10 +547,7 @@ impl Copies {
             return true;
         }
         reductions(url).into_iter().any(|(v, orig)| {
-            let decided = rules
-                .and_then(|r| r.get(&v))
-                .is_some_and(|r| r.state != RuleState::Candidate);
-            !decided && self.adopted_elsewhere(host, &v) && known(fingerprint(&orig))
+            undecided_here(&v) && self.in_force_elsewhere(host, &v) && known(fingerprint(&orig))
         })
     }
 
@@ -492,9 +556,10 @@ impl Copies {
         self.adopted_names.get(v) == Some(&1)
     }
 
-    /// Whether any host has a rule in force (most crawls: none, and nothing to ask).
+    /// Whether any host has a rule in force, or a rule name is likely crawl-wide (most
+    /// crawls: none, and nothing to ask).
     pub fn any(&self) -> bool {
-        self.adopted > 0
+        self.adopted > 0 || self.likely > 0
     }
 
     /// Whether `host` has a rule in force.
@@ -728,6 +793,46 @@ mod tests {
         c.observe("g", &u("http://g/z?ref=a"), "sha1:1");
         c.observe("g", &u("http://g/z"), "sha1:2");
         assert!(!c.suspect("g", &url, |_| true));
+    }
+
+    #[test]
+    fn examples_on_two_hosts_make_a_name_likely_until_a_counter_example() {
+        let mut c = Copies::default();
+        let mut likely = vec![];
+        for (host, i) in [("h", 0), ("h", 1), ("k", 2)] {
+            c.observe(
+                host,
+                &u(&format!("http://{host}/{i}")),
+                &format!("sha1:{i}"),
+            );
+            let ch = c.observe(
+                host,
+                &u(&format!("http://{host}/{i}?ref=a")),
+                &format!("sha1:{i}"),
+            );
+            likely.extend(ch.into_iter().filter(|c| matches!(c, Change::Likely(_))));
+        }
+        assert_eq!(likely, vec![Change::Likely(Variant::Param("ref".into()))]);
+        assert!(c.any() && !c.any_adopted("h") && !c.any_adopted("k"));
+        // On a third host: a variant of a known page waits last, and so does the original
+        // of a variant fetched there; nothing is skipped before a host adopts the rule.
+        assert!(c.suspect("g", &u("http://g/x?ref=b"), |_| true));
+        assert!(!c.suspect("g", &u("http://g/x"), |_| true));
+        c.observe("g", &u("http://g/y?ref=b"), "sha1:y");
+        assert!(c.suspect("g", &u("http://g/y"), |_| false));
+        assert_eq!(c.skip("g", &u("http://g/x?ref=b"), |_| true), None);
+        // Examples on one host alone do not make a name likely.
+        let mut one = Copies::default();
+        for i in 0..2 {
+            one.observe("h", &u(&format!("http://h/{i}")), "sha1:a");
+            one.observe("h", &u(&format!("http://h/{i}?ref=a")), "sha1:a");
+        }
+        assert!(!one.any());
+        // A counter-example on any host ends it.
+        c.observe("k", &u("http://k/z?ref=a"), "sha1:1");
+        c.observe("k", &u("http://k/z"), "sha1:2");
+        assert!(!c.any());
+        assert!(!c.suspect("g", &u("http://g/x?ref=b"), |_| true));
     }
 
     #[test]

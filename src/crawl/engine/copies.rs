@@ -28,6 +28,7 @@ impl Engine {
             return Ok(vec![]);
         };
         let changes = self.copies.observe(host, &url, &info.payload_digest);
+        self.demote_held_originals(host, &url);
         let mut notes = Vec::new();
         for c in changes {
             match c {
@@ -48,6 +49,16 @@ impl Engine {
                         ),
                     );
                 }
+                Change::Likely(v) => {
+                    let demoted = self.demote_queued_suspects()?;
+                    self.stats.event(
+                        "copy-rule-likely",
+                        format!(
+                            "{}: examples on several hosts and no counter-example; {demoted} likely copies on hosts still learning it moved last",
+                            v.name()
+                        ),
+                    );
+                }
                 Change::Refuted(v) => {
                     notes.push(format!("copy-rule-refuted:{}", v.name()));
                     self.stats.event(
@@ -58,6 +69,37 @@ impl Engine {
             }
         }
         Ok(notes)
+    }
+
+    /// Moves to the lowest priority the queued URLs whose page `url`, just fetched on `host`,
+    /// likely holds: originals of a variant whose rule is in force elsewhere, undecided here
+    /// (see `Copies::suspect`).
+    fn demote_held_originals(&mut self, host: &str, url: &url::Url) {
+        for (_, orig) in crate::crawl::copies::reductions(url) {
+            let fp = crate::uri::fingerprint(&crate::uri::canonical(&orig));
+            let frontier = &self.frontier;
+            if frontier.state(fp) == Some(UrlState::Queued)
+                && self
+                    .copies
+                    .suspect(host, &orig, |f| stands_for_copies(frontier.state(f)))
+            {
+                self.frontier.demote(fp);
+            }
+        }
+    }
+
+    /// Whether a URL about to be fetched is a likely copy (see `Copies::suspect`) not yet
+    /// moved last: one found by the crawl, queued before the page it copies was known.
+    pub(super) fn likely_copy(&self, l: &crate::frontier::UrlLease) -> bool {
+        if !self.copies.any() || l.uri.source != "crawl" || l.uri.priority <= 0.0 {
+            return false;
+        }
+        let Ok(url) = url::Url::parse(&l.uri.url) else {
+            return false;
+        };
+        let frontier = &self.frontier;
+        self.copies
+            .suspect(&l.host, &url, |f| stands_for_copies(frontier.state(f)))
     }
 
     /// Applies the host's adopted copy rules to the URLs it has queued: each copy whose
@@ -98,8 +140,9 @@ impl Engine {
     }
 
     /// Moves the likely copies queued on every host (see `Copies::suspect`) to the lowest
-    /// priority: done once per rule name, when it is first adopted, since the URLs queued
-    /// before then were queued as usual. Returns how many moved.
+    /// priority: done once per rule name when it becomes likely crawl-wide and when it is
+    /// first adopted, since the URLs queued before then were queued as usual. Returns how
+    /// many moved.
     fn demote_queued_suspects(&mut self) -> Result<usize, crate::crawl::CrawlError> {
         let mut queued = Vec::new();
         self.frontier
@@ -117,13 +160,7 @@ impl Engine {
                 continue;
             }
             let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
-            let origin = url.origin().ascii_serialization();
-            let last = crate::frontier::update::UpdateFn::Last;
-            if let crate::frontier::update::Scored::Updated { .. } =
-                self.frontier.score(fp, &host, &origin, uri, 0.0, last)?
-            {
-                moved += 1;
-            }
+            moved += usize::from(self.frontier.demote(fp));
         }
         Ok(moved)
     }

@@ -377,6 +377,13 @@ impl Engine {
             };
             match lease {
                 Lease::Robots { host, origin } => self.spawn_robots(host, origin),
+                Lease::Url(l) if self.likely_copy(&l) => {
+                    // Queued before its original was known: it waits last, like a likely copy
+                    // admitted now.
+                    self.frontier
+                        .complete(&l, Completion::Untried, None, Instant::now());
+                    self.frontier.demote(l.fp);
+                }
                 Lease::Url(l) => {
                     let allowed = self
                         .robots
