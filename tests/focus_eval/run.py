@@ -334,6 +334,27 @@ def measure(fetched, label_of, topic, checkpoints, window, times=None, time_mark
     return res
 
 
+def topic_pages_per_host(web_dir, label):
+    """How many pages of the topic each host of the web serves."""
+    per = {}
+    with open(os.path.join(web_dir, "truth.tsv"), encoding="utf-8") as f:
+        next(f)
+        for line in f:
+            _, lab, host = line.rstrip("\n").split("\t")[:3]
+            if lab == label:
+                per[host] = per.get(host, 0) + 1
+    return per
+
+
+def ceiling(per_host, delay, seconds):
+    """The politeness ceiling: the most relevant pages any crawler can fetch in `seconds` when
+    it waits `delay` seconds between two fetches from a host, even one that knew every topic
+    page's URL from the start and fetched nothing else (one fetch per host at 0 s, then one
+    per delay)."""
+    slots = int(seconds // delay) + 1
+    return sum(min(n, slots) for n in per_host.values())
+
+
 def load_truth(web_dir):
     label_of = {}
     with open(os.path.join(web_dir, "truth.tsv"), encoding="utf-8") as f:
@@ -352,8 +373,9 @@ def fmt(x):
     return f"{x:.3f}"
 
 
-def rate_table(results, time_marks):
-    """Per topic: what each crawler collected in its time, for the politeness runs."""
+def rate_table(results, time_marks, ceilings=None):
+    """Per topic: what each crawler collected in its time, for the politeness runs; with
+    `ceilings` (per topic, per mark), the politeness ceiling as a last row."""
     lines = []
     topics = list(dict.fromkeys(r["topic"] for r in results))
     marks = [f"relevant@{m:g}s" for m in time_marks]
@@ -377,6 +399,11 @@ def rate_table(results, time_marks):
                          f"{fmt(m['harvest_all'])} | {m['relevant']} | {m['relevant'] / secs:.2f} | "
                          + " | ".join(vals) + (" | " if vals else "")
                          + f"{reported} | {regime} |")
+        if ceilings and t in ceilings:
+            c = ceilings[t]
+            lines.append("| ceiling (politeness) | - | - | - | - | - | "
+                         + " | ".join(str(c[mk]) for mk in time_marks)
+                         + (" | " if time_marks else "") + "- | - |")
     return "\n".join(lines) + "\n"
 
 
@@ -543,8 +570,13 @@ def main(argv=None):
         nginx.stop()
 
     table = markdown(results, checkpoints) if checkpoints else ""
+    ceilings = {}
+    if ref_delay > 0:
+        for topic in topics:
+            per = topic_pages_per_host(web_dir, topic["label"])
+            ceilings[topic["label"]] = {m: ceiling(per, ref_delay, m) for m in time_marks}
     if timing or args.assert_rate is not None:
-        table += rate_table(results, time_marks)
+        table += rate_table(results, time_marks, ceilings)
     politeness = ("magpie's default politeness (1 s)" if delay_ms is None
                   else f"{delay_ms} ms between fetches per host")
     header = (f"Web: {meta['pages']} pages on {len(meta['hosts'])} hosts, corpus {meta['corpus']} "
@@ -558,6 +590,7 @@ def main(argv=None):
                                                  "hosts", "port", "labels")},
                    "budget": budget, "duration": duration, "delay_ms": delay_ms,
                    "checkpoints": checkpoints, "window": window, "time_marks": time_marks,
+                   "ceilings": ceilings,
                    "topics": topics, "results": results}, f, indent=1)
     log(f"results: {out}")
 
