@@ -50,6 +50,10 @@ enum Op {
     Blacklist {
         fp: u64,
     },
+    /// Moved to the lowest priority (a likely copy).
+    Demote {
+        fp: u64,
+    },
     Pop,
     Complete {
         pick: usize,
@@ -95,6 +99,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (0..URLS, prio).prop_map(|(fp, prio)| Op::Offer { fp, prio }),
         4 => (0..URLS, score, func).prop_map(|(fp, score, f)| Op::Score { fp, score, f }),
         1 => (0..URLS).prop_map(|fp| Op::Blacklist { fp }),
+        1 => (0..URLS).prop_map(|fp| Op::Demote { fp }),
         5 => Just(Op::Pop),
         4 => (any::<usize>(), how).prop_map(|(pick, how)| Op::Complete { pick, how }),
         2 => Just(Op::Commit),
@@ -457,6 +462,18 @@ fn run_on<F: UrlFrontier>(subject: &Subject<F>, ops: &[Op]) -> Result<(), TestCa
                 f: func,
             } => score(&mut f, &mut m, fp, s, func)?,
             Op::Blacklist { fp } => blacklist(&mut f, &mut m, fp)?,
+            Op::Demote { fp } => {
+                let got = f.demote(fp);
+                let leased = m.leased.contains(&fp);
+                let want = match m.live.urls.get_mut(&fp) {
+                    Some(u) if u.state == UrlState::Queued && !leased && u.prio > 0.0 => {
+                        u.prio = 0.0;
+                        true
+                    }
+                    _ => false,
+                };
+                prop_assert_eq!(got, want);
+            }
             Op::Pop => pop(&mut f, &mut m, &mut leases)?,
             Op::Complete { pick, how } => {
                 if !leases.is_empty() {

@@ -1,10 +1,11 @@
-//! The frontier's contract: the core of what the crawl engine, the intake and the cockpit ask
-//! of a frontier, whatever holds it. The engine still calls more of [`super::Frontier`] than
-//! this (robots state, a host's address, the next wake-up, draining a host, iteration, the
-//! commit with the crawl's write set; `docs/ARCHITECTURE.md` lists them). [`super::Frontier`]
-//! (memory over a local log) is one implementation; `docs/design/distributed-frontier.md` maps the same contract onto Redis
-//! Cluster. `tests/frontier_model.rs` holds an implementation to it against a model, crash and
-//! reopen included, so a second implementation can be checked by the same test.
+//! The frontier's contract: everything the crawl engine, the intake and the cockpit ask of a
+//! frontier, whatever holds it. [`UrlFrontier`] is the queue of URLs; [`HostPolicy`] is what the
+//! engine tells it about hosts (robots.txt, addresses, the crawl's budgets) and asks of them;
+//! the engine is written against [`CrawlFrontier`], the two together, and nothing else of a
+//! frontier. [`super::Frontier`] (memory over a local log) is one implementation;
+//! `docs/design/distributed-frontier.md` maps the same contract onto Redis Cluster.
+//! `tests/frontier_model.rs` holds an implementation to [`UrlFrontier`] against a model, crash
+//! and reopen included, so a second implementation can be checked by the same test.
 //!
 //! The promises, in short:
 //! - A URL is queued once: [`UrlFrontier::offer`] and [`UrlFrontier::score`] of a fingerprint
@@ -19,12 +20,15 @@
 
 use super::host::HostView;
 use super::keys::UrlState;
+use super::pace::{Budget, PacingView};
 use super::politeness::FetchTiming;
 use super::update::{Scored, UpdateFn};
 use super::view::QueuedUrl;
 use super::{Completion, Frontier, FrontierError, Lease, Offer, UrlLease};
 use crate::model::CrawlUri;
-use std::time::Instant;
+use crate::store::WriteSet;
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
 
 /// What a frontier does for a crawl.
 pub trait UrlFrontier {
@@ -62,7 +66,60 @@ pub trait UrlFrontier {
     fn peek(&self, limit: usize, host: Option<&str>) -> Result<Vec<QueuedUrl>, FrontierError>;
     /// Every host's queue state.
     fn hosts(&self) -> Vec<HostView>;
+    /// Moves a queued URL to the lowest priority (a likely copy); whether it moved.
+    fn demote(&mut self, fp: u64) -> bool;
+    /// When [`UrlFrontier::next`] may next hand something out (`None`: nothing to wait for).
+    fn next_wake(&self) -> Option<Instant>;
+    /// Calls `f` with every queued URL and its host.
+    fn for_each_queued(&self, f: &mut dyn FnMut(&str, CrawlUri)) -> Result<(), FrontierError>;
+    /// Calls `f` with every queued URL of one host.
+    fn for_each_queued_on(
+        &self,
+        host: &str,
+        f: &mut dyn FnMut(CrawlUri),
+    ) -> Result<(), FrontierError>;
+    /// [`UrlFrontier::commit`] together with the crawl's other staged state, atomically.
+    fn commit_with(&mut self, txn: WriteSet) -> Result<(), FrontierError>;
+    /// Commits and closes: nothing is handed out after it.
+    fn close(&mut self) -> Result<(), FrontierError>;
 }
+
+/// What the engine tells a frontier about hosts, and asks of them: robots.txt, addresses
+/// (politeness is per IP), and the crawl's budgets (how choosy best-N may be).
+pub trait HostPolicy {
+    /// The host's robots.txt could not be fetched for a reason on the crawler's side: it is
+    /// asked for again, with no failure counted.
+    fn robots_untried(&mut self, host: &str, now: Instant);
+    /// The host's robots.txt failed; asked for again after `retry_in`.
+    fn robots_failed(&mut self, host: &str, retry_in: Duration, now: Instant);
+    /// The host's robots.txt was read (or found missing): its rules hold until `expires`, its
+    /// `Crawl-delay` applies, and `timing` (of the robots.txt fetch, if any) paces the host.
+    fn robots_done(
+        &mut self,
+        host: &str,
+        expires: Instant,
+        crawl_delay: Option<Duration>,
+        timing: Option<FetchTiming>,
+        now: Instant,
+    );
+    /// How many times the host's robots.txt failed in a row.
+    fn robots_failures(&self, host: &str) -> u32;
+    /// The address the host answered from (politeness then counts per address).
+    fn set_ip(&mut self, host: &str, ip: IpAddr);
+    /// Ends every queued URL of the host in `state`; returns them.
+    fn drain_host(&mut self, host: &str, state: UrlState) -> Result<Vec<CrawlUri>, FrontierError>;
+    /// Hosts known.
+    fn host_count(&self) -> usize;
+    /// What the crawl has left, so the frontier decides how choosy best-N may be.
+    fn pace(&mut self, budget: Budget, now: Instant);
+    /// The pacing in force, for the statistics.
+    fn pacing(&mut self) -> PacingView;
+}
+
+/// The whole contract the engine is written against.
+pub trait CrawlFrontier: UrlFrontier + HostPolicy {}
+
+impl<T: UrlFrontier + HostPolicy> CrawlFrontier for T {}
 
 impl UrlFrontier for Frontier {
     fn offer(&mut self, fp: u64, host: &str, origin: &str, uri: CrawlUri) -> Offer {
@@ -117,5 +174,78 @@ impl UrlFrontier for Frontier {
 
     fn hosts(&self) -> Vec<HostView> {
         Frontier::hosts(self)
+    }
+
+    fn demote(&mut self, fp: u64) -> bool {
+        Frontier::demote(self, fp)
+    }
+
+    fn next_wake(&self) -> Option<Instant> {
+        Frontier::next_wake(self)
+    }
+
+    fn for_each_queued(&self, f: &mut dyn FnMut(&str, CrawlUri)) -> Result<(), FrontierError> {
+        Frontier::for_each_queued(self, f)
+    }
+
+    fn for_each_queued_on(
+        &self,
+        host: &str,
+        f: &mut dyn FnMut(CrawlUri),
+    ) -> Result<(), FrontierError> {
+        Frontier::for_each_queued_on(self, host, f)
+    }
+
+    fn commit_with(&mut self, txn: WriteSet) -> Result<(), FrontierError> {
+        Frontier::commit_with(self, txn)
+    }
+
+    fn close(&mut self) -> Result<(), FrontierError> {
+        Frontier::close(self)
+    }
+}
+
+impl HostPolicy for Frontier {
+    fn robots_untried(&mut self, host: &str, now: Instant) {
+        Frontier::robots_untried(self, host, now)
+    }
+
+    fn robots_failed(&mut self, host: &str, retry_in: Duration, now: Instant) {
+        Frontier::robots_failed(self, host, retry_in, now)
+    }
+
+    fn robots_done(
+        &mut self,
+        host: &str,
+        expires: Instant,
+        crawl_delay: Option<Duration>,
+        timing: Option<FetchTiming>,
+        now: Instant,
+    ) {
+        Frontier::robots_done(self, host, expires, crawl_delay, timing, now)
+    }
+
+    fn robots_failures(&self, host: &str) -> u32 {
+        Frontier::robots_failures(self, host)
+    }
+
+    fn set_ip(&mut self, host: &str, ip: IpAddr) {
+        Frontier::set_ip(self, host, ip)
+    }
+
+    fn drain_host(&mut self, host: &str, state: UrlState) -> Result<Vec<CrawlUri>, FrontierError> {
+        Frontier::drain_host(self, host, state)
+    }
+
+    fn host_count(&self) -> usize {
+        Frontier::host_count(self)
+    }
+
+    fn pace(&mut self, budget: Budget, now: Instant) {
+        Frontier::pace(self, budget, now)
+    }
+
+    fn pacing(&mut self) -> PacingView {
+        Frontier::pacing(self)
     }
 }

@@ -7,6 +7,7 @@
 
 use super::Engine;
 use crate::crawl::CrawlError;
+use crate::frontier::contract::CrawlFrontier;
 use crate::frontier::keys::UrlState;
 use crate::frontier::update::Scored;
 use crate::frontier::Offer;
@@ -87,7 +88,7 @@ pub(super) enum Admitted {
     Copy(crate::crawl::copies::Variant),
 }
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     /// Admits one URL into the frontier (see the module documentation for the order).
     pub(super) fn admit(&mut self, a: Arrival) -> Result<Admitted, CrawlError> {
         let (fp, host) = (a.fp, uri::host_key(&a.url));
@@ -173,7 +174,7 @@ impl Engine {
     }
 }
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     /// Takes the URLs of `host` already queued that the helper has just learned are not worth
     /// a fetch (`/post/N` permalinks that only redirect, a navigation rule of an unknown
     /// application) out of the queue: the links found later are skipped by the helper, and
@@ -184,7 +185,7 @@ impl Engine {
             return Ok(());
         };
         let mut doomed = Vec::new();
-        self.frontier.for_each_queued_on(host, |u| {
+        self.frontier.for_each_queued_on(host, &mut |u| {
             if let Ok(url) = url::Url::parse(&u.url) {
                 if helper.not_worth_queued(&url) {
                     doomed.push((url, u));

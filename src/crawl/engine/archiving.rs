@@ -96,7 +96,7 @@ impl Archiver {
     }
 }
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     /// Appends an exchange's records, stages its first capture for the next commit and
     /// rotates the crawl log with the WARC files. An append that seals a file and opens the
     /// next (fsync, rename) runs off the async workers, like a commit.

@@ -12,7 +12,7 @@ pub(super) fn stands_for_copies(state: Option<UrlState>) -> bool {
     matches!(state, Some(UrlState::Queued | UrlState::Done))
 }
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     /// Feeds a fetched exchange of `host` to the copy learner; returns the crawl log's
     /// annotations for it (`copy:RULE`, `copy-rule-adopted:RULE`, `copy-rule-refuted:RULE`).
     /// An adopted rule takes its copies out of the host's queue at once.
@@ -106,7 +106,8 @@ impl Engine {
     /// original is queued or fetched leaves the queue, logged as a refusal. Returns how many.
     fn drop_queued_copies(&mut self, host: &str) -> Result<usize, crate::crawl::CrawlError> {
         let mut queued = Vec::new();
-        self.frontier.for_each_queued_on(host, |u| queued.push(u))?;
+        self.frontier
+            .for_each_queued_on(host, &mut |u| queued.push(u))?;
         let mut removed = 0;
         for uri in queued {
             let Ok(url) = url::Url::parse(&uri.url) else {
@@ -146,7 +147,7 @@ impl Engine {
     fn demote_queued_suspects(&mut self) -> Result<usize, crate::crawl::CrawlError> {
         let mut queued = Vec::new();
         self.frontier
-            .for_each_queued(|h, u| queued.push((h.to_string(), u)))?;
+            .for_each_queued(&mut |h, u| queued.push((h.to_string(), u)))?;
         let mut moved = 0;
         for (host, uri) in queued {
             let Ok(url) = url::Url::parse(&uri.url) else {

@@ -140,7 +140,7 @@ fn message(errno: &str, pause: Duration, cap: usize) -> String {
     )
 }
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     /// A fetch (of a page or of robots.txt) that started at `started` found no descriptor:
     /// pauses fetching unless this shortage is already known, telling the operator once.
     pub(super) fn out_of_descriptors(&mut self, e: &FetchError, started: Instant, now: Instant) {

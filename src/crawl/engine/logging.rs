@@ -15,7 +15,7 @@ fn tries(uri: &CrawlUri) -> Vec<String> {
     }
 }
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     fn log_write(&mut self, line: &Line) -> Result<(), crate::crawl::CrawlError> {
         let Some(log) = &mut self.log else {
             return Ok(());

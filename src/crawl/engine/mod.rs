@@ -35,6 +35,7 @@ use super::supervise::catch_panic;
 use crate::archive::WarcWriter;
 use crate::blocking::off_the_workers;
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
+use crate::frontier::contract::CrawlFrontier;
 use crate::frontier::keys::UrlState;
 use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, UrlLease};
@@ -106,10 +107,12 @@ enum FetchFailure {
     Archive(String),
 }
 
-/// The engine's parts; built by `crawl::run`.
-pub struct Engine {
+/// The engine's parts; built by `crawl::run`. Written against the frontier contract
+/// ([`CrawlFrontier`]); [`Engine::new`] assembles it on the local [`Frontier`], whose store it
+/// reads the crawl's earlier state from.
+pub struct Engine<F: CrawlFrontier = Frontier> {
     spec: Arc<Spec>,
-    frontier: Frontier,
+    frontier: F,
     archiver: Archiver,
     fetcher: Fetcher,
     ctx: Arc<PipelineCtx>,
@@ -141,7 +144,7 @@ pub struct Engine {
     cores: usize,
 }
 
-impl Engine {
+impl Engine<Frontier> {
     /// Assembles an engine; restores statistics and the blocked patterns from the store.
     pub(super) fn new(
         spec: Arc<Spec>,
@@ -194,7 +197,9 @@ impl Engine {
             cores,
         })
     }
+}
 
+impl<F: CrawlFrontier> Engine<F> {
     /// Runs until the frontier is empty, a limit is hit, or [`Control::Stop`] arrives.
     /// A paused engine fetches nothing but still answers controls and intake.
     pub(super) async fn run(

@@ -4,7 +4,7 @@
 use super::admit::{Action, Admitted, Arrival, Scoping};
 use super::*;
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     /// Sitemaps named in robots.txt, or `/sitemap.xml` of a seed host that names none.
     pub(super) fn offer_sitemaps(
         &mut self,

@@ -6,7 +6,7 @@
 use super::*;
 use crate::crawl::crawl_log::Refused;
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     pub(super) fn finish_robots(
         &mut self,
         host: String,

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     pub(super) fn spawn_page(&mut self, lease: UrlLease) {
         self.inflight += 1;
         let (fetcher, ctx, tx) = (self.fetcher.clone(), self.ctx.clone(), self.tx.clone());

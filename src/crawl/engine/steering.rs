@@ -8,10 +8,11 @@ use crate::aah::Adoption;
 use crate::crawl::block::{compile, BlockReport, MAX_PATTERNS};
 use crate::crawl::control::{FrontierView, Refusal};
 use crate::crawl::CrawlError;
+use crate::frontier::contract::CrawlFrontier;
 use crate::intake::{IntakeReport, Rejected, ScoredUrl};
 use crate::model::{CrawlUri, Hop};
 
-impl Engine {
+impl<F: CrawlFrontier> Engine<F> {
     /// The helper's adopted relaxations (empty when the helper is off).
     pub(super) fn relaxations(&self, host: Option<&str>) -> Result<Vec<Adoption>, Refusal> {
         match &self.ctx.helper {
@@ -113,7 +114,7 @@ impl Engine {
             return Ok(Err(Refusal::TooManyPatterns(MAX_PATTERNS)));
         }
         let mut matching: Vec<String> = Vec::new();
-        self.frontier.for_each_queued(|_, u| {
+        self.frontier.for_each_queued(&mut |_, u| {
             if re.is_match(&u.url) {
                 matching.push(u.url);
             }
