@@ -53,6 +53,16 @@ pub enum WaczError {
         /// What the ZIP writer said.
         source: zip::result::ZipError,
     },
+    /// A file of the package could not be encoded (never written empty).
+    #[error("{}: encoding {entry}: {source}", path.display())]
+    Encode {
+        /// The WACZ file.
+        path: PathBuf,
+        /// The entry being encoded.
+        entry: &'static str,
+        /// What the encoder said.
+        source: serde_json::Error,
+    },
     /// A whole-crawl package needs at least one sealed WARC file.
     #[error("{}: no sealed WARC file (*.warc.gz, *.warc) to package", dir.display())]
     NoWarc {
@@ -187,14 +197,14 @@ pub fn pages_of(index: &Index, captures: &[CaptureRef]) -> Result<Vec<Page>, Ind
 }
 
 /// The `pages/pages.jsonl` text: the header line, then one line per page.
-pub fn pages_jsonl(pages: &[Page]) -> String {
+pub fn pages_jsonl(pages: &[Page]) -> Result<String, serde_json::Error> {
     let mut out = String::from(PAGES_HEADER);
     out.push('\n');
     for p in pages {
-        out.push_str(&serde_json::to_string(p).unwrap_or_default());
+        out.push_str(&serde_json::to_string(p)?);
         out.push('\n');
     }
-    out
+    Ok(out)
 }
 
 /// The file name of `out` without `.wacz` (`x.wacz` is `x`).
@@ -235,7 +245,7 @@ mod tests {
             ts: "2026-11-22T04:26:07.763412Z".into(),
             title: Some("Home \"quoted\"".into()),
         }];
-        let text = pages_jsonl(&pages);
+        let text = pages_jsonl(&pages).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], PAGES_HEADER);
         assert_eq!(

@@ -84,7 +84,15 @@ fn write_zip(
     // `wb-manager add --unpack-wacz` only `*.cdx` and `*.cdx.gz` (an `index.cdxj` is ignored
     // and nothing is added); py-wacz's validator lists `index.cdx` among the names it knows.
     z.add("indexes/index.cdx", &index, true)?;
-    z.add("pages/pages.jsonl", pages_jsonl(pages).as_bytes(), true)?;
+    let encode = |entry: &'static str| {
+        move |source| WaczError::Encode {
+            path: out.to_path_buf(),
+            entry,
+            source,
+        }
+    };
+    let pages = pages_jsonl(pages).map_err(encode("pages/pages.jsonl"))?;
+    z.add("pages/pages.jsonl", pages.as_bytes(), true)?;
     let package = DataPackage {
         profile: "data-package",
         resources: &z.resources,
@@ -93,12 +101,12 @@ fn write_zip(
         wacz_version: WACZ_VERSION,
         software: concat!("magpie ", env!("CARGO_PKG_VERSION")),
     };
-    let package = serde_json::to_vec_pretty(&package).unwrap_or_default();
+    let package = serde_json::to_vec_pretty(&package).map_err(encode("datapackage.json"))?;
     let digest = PackageDigest {
         path: "datapackage.json",
         hash: format!("sha256:{:x}", Sha256::digest(&package)),
     };
-    let digest = serde_json::to_vec_pretty(&digest).unwrap_or_default();
+    let digest = serde_json::to_vec_pretty(&digest).map_err(encode("datapackage-digest.json"))?;
     z.add("datapackage.json", &package, false)?;
     z.add("datapackage-digest.json", &digest, false)?;
     let w = z.w.finish().map_err(|source| WaczError::Zip {
