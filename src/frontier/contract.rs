@@ -3,9 +3,12 @@
 //! engine tells it about hosts (robots.txt, addresses, the crawl's budgets) and asks of them;
 //! the engine is written against [`CrawlFrontier`], the two together, and nothing else of a
 //! frontier. [`super::Frontier`] (memory over a local log) is one implementation;
-//! `docs/design/distributed-frontier.md` maps the same contract onto Redis Cluster.
-//! `tests/frontier_model.rs` holds an implementation to [`UrlFrontier`] against a model, crash
-//! and reopen included, so a second implementation can be checked by the same test.
+//! `docs/design/distributed-frontier.md` maps the queue operations (offer to hosts) onto Redis
+//! Cluster, and does not cover the rest yet. `tests/frontier_model.rs` holds an implementation
+//! to the queue operations and [`UrlFrontier::demote`] against a model, crash and reopen
+//! included, so a second implementation can be checked by the same test; the iteration calls,
+//! `commit_with`, `close` and [`HostPolicy`] are checked by the frontier's unit tests and the
+//! crawl tests.
 //!
 //! The promises, in short:
 //! - A URL is queued once: [`UrlFrontier::offer`] and [`UrlFrontier::score`] of a fingerprint

@@ -346,12 +346,12 @@ def topic_pages_per_host(web_dir, label):
     return per
 
 
-def ceiling(per_host, delay, seconds):
+def ceiling(per_host, delay_ms, seconds):
     """The politeness ceiling: the most relevant pages any crawler can fetch in `seconds` when
-    it waits `delay` seconds between two fetches from a host, even one that knew every topic
-    page's URL from the start and fetched nothing else (one fetch per host at 0 s, then one
-    per delay)."""
-    slots = int(seconds // delay) + 1
+    it waits `delay_ms` milliseconds between two fetches from a host, even one that knew every
+    topic page's URL from the start and fetched nothing else (one fetch per host at 0 s, then
+    one per delay). In whole milliseconds: 30 // 0.1 is 299.0 in floating point."""
+    slots = round(seconds * 1000) // delay_ms + 1
     return sum(min(n, slots) for n in per_host.values())
 
 
@@ -574,7 +574,8 @@ def main(argv=None):
     if ref_delay > 0:
         for topic in topics:
             per = topic_pages_per_host(web_dir, topic["label"])
-            ceilings[topic["label"]] = {m: ceiling(per, ref_delay, m) for m in time_marks}
+            ceilings[topic["label"]] = {m: ceiling(per, round(ref_delay * 1000), m)
+                                        for m in time_marks}
     if timing or args.assert_rate is not None:
         table += rate_table(results, time_marks, ceilings)
     politeness = ("magpie's default politeness (1 s)" if delay_ms is None

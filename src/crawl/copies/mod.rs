@@ -203,7 +203,7 @@ pub struct Copies {
     /// Each rule name's evidence over all hosts.
     names: HashMap<Variant, Tally>,
     /// Names likely crawl-wide.
-    likely: usize,
+    likely_names: usize,
     /// Rules changed since they were last staged.
     dirty: bool,
 }
@@ -262,7 +262,7 @@ impl Copies {
             hosts,
             adopted: adopted_names.values().sum(),
             adopted_names,
-            likely: names.values().filter(|t| t.likely()).count(),
+            likely_names: names.values().filter(|t| t.likely()).count(),
             names,
             ..Copies::default()
         })
@@ -280,7 +280,7 @@ impl Copies {
 
     /// Whether `v` is in force on another host, or likely crawl-wide (see [`Tally`]).
     fn in_force_elsewhere(&self, host: &str, v: &Variant) -> bool {
-        self.adopted_elsewhere(host, v) || self.names.get(v).is_some_and(|t| t.likely())
+        self.adopted_elsewhere(host, v) || self.likely(v)
     }
 
     /// Examples that adopt `v` on `host`.
@@ -403,7 +403,7 @@ impl Copies {
             tally.examples += 1;
             tally.hosts += u32::from(rule.examples == 0);
             if !was_likely && tally.likely() {
-                self.likely += 1;
+                self.likely_names += 1;
                 // Told only when no host has it in force: adoption moved the suspects then.
                 if self.adopted_names.get(&v).is_none_or(|n| *n == 0) {
                     out.push(Change::Likely(v.clone()));
@@ -423,7 +423,7 @@ impl Copies {
             self.dirty = true;
         } else {
             tally.refuted = true;
-            self.likely -= usize::from(was_likely);
+            self.likely_names -= usize::from(was_likely);
             rule.counter_examples += 1;
             if rule.counter_evidence.is_none() {
                 rule.counter_evidence = Some(ev);
@@ -436,8 +436,10 @@ impl Copies {
                 out.push(Change::Refuted(v));
             }
             rule.state = RuleState::Refuted;
-            // Candidates without examples are not kept with the crawl (see `entry`).
-            self.dirty |= rule.examples > 0;
+            // Candidates without examples are not kept with the crawl (see `entry`), unless
+            // their name has examples elsewhere: the refutation keeps that name from being
+            // likely after a restart.
+            self.dirty |= rule.examples > 0 || tally.examples > 0;
         }
     }
 
@@ -551,6 +553,11 @@ impl Copies {
         })
     }
 
+    /// Whether the name `v` is likely over the hosts (see [`Tally`]).
+    pub fn likely(&self, v: &Variant) -> bool {
+        self.names.get(v).is_some_and(|t| t.likely())
+    }
+
     /// Whether `v` is in force on exactly one host: just adopted for the first time.
     pub fn first_of_its_name(&self, v: &Variant) -> bool {
         self.adopted_names.get(v) == Some(&1)
@@ -559,7 +566,7 @@ impl Copies {
     /// Whether any host has a rule in force, or a rule name is likely crawl-wide (most
     /// crawls: none, and nothing to ask).
     pub fn any(&self) -> bool {
-        self.adopted > 0 || self.likely > 0
+        self.adopted > 0 || self.likely_names > 0
     }
 
     /// Whether `host` has a rule in force.
@@ -605,9 +612,14 @@ impl Copies {
             .hosts
             .iter()
             .map(|(h, rules)| {
+                let names = &self.names;
                 let kept: BTreeMap<String, Rule> = rules
                     .iter()
-                    .filter(|(_, r)| r.examples > 0)
+                    .filter(|(v, r)| {
+                        r.examples > 0
+                            || (r.counter_examples > 0
+                                && names.get(*v).is_some_and(|t| t.examples > 0))
+                    })
                     .map(|(v, r)| (v.name(), r.clone()))
                     .collect();
                 (h.clone(), kept)
@@ -889,6 +901,30 @@ mod tests {
             );
         }
         assert!(c.any_adopted("h"));
+    }
+
+    #[test]
+    fn a_refutation_of_a_likely_name_survives_a_restart() {
+        let spec = crate::spec::Spec::from_json(r#"{"name":"t","seeds":["http://h/"]}"#).unwrap();
+        let store = crate::store::Store::temporary().unwrap();
+        let open =
+            || crate::frontier::Frontier::open(store.clone(), spec.frontier.clone()).unwrap();
+        let mut c = Copies::load(&open()).unwrap();
+        for (host, i) in [("h", 0), ("h", 1), ("k", 2)] {
+            c.observe(host, &u(&format!("http://{host}/{i}")), "sha1:x");
+            c.observe(host, &u(&format!("http://{host}/{i}?ref=a")), "sha1:x");
+        }
+        assert!(c.any());
+        // Refuted on a host where it had no example: the name is no longer likely, and stays so.
+        c.observe("g", &u("http://g/z?ref=a"), "sha1:1");
+        c.observe("g", &u("http://g/z"), "sha1:2");
+        assert!(!c.any());
+        let (k, v) = c.entry().unwrap().unwrap();
+        let mut ws = crate::store::WriteSet::default();
+        ws.put(k, v);
+        store.commit(ws).unwrap();
+        let again = Copies::load(&open()).unwrap();
+        assert!(!again.any(), "the refutation on g was kept");
     }
 
     #[test]

@@ -28,7 +28,6 @@ impl<F: CrawlFrontier> Engine<F> {
             return Ok(vec![]);
         };
         let changes = self.copies.observe(host, &url, &info.payload_digest);
-        self.demote_held_originals(host, &url);
         let mut notes = Vec::new();
         for c in changes {
             match c {
@@ -36,7 +35,8 @@ impl<F: CrawlFrontier> Engine<F> {
                 Change::Adopted(v) => {
                     notes.push(format!("copy-rule-adopted:{}", v.name()));
                     let removed = self.drop_queued_copies(host)?;
-                    let demoted = if self.copies.first_of_its_name(&v) {
+                    // A name likely before had its suspects moved then.
+                    let demoted = if self.copies.first_of_its_name(&v) && !self.copies.likely(&v) {
                         self.demote_queued_suspects()?
                     } else {
                         0
@@ -69,23 +69,6 @@ impl<F: CrawlFrontier> Engine<F> {
             }
         }
         Ok(notes)
-    }
-
-    /// Moves to the lowest priority the queued URLs whose page `url`, just fetched on `host`,
-    /// likely holds: originals of a variant whose rule is in force elsewhere, undecided here
-    /// (see `Copies::suspect`).
-    fn demote_held_originals(&mut self, host: &str, url: &url::Url) {
-        for (_, orig) in crate::crawl::copies::reductions(url) {
-            let fp = crate::uri::fingerprint(&crate::uri::canonical(&orig));
-            let frontier = &self.frontier;
-            if frontier.state(fp) == Some(UrlState::Queued)
-                && self
-                    .copies
-                    .suspect(host, &orig, |f| stands_for_copies(frontier.state(f)))
-            {
-                self.frontier.demote(fp);
-            }
-        }
     }
 
     /// Whether a URL about to be fetched is a likely copy (see `Copies::suspect`) not yet
@@ -150,6 +133,10 @@ impl<F: CrawlFrontier> Engine<F> {
             .for_each_queued(&mut |h, u| queued.push((h.to_string(), u)))?;
         let mut moved = 0;
         for (host, uri) in queued {
+            // Seeds, reference pages and URLs a scorer sent keep their place (as in `admit`).
+            if uri.source != "crawl" {
+                continue;
+            }
             let Ok(url) = url::Url::parse(&uri.url) else {
                 continue;
             };
