@@ -141,19 +141,37 @@ pub fn detect_pages(
     }
     if settled {
         for (url, file) in &pages {
-            detect_one(&helper, file, url, json)?;
+            analyze_file(&helper, file, url)?;
         }
+        helper.settle();
     }
-    let mut out = String::new();
-    for (url, file) in &pages {
-        let report = detect_one(&helper, file, url, json)?;
-        if json {
-            out.push_str(&report.split_whitespace().collect::<Vec<_>>().join(" "));
-            out.push('\n');
-        } else {
-            out.push_str(&report);
-            out.push('\n');
+    // Each page's last reading, as a crawl leaves it in the archive: a page read before its
+    // host's model could judge it is read again later (`Helper::take_revisions`).
+    let mut found: Vec<AppMatch> = Vec::with_capacity(pages.len());
+    let revise = |found: &mut Vec<AppMatch>, revisions: Vec<crate::aah::Revision>| {
+        for r in revisions {
+            if let Some(m) = found.iter_mut().rev().find(|m| m.url == r.reading.url) {
+                m.application = r.reading.application;
+                m.level = r.reading.level;
+                m.objects = r.reading.objects;
+                m.actions.extend(r.reading.actions);
+            }
         }
+    };
+    for (url, file) in &pages {
+        found.push(analyze_file(&helper, file, url)?);
+        revise(&mut found, helper.take_revisions());
+    }
+    revise(&mut found, helper.settle());
+    let mut out = String::new();
+    for m in &found {
+        if json {
+            let s = serde_json::to_string(&m.contract()).unwrap_or_default();
+            out.push_str(&s);
+        } else {
+            out.push_str(&text_report(m));
+        }
+        out.push('\n');
     }
     Ok(out)
 }
@@ -165,7 +183,8 @@ fn parse_url(url: &str, what: &str) -> Result<Url, AahError> {
     })
 }
 
-fn detect_one(helper: &Helper, file: &Path, url: &Url, json: bool) -> Result<String, AahError> {
+/// Reads a saved page as fetched from `url`.
+fn analyze_file(helper: &Helper, file: &Path, url: &Url) -> Result<AppMatch, AahError> {
     let body = std::fs::read(file).map_err(|e| AahError::Input {
         what: file.display().to_string(),
         reason: e.to_string(),
@@ -173,6 +192,11 @@ fn detect_one(helper: &Helper, file: &Path, url: &Url, json: bool) -> Result<Str
     let parsed = crate::parse::html(&body, None, None, url, &ParseLimits::default());
     let mut m = helper.analyze(url, &[], &body, &parsed.links);
     mark_discovery_links(&mut m, &parsed.links);
+    Ok(m)
+}
+
+fn detect_one(helper: &Helper, file: &Path, url: &Url, json: bool) -> Result<String, AahError> {
+    let m = analyze_file(helper, file, url)?;
     if json {
         let mut s = serde_json::to_string_pretty(&m.contract()).unwrap_or_default();
         s.push('\n');

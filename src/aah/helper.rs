@@ -20,6 +20,7 @@ use super::output::{ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo};
 use super::relax::adapt::{HostState, Limits};
 use super::relax::store::{Adoption, RelaxStore};
 use super::relax::Vocab;
+use super::reread::{Capture, Rereads};
 use crate::model::Link;
 use crate::store::Store;
 
@@ -37,10 +38,14 @@ pub struct HelperOptions {
     pub max_hosts: usize,
     /// Bytes of a body analysed; the rest is ignored.
     pub max_html_bytes: usize,
+    /// Bytes of pages of unknown applications kept, over all hosts, to be read again once
+    /// their host's model can judge them (see `reread`).
+    pub reread_bytes: usize,
 }
 
 impl Default for HelperOptions {
-    /// Two further pages, five attempts of 200 candidates, 10,000 hosts, 4 MiB of HTML.
+    /// Two further pages, five attempts of 200 candidates, 10,000 hosts, 4 MiB of HTML, 16 MiB
+    /// of pages kept to be read again.
     fn default() -> Self {
         HelperOptions {
             validate_pages: 2,
@@ -48,6 +53,7 @@ impl Default for HelperOptions {
             max_tries: 200,
             max_hosts: 10_000,
             max_html_bytes: 4 << 20,
+            reread_bytes: 16 << 20,
         }
     }
 }
@@ -65,6 +71,9 @@ pub struct Helper {
     /// The unknown-page reader's model of each host (see `unknown`); apart from `hosts`, whose
     /// entries are copied for every page, because it grows with the host's pages.
     pub(crate) models: Mutex<HashMap<String, Arc<Mutex<generic::HostModel>>>>,
+    /// Pages of unknown applications read too early, kept to be read again; locked after a
+    /// host's model, never before it.
+    pub(crate) rereads: Mutex<Rereads>,
     /// The first error met on the helper's persisted state (its store) since the crawl last
     /// took it ([`Helper::take_error`]): reading a page cannot fail, so the error waits here
     /// for the crawl, which stops on it rather than go on with what the store lost.
@@ -113,6 +122,7 @@ impl Helper {
             store: None,
             hosts: Mutex::new(HashMap::new()),
             models: Mutex::new(HashMap::new()),
+            rereads: Mutex::new(Rereads::default()),
             damaged: Mutex::new(None),
         }
     }
@@ -199,19 +209,22 @@ impl Helper {
         text: &str,
         links: &[Link],
     ) -> AppMatch {
-        self.analyze_parsed(url, headers, text, None, links)
+        self.analyze_parsed(url, headers, text, None, links, None)
     }
 
     /// Analyses a page the parse stage decoded and parsed, on its tree: the crawl parses each
-    /// page once.
+    /// page once. `capture` is the page's archived capture: a page of an unknown application
+    /// read before its host's model could judge it is read again later, and the new reading
+    /// refers to it ([`Helper::take_revisions`]).
     pub fn analyze_doc(
         &self,
         url: &Url,
         headers: &[(String, String)],
         doc: &crate::parse::HtmlDoc,
         links: &[Link],
+        capture: Option<Capture>,
     ) -> AppMatch {
-        self.analyze_parsed(url, headers, &doc.text, Some(&doc.tree), links)
+        self.analyze_parsed(url, headers, &doc.text, Some(&doc.tree), links, capture)
     }
 
     /// [`Helper::analyze_text`], on the page's tree when the caller has one.
@@ -222,6 +235,7 @@ impl Helper {
         text: &str,
         tree: Option<&scraper::Html>,
         links: &[Link],
+        capture: Option<Capture>,
     ) -> AppMatch {
         let text = &text[..floor_char(text, self.options.max_html_bytes)];
         let host = crate::uri::host_key(url);
@@ -250,7 +264,7 @@ impl Helper {
                 || st.attempts.get(DETECT_KEY).copied().unwrap_or(0) < self.options.max_attempts);
         let mut out = AppMatch::nothing(url.as_str());
         if maybe.is_empty() && cached.is_empty() && !may_relax {
-            self.read_unknown(&host, &mut st, url, text, tree, &mut out);
+            self.read_unknown(&host, &mut st, url, text, tree, &mut out, capture);
             self.unknown_verdicts(&host, &mut st, url, &mut out, links);
             self.save(&host, st);
             return out;
@@ -297,7 +311,7 @@ impl Helper {
             // A relaxed detection being validated on this page may name an application of the
             // knowledge base once adopted; until then the page is read as unknown, and its
             // report shows the candidate pending.
-            self.read_unknown(&host, &mut st, url, text, Some(html), &mut out);
+            self.read_unknown(&host, &mut st, url, text, Some(html), &mut out, capture);
             self.unknown_verdicts(&host, &mut st, url, &mut out, links);
             self.save(&host, st);
             return out;

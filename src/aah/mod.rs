@@ -20,6 +20,7 @@
 //! - `generic`: pages of applications the knowledge base does not know: category from general
 //!   evidence (schema.org, generator, URL, class and link words), list or single item from the
 //!   layout, title and body; `unknown`: how the helper uses it and adopts a host's category;
+//!   `reread`: the pages it read too early, kept to be read again;
 //! - `output`: the result types; `cli`: `magpie kb check` and `magpie kb detect`.
 
 mod actions;
@@ -35,6 +36,7 @@ pub mod kb;
 mod native;
 mod output;
 pub(crate) mod relax;
+mod reread;
 pub mod tester;
 mod unknown;
 pub(crate) mod xpath;
@@ -48,3 +50,4 @@ pub use output::{
     WebObject, AAH_MEDIA_TYPE, DEFAULT_RULE,
 };
 pub use relax::store::Adoption;
+pub use reread::{Capture, Revision};

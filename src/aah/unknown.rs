@@ -18,12 +18,15 @@ use super::output::{
 };
 use super::relax::adapt::HostState;
 use super::relax::store::Adoption;
+use super::reread::{summary, Capture, Kept, Rereads, Revision, REREAD_AFTER};
 use crate::model::Link;
 
 /// Application name reported for a page no knowledge-base application matched.
 pub const UNKNOWN_APP: &str = "unknown";
 /// Action id of a host's adopted category.
 const CATEGORY_ACTION: &str = "*/category";
+/// Action id of a page's reading made again, later (see `reread`).
+const REREAD_ACTION: &str = "*/reread";
 /// Action id of a host's learned navigation rules.
 const NAVIGATION_ACTION: &str = "*/skip";
 /// Navigation rules recorded per host (later ones still apply, unrecorded).
@@ -42,7 +45,10 @@ const READ_AGAIN_EVERY: u32 = 10;
 impl Helper {
     /// Reads a page of an unknown application into `out` (application `unknown` with the
     /// category, level `item` or `list`, one `item` object with title and body). `parsed` is the
-    /// page's tree when the helper has already built it.
+    /// page's tree when the helper has already built it. A page read before the host's model
+    /// could judge it is kept to be read again (`reread`); so are the host's earlier pages
+    /// that this one lets the model judge now read again.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn read_unknown(
         &self,
         host: &str,
@@ -51,6 +57,7 @@ impl Helper {
         text: &str,
         parsed: Option<&scraper::Html>,
         out: &mut AppMatch,
+        capture: Option<Capture>,
     ) {
         let adopted = adopted_category(st);
         let model = self.host_model(host);
@@ -58,14 +65,21 @@ impl Helper {
         let weak = adopted.is_none()
             && model.pages() >= MAX_READS_WITHOUT_CATEGORY
             && model.category().is_none();
-        if weak && !model.pass_over(READ_AGAIN_EVERY) {
-            return;
+        if weak {
+            // A host that showed no category on its first pages lets them go: the room is for
+            // hosts that will be read.
+            self.lock_rereads().take_due(host, |_| true);
+            if !model.pass_over(READ_AGAIN_EVERY) {
+                return;
+            }
         }
         // The tree the helper already parsed, or a parse of its own (only past the check above).
         let reading = match parsed {
             Some(html) => generic::read(html, url, &mut model),
             None => generic::read(&crate::parse::parse_document(text), url, &mut model),
         };
+        let early = generic::too_early(url, &model);
+        let pages = model.pages();
         drop(model);
         if let Some(c) = reading.category {
             if st.generic_votes.len() >= MAX_VOTES {
@@ -79,48 +93,87 @@ impl Helper {
         if adopted.is_none() {
             self.adopt_category(host, st);
         }
-        let Some(category) = category else {
-            return;
-        };
-        out.application = Some(AppInfo {
-            name: UNKNOWN_APP.into(),
-            category,
-            relaxed: true,
-        });
-        out.actions.push(ActionReport {
-            action: CATEGORY_ACTION.into(),
-            status: ActionStatus::Relaxed,
-            expr: if reading.signals.is_empty() {
-                format!("category of the host: {}", category.as_str())
-            } else {
-                reading.signals.join("; ")
-            },
-            original: None,
-        });
-        let Some(kind) = reading.kind else {
-            return;
-        };
-        out.level = Some(LevelInfo {
-            name: match kind {
-                LevelKind::Terminal => "item",
-                LevelKind::Intermediate => "list",
-            }
-            .into(),
-            kind,
-            relaxed: true,
-        });
-        if kind == LevelKind::Terminal {
-            let fields: Vec<(String, String)> = [("title", reading.title), ("body", reading.body)]
-                .into_iter()
-                .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
-                .collect();
-            if !fields.is_empty() {
-                out.objects.push(WebObject {
-                    kind: "item".into(),
-                    fields,
-                });
-            }
+        fill(out, category, &reading);
+        if early && !weak {
+            let kept = Kept {
+                url: url.clone(),
+                text: text.to_owned(),
+                capture,
+                read_at: pages,
+                first: summary(out),
+                kind: out.level.as_ref().map(|l| l.kind),
+            };
+            self.lock_rereads()
+                .keep(host, kept, self.options.reread_bytes);
         }
+        self.read_again(host, st, false);
+    }
+
+    /// Reads again the kept pages of `host` its model can judge now (all of them with `all`),
+    /// and files a revision for each whose reading changed ([`Helper::take_revisions`]).
+    fn read_again(&self, host: &str, st: &HostState, all: bool) {
+        let model = self.host_model(host);
+        let model = model.lock().unwrap_or_else(|p| p.into_inner());
+        let pages = model.pages();
+        let due = self.lock_rereads().take_due(host, |k| {
+            all || !generic::too_early(&k.url, &model) || pages >= k.read_at + REREAD_AFTER
+        });
+        if due.is_empty() {
+            return;
+        }
+        let category = adopted_category(st).or(model.category());
+        let mut revisions = Vec::new();
+        for k in due {
+            let reading = generic::reread(&crate::parse::parse_document(&k.text), &k.url, &model);
+            let mut m = AppMatch::nothing(k.url.as_str());
+            fill(&mut m, category.or(reading.category), &reading);
+            // A kind is changed only by the page's own layout, read with what the host taught:
+            // a later model is not always a better one for a weak reading (a list whose
+            // entries repeat on the host's other lists).
+            let unsettled = k.kind.is_some() && reading.kind != k.kind && !reading.settled;
+            if summary(&m) == k.first || unsettled {
+                continue;
+            }
+            m.actions.push(ActionReport {
+                action: REREAD_ACTION.into(),
+                status: ActionStatus::Relaxed,
+                expr: format!(
+                    "read again with {pages} pages of the host read (it was read as page {})",
+                    k.read_at
+                ),
+                original: None,
+            });
+            revisions.push(Revision {
+                capture: k.capture,
+                reading: m,
+            });
+        }
+        drop(model);
+        let mut rereads = self.lock_rereads();
+        for r in revisions {
+            rereads.done(r);
+        }
+    }
+
+    /// The new readings of pages read again since the last call, each to be written as a later
+    /// metadata record of its capture.
+    pub fn take_revisions(&self) -> Vec<Revision> {
+        self.lock_rereads().take_done()
+    }
+
+    /// Reads again every page still kept, with all its host's model learned, and returns the
+    /// revisions not taken yet: the end of a crawl (or of `kb detect --pages`).
+    pub fn settle(&self) -> Vec<Revision> {
+        let hosts = self.lock_rereads().hosts();
+        for host in hosts {
+            let st = self.host_state(&host);
+            self.read_again(&host, &st, true);
+        }
+        self.take_revisions()
+    }
+
+    fn lock_rereads(&self) -> std::sync::MutexGuard<'_, Rereads> {
+        self.rereads.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Verdicts on the links of a page no knowledge-base application matched, into
@@ -294,6 +347,53 @@ impl Helper {
     }
 }
 
+/// Fills `out` with a reading: application `unknown` with `category`, the category's evidence,
+/// the level and, for a single item, its title and body. Nothing without a category.
+fn fill(out: &mut AppMatch, category: Option<Category>, reading: &generic::Reading) {
+    let Some(category) = category else {
+        return;
+    };
+    out.application = Some(AppInfo {
+        name: UNKNOWN_APP.into(),
+        category,
+        relaxed: true,
+    });
+    out.actions.push(ActionReport {
+        action: CATEGORY_ACTION.into(),
+        status: ActionStatus::Relaxed,
+        expr: if reading.signals.is_empty() {
+            format!("category of the host: {}", category.as_str())
+        } else {
+            reading.signals.join("; ")
+        },
+        original: None,
+    });
+    let Some(kind) = reading.kind else {
+        return;
+    };
+    out.level = Some(LevelInfo {
+        name: match kind {
+            LevelKind::Terminal => "item",
+            LevelKind::Intermediate => "list",
+        }
+        .into(),
+        kind,
+        relaxed: true,
+    });
+    if kind == LevelKind::Terminal {
+        let fields: Vec<(String, String)> = [("title", &reading.title), ("body", &reading.body)]
+            .into_iter()
+            .filter_map(|(k, v)| v.clone().map(|v| (k.to_string(), v)))
+            .collect();
+        if !fields.is_empty() {
+            out.objects.push(WebObject {
+                kind: "item".into(),
+                fields,
+            });
+        }
+    }
+}
+
 /// The category adopted for the host, if any.
 fn adopted_category(st: &HostState) -> Option<Category> {
     st.adoptions
@@ -338,6 +438,57 @@ mod tests {
         assert_eq!(m.application.map(|a| a.category), Some(Category::Blog));
         let m = read(&helper, &post);
         assert_eq!(m.application.map(|a| a.category), Some(Category::Blog));
+    }
+
+    #[test]
+    fn a_page_read_before_its_host_showed_a_category_is_read_again_with_its_capture() {
+        let helper = Helper::from_kb(crate::aah::builtin().unwrap());
+        let read = |path: &str, page: &str, id: &str| {
+            let url = Url::parse(&format!("http://blog.example{path}")).unwrap();
+            let capture = Capture {
+                record_id: id.into(),
+                date: "2026-11-29T00:00:00Z".into(),
+            };
+            let doc = crate::parse::HtmlDoc::parse(page.as_bytes(), None, &Default::default());
+            helper.analyze_doc(&url, &[], &doc, &[], Some(capture))
+        };
+        let home = "<html><head><title>Field notes</title></head><body><h1>Field notes</h1>\
+                    <p>Notes from walks along the river, written up in the evening when the \
+                    light is gone and the kettle is on.</p></body></html>";
+        assert!(read("/", home, "<urn:uuid:1>").application.is_none());
+        let post = |title: &str| {
+            format!(
+                "<html><head><title>{title}</title><meta name=\"generator\" content=\"blog \
+                 engine\"></head><body><article itemscope \
+                 itemtype=\"https://schema.org/BlogPosting\"><h1>{title}</h1><p>{}</p>\
+                 </article></body></html>",
+                "A good crust comes from a hot oven and a little steam at the start. ".repeat(8)
+            )
+        };
+        for (i, t) in ["Crust", "Crumb", "Rye"].iter().enumerate() {
+            let m = read(&format!("/posts/{i}"), &post(t), "<urn:uuid:x>");
+            assert_eq!(m.application.map(|a| a.category), Some(Category::Blog));
+        }
+        let revisions = helper.settle();
+        let home = revisions
+            .iter()
+            .find(|r| r.reading.url == "http://blog.example/")
+            .expect("the home page is read again");
+        assert_eq!(
+            home.capture.as_ref().map(|c| c.record_id.as_str()),
+            Some("<urn:uuid:1>")
+        );
+        let app = home.reading.application.as_ref().unwrap();
+        assert_eq!(
+            (app.name.as_str(), app.category),
+            ("unknown", Category::Blog)
+        );
+        assert!(home
+            .reading
+            .actions
+            .iter()
+            .any(|a| a.action == REREAD_ACTION));
+        assert!(helper.settle().is_empty(), "each page is read again once");
     }
 
     #[test]

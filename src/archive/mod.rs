@@ -81,9 +81,9 @@ pub use check::{check_file, check_reader, Defect};
 pub use digest::{sha1_digest, Sha1Digester};
 pub use reader::{read_record_at, read_record_prefix, BlockReader, RecordHead, WarcReader};
 pub use record::{
-    encode_record, escape_column, escape_value, is_control_char, metadata_record, push_field,
-    request_record, response_record, revisit_record, warcinfo_record, RecordCommon,
-    REVISIT_PROFILE,
+    encode_record, escape_column, escape_value, is_control_char, later_metadata_record,
+    metadata_record, push_field, request_record, response_record, revisit_record, warcinfo_record,
+    RecordCommon, REVISIT_PROFILE,
 };
 pub use recover::{recover, RecoveryReport};
 pub use writer::{Checkpoint, RecordLocation, WarcWriter, WriterConfig};

@@ -301,15 +301,45 @@ pub fn metadata_record(
     body: &[u8],
     level: u32,
 ) -> Result<Vec<u8>, ArchiveError> {
+    metadata_tied(
+        c,
+        ("WARC-Concurrent-To", concurrent_to),
+        content_type,
+        body,
+        level,
+    )
+}
+
+/// A `metadata` record tied to another record by `tie` (a field name and a Record-ID; none when
+/// the ID is empty).
+fn metadata_tied(
+    c: &RecordCommon,
+    tie: (&'static str, &str),
+    content_type: &str,
+    body: &[u8],
+    level: u32,
+) -> Result<Vec<u8>, ArchiveError> {
     let digest = sha1_digest(body);
     let mut f = Vec::with_capacity(8);
     common_fields("metadata", c, &mut f)?;
-    if !concurrent_to.is_empty() {
-        f.push(("WARC-Concurrent-To", concurrent_to));
+    if !tie.1.is_empty() {
+        f.push(tie);
     }
     f.push(("WARC-Block-Digest", &digest));
     f.push(("Content-Type", content_type));
     encode_record(&f, &mut &body[..], body.len() as u64, level)
+}
+
+/// A `metadata` record written after its capture's records, about it: `WARC-Refers-To` the
+/// capture's record instead of `WARC-Concurrent-To` (which says "made in the same fetch").
+pub fn later_metadata_record(
+    c: &RecordCommon,
+    refers_to: &str,
+    content_type: &str,
+    body: &[u8],
+    level: u32,
+) -> Result<Vec<u8>, ArchiveError> {
+    metadata_tied(c, ("WARC-Refers-To", refers_to), content_type, body, level)
 }
 
 /// A `revisit` record for a payload identical to an earlier capture: the block is the new

@@ -133,6 +133,10 @@ pub struct Processed {
     /// `/post/N`, a navigation rule): the engine takes them out of the queue
     /// (`Helper::not_worth_queued`).
     pub purge_queue: Option<String>,
+    /// The helper's later readings of earlier pages, made while this page was read, encoded as
+    /// metadata records (`records::encode_revisions`): the engine appends them whatever it
+    /// does with this exchange.
+    pub revisions: Vec<u8>,
 }
 
 /// What the online stages learned about one page, for the engine's statistics, the index and
@@ -167,6 +171,7 @@ pub fn process_page(
     let (links, nofollow, parsed) = extract(ctx, uri, fetched, &mut notes);
     let Some((page, doc)) = parsed else {
         let records = records::encode(
+            records::capture_of(fetched),
             fetched,
             uri,
             &links,
@@ -189,12 +194,15 @@ pub fn process_page(
             page: None,
             capture,
             purge_queue,
+            revisions: Vec::new(),
         });
     };
     let page_url = &fetched.info.url;
+    let capture = records::capture_of(fetched);
     let app = ctx.helper.as_ref().zip(doc.as_ref()).and_then(|(h, doc)| {
         let url = Url::parse(page_url).ok()?;
-        Some(h.analyze_doc(&url, &fetched.info.headers, doc, &page.links))
+        let c = Some(capture.clone());
+        Some(h.analyze_doc(&url, &fetched.info.headers, doc, &page.links, c))
     });
     if let Some(e) = ctx.helper.as_ref().and_then(|h| h.take_error()) {
         return Err(e.into());
@@ -225,6 +233,7 @@ pub fn process_page(
         judged: &judged,
     };
     let records = records::encode(
+        capture,
         fetched,
         uri,
         &page.links,
@@ -258,6 +267,10 @@ pub fn process_page(
     if let Some(a) = &mut analysis {
         a.links = Vec::new();
     }
+    let revisions = match &ctx.helper {
+        Some(h) => records::encode_revisions(&h.take_revisions(), warcinfo_id, ctx.gzip_level)?,
+        None => Vec::new(),
+    };
     Ok(Processed {
         records,
         outlinks,
@@ -271,6 +284,7 @@ pub fn process_page(
         }),
         capture,
         purge_queue,
+        revisions,
     })
 }
 
@@ -353,6 +367,7 @@ pub fn process_robots(
         ..CrawlUri::seed(fetched.info.url.clone())
     };
     let records = records::encode(
+        records::capture_of(fetched),
         fetched,
         &uri,
         &[],
@@ -373,6 +388,7 @@ pub fn process_robots(
         page: None,
         capture,
         purge_queue: None,
+        revisions: Vec::new(),
     })
 }
 

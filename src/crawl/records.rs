@@ -5,7 +5,7 @@
 
 use super::dedup::Original;
 use super::pipeline::Judged;
-use crate::aah::{AppMatch, AAH_MEDIA_TYPE};
+use crate::aah::{AppMatch, Capture, Revision, AAH_MEDIA_TYPE};
 use crate::analysis::PageAnalysis;
 use crate::archive::{self, ArchiveError, RecordCommon};
 use crate::fetch::Fetched;
@@ -62,10 +62,22 @@ pub struct EncodedRecords {
     pub warcinfo_id: String,
 }
 
-/// Encodes the records of an exchange. `links` are every link found, for the metadata record.
-/// With `original`, the first capture of the same payload, the exchange is written as a revisit
-/// of it: each record is encoded once, as what it will be in the archive.
+/// The capture an exchange will be archived as (its response's Record-ID and date), named
+/// before it is encoded: the helper keeps it with a page it will read again.
+pub fn capture_of(fetched: &Fetched) -> Capture {
+    Capture {
+        record_id: archive::new_record_id(),
+        date: archive::warc_date(fetched.info.started),
+    }
+}
+
+/// Encodes the records of an exchange, as the capture `capture` ([`capture_of`]). `links` are
+/// every link found, for the metadata record. With `original`, the first capture of the same
+/// payload, the exchange is written as a revisit of it: each record is encoded once, as what it
+/// will be in the archive.
+#[allow(clippy::too_many_arguments)]
 pub fn encode(
+    capture: Capture,
     fetched: &Fetched,
     uri: &CrawlUri,
     links: &[Link],
@@ -75,8 +87,7 @@ pub fn encode(
     level: u32,
 ) -> Result<EncodedRecords, ArchiveError> {
     let info = &fetched.info;
-    let record_id = archive::new_record_id();
-    let date = archive::warc_date(info.started);
+    let Capture { record_id, date } = capture;
     let common = RecordCommon {
         record_id: &record_id,
         date: &date,
@@ -157,6 +168,43 @@ pub fn encode(
         request_and_metadata: rest,
         warcinfo_id: warcinfo_id.to_string(),
     })
+}
+
+/// The helper's later readings of pages ([`Revision`]), as `metadata` records of the same media
+/// type as a page's first reading, each referring to its page's capture with `WARC-Refers-To`
+/// (a later record about it, not one made with it), dated now. A revision without a capture
+/// (the helper was given none) is not written.
+pub fn encode_revisions(
+    revisions: &[Revision],
+    warcinfo_id: &str,
+    level: u32,
+) -> Result<Vec<u8>, ArchiveError> {
+    let mut out = Vec::new();
+    let date = archive::warc_date(chrono::Utc::now());
+    for r in revisions {
+        let Some(c) = &r.capture else {
+            continue;
+        };
+        let id = archive::new_record_id();
+        let target = notes_target_uri(AAH_MEDIA_TYPE, &r.reading.url);
+        out.extend(archive::later_metadata_record(
+            &RecordCommon {
+                record_id: &id,
+                date: &date,
+                target_uri: &target,
+                warcinfo_id,
+                ip: None,
+            },
+            &c.record_id,
+            AAH_MEDIA_TYPE,
+            &serde_json::to_vec(&r.reading).map_err(|e| ArchiveError::Encode {
+                what: format!("the later reading of {}", r.reading.url),
+                reason: e.to_string(),
+            })?,
+            level,
+        )?);
+    }
+    Ok(out)
 }
 
 /// Heritrix-style metadata: `via`, `hopsFromSeed`, `sourceTag`, `fetchTimeMs`, `outlink` lines;

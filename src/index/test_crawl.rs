@@ -154,8 +154,17 @@ impl SimCrawl {
         let digest = fetched.info.payload_digest.clone();
         let dedup = (200..300).contains(&p.status);
         let original = self.originals.get(&digest).cloned().filter(|_| dedup);
-        let enc = records::encode(&fetched, &uri, &links, None, original.as_ref(), &info_id, 6)
-            .expect("encode");
+        let enc = records::encode(
+            records::capture_of(&fetched),
+            &fetched,
+            &uri,
+            &links,
+            None,
+            original.as_ref(),
+            &info_id,
+            6,
+        )
+        .expect("encode");
         let page = wants_text(&fetched.info, p.hops).then(|| {
             let body = entity_body(&fetched, self.opts.max_decoded_bytes).expect("body");
             let base = url::Url::parse(&url).expect("url");

@@ -231,8 +231,17 @@ fn write_warcs(dir: &std::path::Path, vocab: &[String]) -> u64 {
             response: Spool::from_bytes(raw),
         };
         let info_id = w.warcinfo_id().to_string();
-        let enc = records::encode(&fetched, &CrawlUri::seed(url), &[], None, None, &info_id, 6)
-            .expect("encode");
+        let enc = records::encode(
+            records::capture_of(&fetched),
+            &fetched,
+            &CrawlUri::seed(url),
+            &[],
+            None,
+            None,
+            &info_id,
+            6,
+        )
+        .expect("encode");
         w.append(&enc.response).expect("append");
         w.append(&enc.request_and_metadata).expect("append");
     }

@@ -136,6 +136,11 @@ impl HostModel {
         }
     }
 
+    /// Pages of `template` read.
+    pub(super) fn template_pages(&self, template: &str) -> u32 {
+        self.template_pages.get(template).copied().unwrap_or(0)
+    }
+
     /// Whether a block with this key is furniture of the pages of `template`: on most of
     /// them, once enough were read to say so. The host's share misses what only one kind of
     /// page repeats when that kind is a minority of the host.

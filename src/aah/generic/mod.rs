@@ -35,6 +35,7 @@ mod template;
 mod views;
 
 pub use host::HostModel;
+use host::MIN_PAGES;
 pub use nav::not_worth;
 use page::{Page, Stats};
 use template::Shape;
@@ -70,6 +71,8 @@ pub struct Reading {
     pub title: Option<String>,
     /// Text of a single item, whitespace-normalised, at most [`BODY_CHARS`] characters.
     pub body: Option<String>,
+    /// The kind was settled by the page's own layout, not taken from its URL template.
+    pub settled: bool,
 }
 
 impl Reading {
@@ -112,29 +115,68 @@ fn title_parts(title: &str) -> Vec<&str> {
 
 /// Reads a parsed page fetched from `url`, and counts it in its host's model.
 pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
-    let mut r = Reading::default();
     let Some(page) = Page::new(doc, url) else {
-        return r;
+        return Reading::default();
     };
     let ev = evidence::of(&page);
-    r.evidence = ev.points;
-    r.signals = ev.signals;
     let parts = title_parts(&page.title);
     let lower: HashSet<String> = parts.iter().map(|p| p.to_lowercase()).collect();
     let keys: HashSet<u64> = page.keys.values().copied().collect();
     let shape = Shape::of(url);
-    host.observe(&keys, &lower, &r.evidence, shape.clone());
-    r.category = host.category();
+    host.observe(&keys, &lower, &ev.points, shape.clone());
     let template = host.template(&shape);
     host.observe_template(&template, &keys);
     host.count_read(&shape);
-    let template_kind = host.template_kind(&template);
+    let (r, strong) = judge(&page, ev, &parts, &template, host);
+    if let Some(own) = strong {
+        host.vote(template, own);
+    }
+    r
+}
+
+/// Reads again a page its host's model has counted already ([`read`]), with what the host's
+/// later pages taught (furniture, the site's name, the category, kinds per URL template),
+/// counting nothing: a host's first pages are read before its model can judge them.
+pub fn reread(doc: &Html, url: &Url, host: &HostModel) -> Reading {
+    let Some(page) = Page::new(doc, url) else {
+        return Reading::default();
+    };
+    let ev = evidence::of(&page);
+    let parts = title_parts(&page.title);
+    let template = host.template(&Shape::of(url));
+    judge(&page, ev, &parts, &template, host).0
+}
+
+/// Whether a page of `url` read now would be read before its host's model can judge it: too
+/// few pages of the host or of its URL template read for their furniture, or no category yet.
+pub fn too_early(url: &Url, host: &HostModel) -> bool {
+    host.category().is_none()
+        || host.pages() < MIN_PAGES
+        || host.template_pages(&host.template(&Shape::of(url))) < MIN_PAGES
+}
+
+/// The reading of a page with its host's model as it is; the page's own kind when its layout
+/// settled it (a strong reading, which is a vote for its URL template).
+fn judge(
+    page: &Page<'_>,
+    ev: evidence::Evidence,
+    parts: &[&str],
+    template: &str,
+    host: &HostModel,
+) -> (Reading, Option<LevelKind>) {
+    let mut r = Reading {
+        evidence: ev.points,
+        signals: ev.signals,
+        category: host.category(),
+        ..Reading::default()
+    };
+    let template_kind = host.template_kind(template);
     let learned = |n: NodeRef<'_, Node>| {
         page.keys.get(&n.id()).is_some_and(|k| {
             host.is_furniture(*k)
                     // Entries of lists repeat on the lists of one template (a post under
                     // each of its tags); the template's own furniture is words, not links.
-                    || (host.is_template_furniture(&template, *k) && !page.links_elsewhere(n))
+                    || (host.is_template_furniture(template, *k) && !page.links_elsewhere(n))
         })
     };
     let all = |n: NodeRef<'_, Node>| is_furniture(name(n)) || learned(n);
@@ -148,9 +190,9 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
         furniture = &tags;
         stats = page.measure(furniture);
     }
-    let content = descend(&page, &stats, furniture);
-    let Some((own, weak)) = kind_of(&page, content, &stats, furniture) else {
-        return r;
+    let content = descend(page, &stats, furniture);
+    let Some((own, weak)) = kind_of(page, content, &stats, furniture) else {
+        return (r, None);
     };
     let kind = if weak {
         template_kind.unwrap_or(own)
@@ -165,14 +207,12 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
             .filter(|p| !host.is_site_name(&p.to_lowercase()))
             .collect();
         let core = core.join(" - ");
-        r.title = item::title(&page, content, &core, furniture);
-        let root = item::root(&page, content, r.title.as_deref());
-        r.body = item::body(&page, root, r.title.as_deref(), &stats, furniture);
+        r.title = item::title(page, content, &core, furniture);
+        let root = item::root(page, content, r.title.as_deref());
+        r.body = item::body(page, root, r.title.as_deref(), &stats, furniture);
     }
-    if !weak {
-        host.vote(template, own);
-    }
-    r
+    r.settled = !weak;
+    (r, (!weak).then_some(own))
 }
 
 pub(super) fn is_skipped(name: &str) -> bool {

@@ -69,6 +69,20 @@ impl Archiver {
         Ok((archived, first))
     }
 
+    /// Appends records about earlier captures (the helper's later readings of pages), encoded
+    /// for the warcinfo `encoded_for`.
+    pub(super) fn append_later(
+        &mut self,
+        records: &[u8],
+        encoded_for: &str,
+    ) -> Result<(), ArchiveError> {
+        let before = self.writer.bytes_written();
+        self.writer.append_encoded_for(&[records], encoded_for)?;
+        let written = self.writer.bytes_written().saturating_sub(before);
+        self.stats.warc_bytes.fetch_add(written, Relaxed);
+        Ok(())
+    }
+
     /// Whether archiving `r` opens or rotates a WARC file.
     pub(super) fn rotates(&self, r: &EncodedRecords) -> bool {
         let len = (r.response.len() + r.request_and_metadata.len()) as u64;
@@ -108,6 +122,27 @@ impl<F: CrawlFrontier> Engine<F> {
             return crate::blocking::off_the_workers(|| self.archive_now(r));
         }
         self.archive_now(r)
+    }
+
+    /// Appends records about earlier captures ([`Archiver::append_later`]), off the async
+    /// workers when that rotates a file.
+    pub(super) fn archive_later(
+        &mut self,
+        records: &[u8],
+        encoded_for: &str,
+    ) -> Result<(), crate::crawl::CrawlError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let rotates = self.archiver.writer.opens_a_file(records.len() as u64);
+        let mut now = || -> Result<(), crate::crawl::CrawlError> {
+            self.archiver.append_later(records, encoded_for)?;
+            self.rotate_log_with_warc()
+        };
+        if rotates {
+            return crate::blocking::off_the_workers(now);
+        }
+        now()
     }
 
     fn archive_now(&mut self, r: &EncodedRecords) -> Result<Archived, crate::crawl::CrawlError> {

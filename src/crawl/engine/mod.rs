@@ -304,6 +304,13 @@ impl<F: CrawlFrontier> Engine<F> {
                 last_commit = Instant::now();
             }
         }
+        // The pages the helper kept to read again are read with all their hosts taught.
+        if let Some(h) = self.ctx.helper.clone() {
+            let id = self.archiver.warcinfo_id().to_owned();
+            let later =
+                crate::crawl::records::encode_revisions(&h.settle(), &id, self.ctx.gzip_level)?;
+            self.archive_later(&later, &id)?;
+        }
         self.commit()?;
         self.stats.set_fetching_paused(None);
         let files = self.archiver.files();
@@ -445,6 +452,8 @@ impl<F: CrawlFrontier> Engine<F> {
     ) -> Result<(), super::CrawlError> {
         let took = span.took;
         self.shortage.worked(span.started, now);
+        // Later readings of earlier pages are about those pages, whatever becomes of this one.
+        self.archive_later(&std::mem::take(&mut p.revisions), &p.records.warcinfo_id)?;
         let info = &p.records.info;
         self.frontier.set_ip(&lease.host, info.ip);
         let status = info.status;

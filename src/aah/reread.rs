@@ -1,0 +1,149 @@
+//! Pages of unknown applications read before their host's model could judge them (the host's
+//! first pages, the first pages of a URL template, pages read before any page showed the
+//! host's category), kept to be read again once it can. The crawl writes each new reading as a
+//! later metadata record of the page's capture (`WARC-Refers-To`), so no page keeps the
+//! reading of a model that knew too little, and a host's first page, read before anything
+//! named its category, gets a reading at all.
+//!
+//! Bounded: at most [`MAX_KEPT_PER_HOST`] pages per host and `HelperOptions::reread_bytes` of
+//! text over all hosts; a page that finds no room keeps its first reading. A host that shows
+//! no category on its first pages lets its kept pages go (see `unknown`).
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use url::Url;
+
+use super::kb::LevelKind;
+use super::output::AppMatch;
+
+/// Pages of one host kept for a second reading.
+pub(crate) const MAX_KEPT_PER_HOST: usize = 32;
+/// Pages of its host read since a kept page after which it is read again, whatever it waits
+/// for: a URL template with one or two pages (an about page) never gets furniture of its own.
+pub(crate) const REREAD_AFTER: u32 = 16;
+
+/// The archived capture a later reading of its page refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capture {
+    /// `WARC-Record-ID` of the page's response (or revisit) record.
+    pub record_id: String,
+    /// Its `WARC-Date`.
+    pub date: String,
+}
+
+/// A page read again: its new reading, for a metadata record of its capture.
+#[derive(Debug, Clone)]
+pub struct Revision {
+    /// The page's capture, when the caller named one.
+    pub capture: Option<Capture>,
+    /// The new reading (application, category, level, objects; no link verdicts: the links
+    /// were acted on at the first reading).
+    pub reading: AppMatch,
+}
+
+/// A page kept for a second reading.
+pub(crate) struct Kept {
+    pub(crate) url: Url,
+    pub(crate) text: String,
+    pub(crate) capture: Option<Capture>,
+    /// Pages of the host read when this one was.
+    pub(crate) read_at: u32,
+    /// What the first reading said ([`summary`]).
+    pub(crate) first: u64,
+    /// The first reading's kind.
+    pub(crate) kind: Option<LevelKind>,
+}
+
+/// The kept pages of every host, and the revisions made and not yet taken.
+#[derive(Default)]
+pub(crate) struct Rereads {
+    hosts: HashMap<String, Vec<Kept>>,
+    bytes: usize,
+    done: Vec<Revision>,
+}
+
+impl Rereads {
+    /// Keeps a page of `host`, if the bounds leave room.
+    pub(crate) fn keep(&mut self, host: &str, page: Kept, max_bytes: usize) {
+        let kept = self.hosts.entry(host.to_owned()).or_default();
+        if kept.len() >= MAX_KEPT_PER_HOST || self.bytes + page.text.len() > max_bytes {
+            return;
+        }
+        self.bytes += page.text.len();
+        kept.push(page);
+    }
+
+    /// Takes the kept pages of `host` that `due` accepts.
+    pub(crate) fn take_due(&mut self, host: &str, due: impl Fn(&Kept) -> bool) -> Vec<Kept> {
+        let Some(kept) = self.hosts.get_mut(host) else {
+            return Vec::new();
+        };
+        let (now, later): (Vec<Kept>, Vec<Kept>) = std::mem::take(kept).into_iter().partition(due);
+        *kept = later;
+        if kept.is_empty() {
+            self.hosts.remove(host);
+        }
+        self.bytes -= now.iter().map(|k| k.text.len()).sum::<usize>();
+        now
+    }
+
+    /// The hosts with kept pages.
+    pub(crate) fn hosts(&self) -> Vec<String> {
+        self.hosts.keys().cloned().collect()
+    }
+
+    /// Files a revision for the caller.
+    pub(crate) fn done(&mut self, r: Revision) {
+        self.done.push(r);
+    }
+
+    /// The revisions made since the last call.
+    pub(crate) fn take_done(&mut self) -> Vec<Revision> {
+        std::mem::take(&mut self.done)
+    }
+}
+
+/// What a reading says (application, level, objects), hashed: a page read again is reported
+/// only when this changed.
+pub(crate) fn summary(m: &AppMatch) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    format!("{:?}{:?}{:?}", m.application, m.level, m.objects).hash(&mut h);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(url: &str, bytes: usize, read_at: u32) -> Kept {
+        Kept {
+            url: Url::parse(url).unwrap(),
+            text: "x".repeat(bytes),
+            capture: None,
+            read_at,
+            first: 0,
+            kind: None,
+        }
+    }
+
+    #[test]
+    fn kept_pages_are_bounded_per_host_and_in_bytes_and_taken_when_due() {
+        let mut r = Rereads::default();
+        for i in 0..40 {
+            r.keep("a", kept(&format!("http://a/{i}"), 10, i), 1_000);
+        }
+        r.keep("b", kept("http://b/big", 800, 1), 1_000);
+        r.keep("b", kept("http://b/small", 100, 2), 1_000);
+        assert_eq!(
+            r.bytes,
+            320 + 100,
+            "32 pages of a, b's big page found no room"
+        );
+        let due = r.take_due("a", |k| k.read_at < 5);
+        assert_eq!(due.len(), 5);
+        assert_eq!(r.bytes, 270 + 100);
+        assert_eq!(r.take_due("b", |_| true).len(), 1);
+        assert_eq!(r.hosts(), vec!["a".to_string()]);
+    }
+}
