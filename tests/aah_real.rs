@@ -586,15 +586,10 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             wasted(&on) <= wasted(&off) && on.len() <= off.len(),
             "{site}: the helper did not save requests"
         );
-        // At most 15% of requests on URLs not worth crawling; NodeBB is held to its figure of
-        // today (docs/kb.md says why).
+        // At most 15% of requests on URLs not worth crawling.
         // `MAGPIE_SHOW_WASTE=1` lists the URLs, and the pages fetched without a reading.
-        let limit = match site.as_str() {
-            "nodebb" => 25,
-            _ => 15,
-        };
         assert!(
-            wasted(&on) * 100 <= on.len() * limit,
+            wasted(&on) * 100 <= on.len() * 15,
             "{site}: {} of {} requests not worth crawling",
             wasted(&on),
             on.len()

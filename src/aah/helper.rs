@@ -264,8 +264,8 @@ impl Helper {
                 || st.attempts.get(DETECT_KEY).copied().unwrap_or(0) < self.options.max_attempts);
         let mut out = AppMatch::nothing(url.as_str());
         if maybe.is_empty() && cached.is_empty() && !may_relax {
-            self.read_unknown(&host, &mut st, url, text, tree, &mut out, capture);
-            self.unknown_verdicts(&host, &mut st, url, &mut out, links);
+            let views = self.read_unknown(&host, &mut st, url, text, tree, &mut out, capture);
+            self.unknown_verdicts(&host, &mut st, url, &mut out, links, &views);
             self.save(&host, st);
             return out;
         }
@@ -311,8 +311,8 @@ impl Helper {
             // A relaxed detection being validated on this page may name an application of the
             // knowledge base once adopted; until then the page is read as unknown, and its
             // report shows the candidate pending.
-            self.read_unknown(&host, &mut st, url, text, Some(html), &mut out, capture);
-            self.unknown_verdicts(&host, &mut st, url, &mut out, links);
+            let views = self.read_unknown(&host, &mut st, url, text, Some(html), &mut out, capture);
+            self.unknown_verdicts(&host, &mut st, url, &mut out, links, &views);
             self.save(&host, st);
             return out;
         };

@@ -5,6 +5,7 @@
 //! is adopted for the host, stored with the pages that showed it and listed with the other
 //! relaxations (API and cockpit).
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use url::Url;
@@ -47,7 +48,8 @@ impl Helper {
     /// category, level `item` or `list`, one `item` object with title and body). `parsed` is the
     /// page's tree when the helper has already built it. A page read before the host's model
     /// could judge it is kept to be read again (`reread`); so are the host's earlier pages
-    /// that this one lets the model judge now read again.
+    /// that this one lets the model judge now read again. Returns the links the page offers as
+    /// views of itself (`generic::menu_views`), for [`Helper::unknown_verdicts`].
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn read_unknown(
         &self,
@@ -58,7 +60,7 @@ impl Helper {
         parsed: Option<&scraper::Html>,
         out: &mut AppMatch,
         capture: Option<Capture>,
-    ) {
+    ) -> HashSet<String> {
         let adopted = adopted_category(st);
         let model = self.host_model(host);
         let mut model = model.lock().unwrap_or_else(|p| p.into_inner());
@@ -70,14 +72,20 @@ impl Helper {
             // hosts that will be read.
             self.lock_rereads().take_due(host, |_| true);
             if !model.pass_over(READ_AGAIN_EVERY) {
-                return;
+                return HashSet::new();
             }
         }
         // The tree the helper already parsed, or a parse of its own (only past the check above).
-        let reading = match parsed {
-            Some(html) => generic::read(html, url, &mut model),
-            None => generic::read(&crate::parse::parse_document(text), url, &mut model),
+        let own;
+        let html = match parsed {
+            Some(html) => html,
+            None => {
+                own = crate::parse::parse_document(text);
+                &own
+            }
         };
+        let reading = generic::read(html, url, &mut model);
+        let views = generic::menu_views(html, url);
         let early = generic::too_early(url, &model);
         let pages = model.pages();
         drop(model);
@@ -107,6 +115,7 @@ impl Helper {
                 .keep(host, kept, self.options.reread_bytes);
         }
         self.read_again(host, st, false);
+        views
     }
 
     /// Reads again the kept pages of `host` its model can judge now (all of them with `all`),
@@ -193,6 +202,7 @@ impl Helper {
         page: &Url,
         out: &mut AppMatch,
         links: &[Link],
+        views: &HashSet<String>,
     ) {
         out.links = default_verdicts(links);
         let model = self.host_model(host);
@@ -218,7 +228,22 @@ impl Helper {
         }
         for (i, u) in same_host {
             let v = &mut out.links[i];
-            let Some((template, why)) = generic::not_worth_on(&u, page, &linked, &model) else {
+            let in_menu = || {
+                let template = model.nav_template(&u);
+                (
+                    template,
+                    "in a menu of views of the page that links it".to_owned(),
+                )
+            };
+            let found = generic::not_worth_on(&u, page, &linked, &model)
+                .or_else(|| views.contains(&v.url).then(in_menu));
+            let Some((template, why)) = found else {
+                // Fetched last: once a page shows places of this shape beside their pages,
+                // the host's rule skips them, and the queued ones are taken out.
+                if generic::looks_like_a_place(&u, page) {
+                    v.action = LinkAction::Defer;
+                    v.rule = format!("{UNKNOWN_APP}/*/defer a place");
+                }
                 continue;
             };
             if !known {
@@ -228,6 +253,9 @@ impl Helper {
             }
             v.action = LinkAction::Skip;
             v.rule = format!("{UNKNOWN_APP}/*/skip {template}");
+            if why.starts_with(generic::PLACE_IN) {
+                model.learn_place(&template);
+            }
             let rules: Vec<&Adoption> = st
                 .adoptions
                 .iter()

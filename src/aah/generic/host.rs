@@ -29,6 +29,8 @@ const TEMPLATE_SHARE: f64 = 0.66;
 const MAX_KEYS: usize = 20_000;
 /// Title parts counted per host.
 const MAX_SEGMENTS: usize = 2_000;
+/// URL templates of places learned per host.
+const MAX_PLACES: usize = 64;
 /// URL templates with votes per host.
 const MAX_TEMPLATES: usize = 2_000;
 
@@ -50,6 +52,9 @@ pub struct HostModel {
     nav_shapes: Shapes,
     /// Strong readings per URL template: (lists, single items).
     votes: HashMap<String, (u32, u32)>,
+    /// URL templates whose URLs were places in pages their pages linked to (see
+    /// `views::place_in`): skipped on the whole host.
+    places: HashSet<String>,
     /// Pages read per URL shape, and answers that were no page (redirects, errors).
     read: HashMap<String, u32>,
     redirects: HashMap<String, u32>,
@@ -105,6 +110,11 @@ impl HostModel {
     /// `/tag/*` is a variable place before any tag page is read.
     pub fn observe_link(&mut self, url: &url::Url) {
         self.nav_shapes.add(Shape::of(url));
+    }
+
+    /// The URL template of a link, as navigation names it.
+    pub(crate) fn nav_template(&self, url: &url::Url) -> String {
+        self.nav_shapes.template(&Shape::of(url))
     }
 
     /// The shapes of the host's pages and links, for judging a link.
@@ -217,6 +227,18 @@ impl HostModel {
     pub(super) fn answers_no_page(&self, shape: &Shape) -> bool {
         let key = shape.key();
         self.redirects.get(&key).is_some_and(|&n| n >= 2) && !self.read.contains_key(&key)
+    }
+
+    /// Learns that URLs of `template` are places in other pages (at most 64 templates).
+    pub(crate) fn learn_place(&mut self, template: &str) {
+        if self.places.len() < MAX_PLACES {
+            self.places.insert(template.to_owned());
+        }
+    }
+
+    /// Whether URLs of `template` were places in other pages.
+    pub(super) fn is_place(&self, template: &str) -> bool {
+        self.places.contains(template)
     }
 
     /// Counts a strong reading under a template.

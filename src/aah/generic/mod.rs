@@ -39,7 +39,8 @@ use host::MIN_PAGES;
 pub use nav::not_worth;
 use page::{Page, Stats};
 use template::Shape;
-pub use views::not_worth_on;
+pub(crate) use views::PLACE_IN;
+pub use views::{looks_like_a_place, menu_views, not_worth_on};
 
 /// Characters of body text kept.
 pub(super) const BODY_CHARS: usize = 8_000;

@@ -163,6 +163,9 @@ pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
             "its URLs answer redirects or errors, no page".into(),
         ));
     }
+    if host.is_place(&template) && super::views::place_in(url).is_some() {
+        return Some((template, "a place in a page, as URLs like it were".into()));
+    }
     let fixed = template.split('?').next().unwrap_or("").split('/');
     let segments = url.path().trim_matches('/').split('/');
     for (i, (t, seg)) in fixed.zip(segments).enumerate() {

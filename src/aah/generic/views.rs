@@ -2,10 +2,12 @@
 //! besides what its URL says (`nav::not_worth`), a link can be a view of a page rather than a
 //! page of its own — the first page of a list under a second URL, a page's clean URL with a
 //! permalink's or a sort's query added, a post's place in a topic, a marked view before a
-//! page's path.
+//! page's path, a filter in a menu of views of the page.
 
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
+use scraper::Selector;
 use url::Url;
 
 use super::host::HostModel;
@@ -88,28 +90,95 @@ pub fn not_worth_on(
             }
         }
     }
+    let x = place_in(url)?;
+    if page.path().trim_end_matches('/') == x.path() || !known(&x) {
+        return None;
+    }
+    // A pager of X (`X/2`, `X/3` on a list of topics) is pages of X, not places in it.
+    let prefix = format!("{}/", x.as_str().trim_end_matches('/'));
+    let siblings = linked
+        .iter()
+        .filter(|l| l.strip_prefix(&prefix).is_some_and(is_small_number))
+        .count();
+    (siblings <= 1).then(|| {
+        (
+            template(),
+            format!("{PLACE_IN}{}, which the page links to", x.path()),
+        )
+    })
+}
+
+/// Reason of a place verdict: a template taught so is skipped on the whole host
+/// (`HostModel::learn_place`).
+pub(crate) const PLACE_IN: &str = "a place in ";
+
+/// The page `url` is a place in, if its shape is one: two or more segments ending in a name,
+/// then a small number (`/topic/2/slug/3` in `/topic/2/slug`), no query.
+pub(super) fn place_in(url: &Url) -> Option<Url> {
     let path = url.path().trim_end_matches('/');
     let (parent, last) = path.rsplit_once('/')?;
     let parent_last = parent.rsplit('/').next().unwrap_or("");
-    let place = last.len() <= 3 && !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit());
     if url.query().is_some()
-        || !place
+        || !is_small_number(last)
         || parent.trim_matches('/').split('/').count() < 2
         || parent_last.is_empty()
         || parent_last.bytes().all(|b| b.is_ascii_digit())
-        || page.path().trim_end_matches('/') == parent
     {
         return None;
     }
     let mut x = url.clone();
-    x.set_query(None);
     x.set_path(parent);
-    known(&x).then(|| {
-        (
-            template(),
-            format!("a place in {}, which the page links to", x.path()),
-        )
-    })
+    x.set_fragment(None);
+    Some(x)
+}
+
+/// Whether `url` has the shape of a place in another page than `page` (see [`place_in`]),
+/// though nothing on the page shows that page: a forum's home page links the latest post of
+/// each category as its place in its topic (NodeBB's teasers), and no topic itself.
+pub fn looks_like_a_place(url: &Url, page: &Url) -> bool {
+    place_in(url).is_some_and(|x| x.path() != page.path().trim_end_matches('/'))
+}
+
+fn is_small_number(s: &str) -> bool {
+    let s = s.trim_end_matches('/');
+    s.len() <= 3 && !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The links a page offers as views of itself: in a menu (`role="menu"`, a dropdown's list of
+/// choices) that holds a link to the page, the page's own URL with a query (NodeBB's "All
+/// categories" chooser on `/recent`: `/recent?cid=1`, `/recent?cid=2`). Their query keys are
+/// ones that usually name an item (`cid`); the menu says they filter this list. Links with a
+/// segment appended are left alone: a documentation theme's dropdown lists the page's
+/// subpages so.
+pub fn menu_views(doc: &scraper::Html, page: &Url) -> HashSet<String> {
+    static MENU: LazyLock<Selector> =
+        LazyLock::new(|| Selector::parse("[role=menu]").expect("a valid selector"));
+    static LINK: LazyLock<Selector> =
+        LazyLock::new(|| Selector::parse("a[href]").expect("a valid selector"));
+    let same = |u: &Url| {
+        u.host_str() == page.host_str()
+            && u.path().trim_end_matches('/') == page.path().trim_end_matches('/')
+    };
+    let mut views = HashSet::new();
+    for menu in doc.select(&MENU) {
+        let urls: Vec<Url> = menu
+            .select(&LINK)
+            .filter_map(|a| page.join(a.value().attr("href")?).ok())
+            .map(|mut u| {
+                u.set_fragment(None);
+                u
+            })
+            .collect();
+        if !urls.iter().any(|u| same(u) && u.query() == page.query()) {
+            continue;
+        }
+        views.extend(
+            urls.into_iter()
+                .filter(|u| same(u) && u.query().is_some() && u.query() != page.query())
+                .map(String::from),
+        );
+    }
+    views
 }
 
 /// Whether a query key turns pages (`page`) or names an item (`id`, `topic_id`, `p`, `t`,
@@ -274,6 +343,49 @@ mod tests {
             on("http://t/report/1", "http://t/", &["http://t/report"], &m),
             None
         );
+    }
+
+    #[test]
+    fn a_pager_of_a_topic_is_not_a_place_and_places_once_seen_are_skipped_on_the_host() {
+        let mut m = host(&[
+            "http://f/topic/2/lapwing/3",
+            "http://f/topic/5/heron/1",
+            "http://f/topic/7/swift/2",
+            "http://f/topic/8/crane/5",
+        ]);
+        let topic = "http://f/topic/2/lapwing";
+        let pager = [
+            topic,
+            "http://f/topic/2/lapwing/2",
+            "http://f/topic/2/lapwing/3",
+        ];
+        assert_eq!(
+            on("http://f/topic/2/lapwing/2", "http://f/", &pager, &m),
+            None
+        );
+        // A place learned on one page is a place wherever its topic is not linked.
+        let teaser = url("http://f/topic/9/wren/4");
+        assert!(not_worth(&teaser, &m).is_none());
+        assert!(looks_like_a_place(&teaser, &url("http://f/")));
+        let (template, why) =
+            on("http://f/topic/2/lapwing/3", "http://f/c/1", &[topic], &m).unwrap();
+        assert!(why.starts_with(PLACE_IN), "{why}");
+        m.learn_place(&template);
+        assert!(not_worth(&teaser, &m).is_some());
+        assert!(not_worth(&url("http://f/topic/9/wren"), &m).is_none());
+    }
+
+    #[test]
+    fn a_menu_holding_the_page_offers_views_of_it_with_a_query_never_subpages() {
+        let page = url("http://f/recent");
+        let html = scraper::Html::parse_document(
+            r#"<ul role="menu"><li><a href="/recent">All</a></li><li><a href="/recent?cid=1">
+            Birds</a></li><li><a href="/recent/new">New</a></li></ul>
+            <ul role="menu"><li><a href="/docs/">Docs</a></li><li><a href="/docs/?v=2">v2</a></li>
+            </ul><nav><a href="/recent?cid=2">Rivers</a></nav>"#,
+        );
+        let views = menu_views(&html, &page);
+        assert_eq!(views, HashSet::from(["http://f/recent?cid=1".to_string()]));
     }
 
     #[test]
