@@ -31,25 +31,28 @@ fn load(site: &str, file: &str) -> Value {
 /// Recordings on which the unknown-application reader does not reach the targets yet, with
 /// what it reaches: the two WordPress installations read with no knowledge-base expression
 /// (`every_recorded_application_read_as_unknown`; with the knowledge base they are known and
-/// held to the known targets); django-wiki's kind as `kb detect` gives it page by page; and the
-/// second round held out (docs/kb.md, section 15): MoinMoin's first index pages, a tag page and
-/// a help index read as single items, Docusaurus read as a blog. They are held to no known application claimed and to these
-/// figures, so they cannot fall. Every other recording is held to the full targets.
+/// held to the known targets); and, read by the reader alone (no second reading of the pages
+/// read too early), django-wiki's `_dir` listings and MoinMoin's first index pages, read as
+/// single items, and Docusaurus' first documentation pages, read before its `/docs/` section
+/// had shown its own category. They are held to no known application claimed and to these figures, so they
+/// cannot fall. Every other recording is held to the full targets.
 const BELOW: [(&str, [usize; 4]); 5] = [
     // category, kind, title, body (percent)
     ("djangowiki", [95, 80, 95, 95]),
-    ("docusaurus", [0, 95, 90, 90]),
+    ("docusaurus", [90, 95, 90, 90]),
     ("moin", [95, 90, 95, 95]),
     ("wp-block", [95, 90, 95, 90]),
     ("wp-classic", [95, 85, 95, 95]),
 ];
 
-/// Recordings whose host the reader gives another category than the truth's, with that
-/// category: the recorded pages of Docusaurus (documentation with a blog) are mostly its blog's,
-/// and the host's evidence is summed over them (docs/kb.md, section 15).
+/// Recordings whose host the reader adopts another category than the application's, with that
+/// category: the recorded pages of Docusaurus (documentation with a blog beside it) are mostly
+/// its blog's, and the host's evidence is summed over them; its `/docs/` section is read as
+/// documentation (docs/kb.md, section 8). Each page is held to its own category in the truth.
 const OTHER_CATEGORY: [(&str, &str); 1] = [("docusaurus", "blog")];
 
-/// The category the reader is held to on `site`: the truth's, or the one it is known to give.
+/// The category the reader adopts for `site`'s host: the application's, or the one it is known
+/// to give.
 fn category_read<'a>(site: &str, truth: &'a Value) -> &'a str {
     OTHER_CATEGORY
         .iter()
@@ -115,7 +118,6 @@ fn score(site: &str, via: Via) -> (bool, Score) {
     let truth = load(site, "truth.json");
     let known = truth["known_to_kb"].as_bool().unwrap() && via == Via::Helper;
     let want_app = truth["application"].as_str().unwrap();
-    let want_cat = truth["category"].as_str().unwrap();
     // One helper per site, as in a crawl: it learns the host as it reads its pages.
     let helper = Helper::from_kb(magpie::aah::builtin().unwrap());
     let mut s = Score::default();
@@ -159,7 +161,7 @@ fn score(site: &str, via: Via) -> (bool, Score) {
             if known {
                 a.name == want_app
             } else {
-                a.name == "unknown" && a.category.as_str() == want_cat
+                a.name == "unknown" && a.category.as_str() == p["category"]
             }
         });
         if !known && m.application.as_ref().is_some_and(|a| a.name != "unknown") {
@@ -528,7 +530,6 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
         // category, kind and the item's title in each page's metadata record. Pages the truth
         // calls not worth a fetch are left out: a `?page=1` copy is archived as a revisit of
         // the list, with no reading of its own.
-        let want_cat = category_read(&site, &truth);
         let (mut html, mut read, mut right_cat, mut right_kind, mut right_title) = (0, 0, 0, 0, 0);
         for p in pages
             .iter()
@@ -543,7 +544,7 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             };
             read += 1;
             assert_eq!(r["application"]["name"], "unknown", "{site}: {r}");
-            right_cat += usize::from(r["application"]["category"] == want_cat);
+            right_cat += usize::from(r["application"]["category"] == p["category"]);
             right_kind += usize::from(r["level"]["kind"] == p["kind"]);
             if p["kind"] == "terminal" {
                 let got = norm(r["objects"][0]["fields"]["title"].as_str().unwrap_or(""));
@@ -559,7 +560,7 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
         // Every page has the helper's reading, as good as `kb detect` page by page: the first
         // pages of a host, read before its evidence named a category, are read again.
         assert_eq!(html, read, "{site}: {read} of {html} pages read");
-        assert_eq!(right_cat, read, "{site}: wrong categories");
+        assert!(right_cat * 100 >= read * 95, "{site}: categories");
         assert!(right_kind * 100 >= read * 95, "{site}: kinds");
         assert!(right_title * 10 >= terminal.len() * 9, "{site}: titles");
         let wasted =

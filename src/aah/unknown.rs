@@ -89,15 +89,18 @@ impl Helper {
         let early = generic::too_early(url, &model);
         let pages = model.pages();
         drop(model);
-        if let Some(c) = reading.category {
+        if let Some(c) = reading.category.filter(|_| !reading.by_section) {
             if st.generic_votes.len() >= MAX_VOTES {
                 st.generic_votes.remove(0);
             }
             st.generic_votes.push((c, url.to_string()));
         }
         // The host's evidence decides, the page's own is one vote in it; an adopted category
-        // stays.
-        let category = adopted.or(reading.category);
+        // stays, unless the page's section clearly says another.
+        let category = match reading.by_section {
+            true => reading.category,
+            false => adopted.or(reading.category),
+        };
         if adopted.is_none() {
             self.adopt_category(host, st);
         }
@@ -135,7 +138,11 @@ impl Helper {
         for k in due {
             let reading = generic::reread(&crate::parse::parse_document(&k.text), &k.url, &model);
             let mut m = AppMatch::nothing(k.url.as_str());
-            fill(&mut m, category.or(reading.category), &reading);
+            let category = match reading.by_section {
+                true => reading.category,
+                false => category.or(reading.category),
+            };
+            fill(&mut m, category, &reading);
             // A kind is changed only by the page's own layout, read with what the host taught:
             // a later model is not always a better one for a weak reading (a list whose
             // entries repeat on the host's other lists).

@@ -117,6 +117,17 @@ static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::new(|| {
         (Category::Docs, re(r"\b(docs|documentation|manual)\b")),
     ]
 });
+/// The category a path segment names as a whole (`blog`, `docs`, `forum`), if it names one.
+pub(super) fn category_named(segment: &str) -> Option<Category> {
+    CATEGORY_PATHS
+        .iter()
+        .find(|(_, re)| {
+            re.find(segment)
+                .is_some_and(|m| m.as_str().len() == segment.len())
+        })
+        .map(|(c, _)| *c)
+}
+
 static CHANGES_FEED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"change|history|revision").expect("a valid literal pattern"));
 

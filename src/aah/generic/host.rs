@@ -29,6 +29,8 @@ const TEMPLATE_SHARE: f64 = 0.66;
 const MAX_KEYS: usize = 20_000;
 /// Title parts counted per host.
 const MAX_SEGMENTS: usize = 2_000;
+/// Sections with evidence of their own per host.
+const MAX_SECTIONS: usize = 64;
 /// URL templates of places learned per host.
 const MAX_PLACES: usize = 64;
 /// URL templates with votes per host.
@@ -47,6 +49,9 @@ pub struct HostModel {
     template_keys: HashMap<u64, u32>,
     segments: HashMap<String, u32>,
     evidence: [u32; 6],
+    /// Evidence and pages per section (the first path segment): a host can hold a blog and
+    /// its documentation side by side (Docusaurus' `/blog/` and `/docs/`).
+    sections: HashMap<String, ([u32; 6], u32)>,
     shapes: Shapes,
     /// Shapes of the host's pages and of the links found on them (for navigation).
     nav_shapes: Shapes,
@@ -84,14 +89,38 @@ impl HostModel {
         super::best_category(&self.evidence)
     }
 
+    /// The category of `url`'s section when the section is named for another category than the
+    /// host's (`/docs/` on a host read as a blog) and its own pages' evidence says so too:
+    /// at least [`MIN_PAGES`] pages read there, that category the clear winner. A section
+    /// named for nothing (NodeBB's `/category/`, whose lists carry feeds and dates) keeps the
+    /// host's.
+    pub fn section_category(&self, url: &url::Url) -> Option<Category> {
+        let host = self.category()?;
+        let name = section(url)?;
+        let named = super::evidence::category_named(&name)?;
+        let (evidence, pages) = self.sections.get(&name)?;
+        let own = super::best_category(evidence)?;
+        (*pages >= MIN_PAGES && own == named && own != host).then_some(own)
+    }
+
     /// Counts one page: its distinct block keys, title parts, evidence and URL shape.
     pub(super) fn observe(
         &mut self,
+        url: &url::Url,
         keys: &HashSet<u64>,
         segments: &HashSet<String>,
         evidence: &[u32; 6],
         shape: Shape,
     ) {
+        if let Some(name) = section(url) {
+            if self.sections.len() < MAX_SECTIONS || self.sections.contains_key(&name) {
+                let (sum, pages) = self.sections.entry(name).or_default();
+                *pages = pages.saturating_add(1);
+                for (s, e) in sum.iter_mut().zip(evidence) {
+                    *s = s.saturating_add(*e);
+                }
+            }
+        }
         self.pages = self.pages.saturating_add(1);
         for k in keys {
             bump(&mut self.keys, *k, MAX_KEYS);
@@ -254,6 +283,13 @@ impl HostModel {
     }
 }
 
+/// The section of a URL: its first path segment, if it has more after it (`/blog/post-1` is in
+/// `blog`; `/about` and `/` are in none).
+fn section(url: &url::Url) -> Option<String> {
+    let (first, rest) = url.path().trim_start_matches('/').split_once('/')?;
+    (!first.is_empty() && !rest.is_empty()).then(|| first.to_ascii_lowercase())
+}
+
 /// Pages of `pages` a block must be on to be common: `share` of them, and two at least.
 fn common(pages: u32, share: f64) -> u32 {
     ((f64::from(pages) * share).ceil() as u32).max(2)
@@ -283,6 +319,10 @@ fn bump<K: std::hash::Hash + Eq>(map: &mut HashMap<K, u32>, key: K, max: usize) 
 mod tests {
     use super::*;
 
+    fn root() -> url::Url {
+        url::Url::parse("http://h/").unwrap()
+    }
+
     fn shape(u: &str) -> Shape {
         Shape::of(&url::Url::parse(u).unwrap())
     }
@@ -292,10 +332,16 @@ mod tests {
         let mut m = HostModel::default();
         let nav: HashSet<u64> = [1].into();
         let both: HashSet<u64> = [1, 2].into();
-        m.observe(&both, &HashSet::new(), &[0; 6], shape("http://h/a"));
-        m.observe(&nav, &HashSet::new(), &[0; 6], shape("http://h/b"));
+        m.observe(
+            &root(),
+            &both,
+            &HashSet::new(),
+            &[0; 6],
+            shape("http://h/a"),
+        );
+        m.observe(&root(), &nav, &HashSet::new(), &[0; 6], shape("http://h/b"));
         assert!(!m.is_furniture(1), "two pages are too few to say");
-        m.observe(&nav, &HashSet::new(), &[0; 6], shape("http://h/c"));
+        m.observe(&root(), &nav, &HashSet::new(), &[0; 6], shape("http://h/c"));
         assert!(m.is_furniture(1));
         assert!(!m.is_furniture(2), "one page of three");
     }
@@ -306,6 +352,7 @@ mod tests {
         let menu: HashSet<u64> = [7].into();
         for i in 0..6 {
             m.observe(
+                &root(),
                 &HashSet::new(),
                 &HashSet::new(),
                 &[0; 6],
@@ -318,6 +365,7 @@ mod tests {
                 "{n} pages are too few"
             );
             m.observe(
+                &root(),
                 &menu,
                 &HashSet::new(),
                 &[0; 6],
@@ -366,8 +414,41 @@ mod tests {
     fn tables_are_bounded() {
         let mut m = HostModel::default();
         for i in 0..(MAX_KEYS as u64 + 10) {
-            m.observe(&[i].into(), &HashSet::new(), &[0; 6], shape("http://h/"));
+            m.observe(
+                &root(),
+                &[i].into(),
+                &HashSet::new(),
+                &[0; 6],
+                shape("http://h/"),
+            );
         }
         assert_eq!(m.keys.len(), MAX_KEYS);
+    }
+
+    #[test]
+    fn a_section_named_for_another_category_with_its_own_evidence_keeps_it() {
+        let at = |c: Category| Category::ALL.iter().position(|x| *x == c).unwrap();
+        let (mut blog, mut docs) = ([0; 6], [0; 6]);
+        blog[at(Category::Blog)] = 4;
+        docs[at(Category::Docs)] = 3;
+        docs[at(Category::Blog)] = 1;
+        let mut m = HostModel::default();
+        let page = |u: &str| url::Url::parse(u).unwrap();
+        for i in 0..10 {
+            let u = page(&format!("http://h/blog/post-{i}"));
+            m.observe(&u, &HashSet::new(), &HashSet::new(), &blog, Shape::of(&u));
+            let u = page(&format!("http://h/category/{i}/x"));
+            m.observe(&u, &HashSet::new(), &HashSet::new(), &docs, Shape::of(&u));
+        }
+        let doc = page("http://h/docs/intro");
+        assert_eq!(m.section_category(&doc), None, "no page of /docs/ read yet");
+        for i in 0..MIN_PAGES {
+            let u = page(&format!("http://h/docs/part-{i}"));
+            m.observe(&u, &HashSet::new(), &HashSet::new(), &docs, Shape::of(&u));
+        }
+        assert_eq!(m.category(), Some(Category::Blog));
+        assert_eq!(m.section_category(&doc), Some(Category::Docs));
+        // A section named for nothing keeps the host's category, whatever its pages say.
+        assert_eq!(m.section_category(&page("http://h/category/1/x")), None);
     }
 }

@@ -64,8 +64,11 @@ pub struct Reading {
     pub evidence: [u32; 6],
     /// The signals that gave it, for the report (`schema.org BlogPosting`, `wiki edit link`).
     pub signals: Vec<String>,
-    /// The host's category with this page counted: the evidence summed over its pages.
+    /// The host's category with this page counted: the evidence summed over its pages; or its
+    /// section's, when that names another one clearly (`HostModel::section_category`).
     pub category: Option<Category>,
+    /// The category is the page's section's, not the host's.
+    pub by_section: bool,
     /// List (intermediate) or single item (terminal); `None` for a page with no content.
     pub kind: Option<LevelKind>,
     /// Title of a single item.
@@ -124,7 +127,7 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     let lower: HashSet<String> = parts.iter().map(|p| p.to_lowercase()).collect();
     let keys: HashSet<u64> = page.keys.values().copied().collect();
     let shape = Shape::of(url);
-    host.observe(&keys, &lower, &ev.points, shape.clone());
+    host.observe(url, &keys, &lower, &ev.points, shape.clone());
     let template = host.template(&shape);
     host.observe_template(&template, &keys);
     host.count_read(&shape);
@@ -171,6 +174,10 @@ fn judge(
         category: host.category(),
         ..Reading::default()
     };
+    if let Some(c) = host.section_category(page.url) {
+        r.category = Some(c);
+        r.by_section = true;
+    }
     let template_kind = host.template_kind(template);
     let learned = |n: NodeRef<'_, Node>| {
         page.keys.get(&n.id()).is_some_and(|k| {
