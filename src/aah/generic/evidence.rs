@@ -86,12 +86,11 @@ const KEYWORD_WORDS: [(&str, Category); 5] = [
 ];
 
 /// Words of a `generator` meta tag that say what kind of engine made the page.
-const GENERATOR_WORDS: [(&str, Category); 7] = [
+const GENERATOR_WORDS: [(&str, Category); 6] = [
     ("wiki", Category::Wiki),
     ("forum", Category::Forum),
     ("bb", Category::Forum),
     ("blog", Category::Blog),
-    ("press", Category::Blog),
     ("docs", Category::Docs),
     ("news", Category::News),
 ];
@@ -175,7 +174,7 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         }
     }
     let meta = |key: &str| page.meta(key).unwrap_or_default().to_lowercase();
-    let generator = meta("generator");
+    let generator = camel_words(&page.meta("generator").unwrap_or_default()).to_lowercase();
     if let Some((w, c)) = GENERATOR_WORDS
         .iter()
         .find(|(w, _)| starts_a_word(&generator, w))
@@ -353,9 +352,29 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
     ev
 }
 
-/// Whether `word` starts a word of `text` (`bb` in "fluxbb", no: in "fluxBB 1.5", no; in
-/// "bb forum", yes): a generator naming an application whose name merely contains a category
-/// word is not evidence.
+/// `text` with its camel-case words set apart ("TiddlyWiki 5" is "Tiddly Wiki 5", "phpBB" is
+/// "php BB", "XWiki" is "X Wiki"): a name made of words says what its words say, where a word
+/// merely inside another ("ikiwiki") says nothing.
+fn camel_words(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 4);
+    for (i, &ch) in c.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|j| c[j]);
+        let next = c.get(i + 1).copied();
+        let starts = ch.is_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_lowercase() || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+            });
+        if starts {
+            out.push(' ');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Whether `word` starts a word of `text` (`bb` in "fluxbb", no; in "bb forum", yes): a word
+/// merely inside another is not evidence.
 fn starts_a_word(text: &str, word: &str) -> bool {
     text.match_indices(word).any(|(i, _)| {
         text[..i]
@@ -393,6 +412,19 @@ mod tests {
     #[test]
     fn a_generator_word_counts_at_the_start_of_a_word_only() {
         assert!(!starts_a_word("ikiwiki 3.2", "wiki"));
+        for (name, word) in [
+            ("TiddlyWiki", "wiki"),
+            ("phpBB 3", "bb"),
+            ("XWiki 15", "wiki"),
+        ] {
+            let words = camel_words(name).to_lowercase();
+            assert!(starts_a_word(&words, word), "{name}: {words}");
+        }
+        assert!(!starts_a_word(
+            &camel_words("ikiwiki").to_lowercase(),
+            "wiki"
+        ));
+        assert!(!starts_a_word(&camel_words("Nikola").to_lowercase(), "la"));
         assert!(starts_a_word("my wiki engine", "wiki"));
         assert!(starts_a_word("docs builder", "docs"));
     }

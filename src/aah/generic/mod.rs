@@ -117,6 +117,45 @@ fn title_parts(title: &str) -> Vec<&str> {
         .collect()
 }
 
+static TITLE_COLON: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r":\s+").expect("a valid literal pattern"));
+
+/// The pieces of a title part around a colon glued to a word ("Swift: Field Notes"): a
+/// site's name can sit there as well as behind a dash, but so can a title's own colon
+/// ("Rust: a language"), so a piece is left out only when it is the site's name.
+fn colon_pieces(part: &str) -> Vec<&str> {
+    TITLE_COLON
+        .split(part)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The title parts and their colon pieces, lowercased: what the host's titles share.
+fn title_segments(parts: &[&str]) -> HashSet<String> {
+    parts
+        .iter()
+        .flat_map(|p| std::iter::once(*p).chain(colon_pieces(p)))
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The core of a title: its parts that are not the site's name, and of a part holding the
+/// site's name after a colon, the other pieces.
+fn title_core(parts: &[&str], host: &HostModel) -> String {
+    let site = |p: &str| host.is_site_name(&p.to_lowercase());
+    let mut core: Vec<&str> = Vec::new();
+    for part in parts.iter().copied().filter(|p| !site(p)) {
+        let pieces = colon_pieces(part);
+        if pieces.len() > 1 && pieces.iter().any(|p| site(p)) {
+            core.extend(pieces.into_iter().filter(|p| !site(p)));
+        } else {
+            core.push(part);
+        }
+    }
+    core.join(" - ")
+}
+
 /// Reads a parsed page fetched from `url`, and counts it in its host's model.
 pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     let Some(page) = Page::new(doc, url) else {
@@ -124,7 +163,7 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     };
     let ev = evidence::of(&page);
     let parts = title_parts(&page.title);
-    let lower: HashSet<String> = parts.iter().map(|p| p.to_lowercase()).collect();
+    let lower = title_segments(&parts);
     let keys: HashSet<u64> = page.keys.values().copied().collect();
     let shape = Shape::of(url);
     host.observe(url, &keys, &lower, &ev.points, shape.clone());
@@ -209,12 +248,7 @@ fn judge(
     };
     r.kind = Some(kind);
     if kind == LevelKind::Terminal {
-        let core: Vec<&str> = parts
-            .iter()
-            .copied()
-            .filter(|p| !host.is_site_name(&p.to_lowercase()))
-            .collect();
-        let core = core.join(" - ");
+        let core = title_core(parts, host);
         r.title = item::title(page, content, &core, furniture);
         let root = item::root(page, content, r.title.as_deref());
         r.body = item::body(page, root, r.title.as_deref(), &stats, furniture);
@@ -497,6 +531,31 @@ fn main_link_elsewhere(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_site_name_after_a_colon_leaves_the_title_and_a_title_s_own_colon_stays() {
+        let mut host = HostModel::default();
+        for t in [
+            "Heron: Field Notes",
+            "Swift: Field Notes",
+            "Rust: a language - Field Notes",
+        ] {
+            let parts = title_parts(t);
+            let url = Url::parse("http://w/x").expect("a URL");
+            host.observe(
+                &url,
+                &HashSet::new(),
+                &title_segments(&parts),
+                &[0; 6],
+                Shape::of(&url),
+            );
+        }
+        assert_eq!(title_core(&title_parts("Arch: Field Notes"), &host), "Arch");
+        assert_eq!(
+            title_core(&title_parts("Rust: a language - Field Notes"), &host),
+            "Rust: a language"
+        );
+    }
 
     fn read_alone(html: &str) -> Reading {
         read_html(
