@@ -14,14 +14,16 @@ use std::hash::{Hash, Hasher};
 
 use url::Url;
 
-use super::kb::LevelKind;
-use super::output::AppMatch;
+use super::output::{AppMatch, LevelInfo, WebObject};
 
 /// Pages of one host kept for a second reading.
 pub(crate) const MAX_KEPT_PER_HOST: usize = 32;
 /// Pages of its host read since a kept page after which it is read again, whatever it waits
 /// for: a URL template with one or two pages (an about page) never gets furniture of its own.
 pub(crate) const REREAD_AFTER: u32 = 16;
+/// Revisions waiting for their caller at most: one that never takes them (a tool reading
+/// pages one by one) keeps no more.
+const MAX_DONE: usize = 4_096;
 
 /// The archived capture a later reading of its page refers to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,8 +53,16 @@ pub(crate) struct Kept {
     pub(crate) read_at: u32,
     /// What the first reading said ([`summary`]).
     pub(crate) first: u64,
-    /// The first reading's kind.
-    pub(crate) kind: Option<LevelKind>,
+    /// The first reading's level and objects: a later reading keeps them when the page's own
+    /// layout does not settle its kind.
+    pub(crate) level: Option<LevelInfo>,
+    pub(crate) objects: Vec<WebObject>,
+    /// Whether the first reading named an application (a later one never takes it away).
+    pub(crate) had_app: bool,
+    /// The capture is archived: a page whose exchange is retried, or failed after it was read,
+    /// has no record to refer to, and one still being written must come before its revision.
+    /// A page kept without a capture needs no confirmation.
+    pub(crate) confirmed: bool,
 }
 
 /// The kept pages of every host, and the revisions made and not yet taken.
@@ -74,18 +84,35 @@ impl Rereads {
         kept.push(page);
     }
 
-    /// Takes the kept pages of `host` that `due` accepts.
+    /// Notes that the capture `record_id` is archived.
+    pub(crate) fn confirm(&mut self, record_id: &str) {
+        let mine = |k: &&mut Kept| k.capture.as_ref().is_some_and(|c| c.record_id == record_id);
+        if let Some(k) = self.hosts.values_mut().flatten().find(mine) {
+            k.confirmed = true;
+        }
+    }
+
+    /// Takes the confirmed kept pages of `host` that `due` accepts.
     pub(crate) fn take_due(&mut self, host: &str, due: impl Fn(&Kept) -> bool) -> Vec<Kept> {
         let Some(kept) = self.hosts.get_mut(host) else {
             return Vec::new();
         };
-        let (now, later): (Vec<Kept>, Vec<Kept>) = std::mem::take(kept).into_iter().partition(due);
+        let (now, later): (Vec<Kept>, Vec<Kept>) = std::mem::take(kept)
+            .into_iter()
+            .partition(|k| k.confirmed && due(k));
         *kept = later;
         if kept.is_empty() {
             self.hosts.remove(host);
         }
         self.bytes -= now.iter().map(|k| k.text.len()).sum::<usize>();
         now
+    }
+
+    /// Lets every kept page of `host` go.
+    pub(crate) fn forget(&mut self, host: &str) {
+        if let Some(kept) = self.hosts.remove(host) {
+            self.bytes -= kept.iter().map(|k| k.text.len()).sum::<usize>();
+        }
     }
 
     /// The hosts with kept pages.
@@ -95,7 +122,9 @@ impl Rereads {
 
     /// Files a revision for the caller.
     pub(crate) fn done(&mut self, r: Revision) {
-        self.done.push(r);
+        if self.done.len() < MAX_DONE {
+            self.done.push(r);
+        }
     }
 
     /// The revisions made since the last call.
@@ -123,7 +152,10 @@ mod tests {
             capture: None,
             read_at,
             first: 0,
-            kind: None,
+            level: None,
+            objects: Vec::new(),
+            had_app: false,
+            confirmed: true,
         }
     }
 
@@ -145,5 +177,22 @@ mod tests {
         assert_eq!(r.bytes, 270 + 100);
         assert_eq!(r.take_due("b", |_| true).len(), 1);
         assert_eq!(r.hosts(), vec!["a".to_string()]);
+        r.forget("a");
+        assert_eq!((r.bytes, r.hosts().len()), (0, 0));
+    }
+
+    #[test]
+    fn a_page_is_read_again_only_once_its_capture_is_archived() {
+        let mut r = Rereads::default();
+        let mut k = kept("http://a/1", 10, 1);
+        k.capture = Some(Capture {
+            record_id: "<urn:uuid:1>".into(),
+            date: String::new(),
+        });
+        k.confirmed = false;
+        r.keep("a", k, 1_000);
+        assert!(r.take_due("a", |_| true).is_empty(), "not archived yet");
+        r.confirm("<urn:uuid:1>");
+        assert_eq!(r.take_due("a", |_| true).len(), 1);
     }
 }

@@ -109,10 +109,13 @@ impl Helper {
             let kept = Kept {
                 url: url.clone(),
                 text: text.to_owned(),
+                confirmed: capture.is_none(),
                 capture,
                 read_at: pages,
                 first: summary(out),
-                kind: out.level.as_ref().map(|l| l.kind),
+                level: out.level.clone(),
+                objects: out.objects.clone(),
+                had_app: out.application.is_some(),
             };
             self.lock_rereads()
                 .keep(host, kept, self.options.reread_bytes);
@@ -124,11 +127,17 @@ impl Helper {
     /// Reads again the kept pages of `host` its model can judge now (all of them with `all`),
     /// and files a revision for each whose reading changed ([`Helper::take_revisions`]).
     fn read_again(&self, host: &str, st: &HostState, all: bool) {
-        let model = self.host_model(host);
+        // A host whose model was forgotten (see `host_model`) has nothing to read its pages
+        // with: they keep their first reading.
+        let Some(model) = self.model_of(host) else {
+            self.lock_rereads().forget(host);
+            return;
+        };
         let model = model.lock().unwrap_or_else(|p| p.into_inner());
         let pages = model.pages();
         let due = self.lock_rereads().take_due(host, |k| {
-            all || !generic::too_early(&k.url, &model) || pages >= k.read_at + REREAD_AFTER
+            all || !generic::too_early(&k.url, &model)
+                || pages >= k.read_at.saturating_add(REREAD_AFTER)
         });
         if due.is_empty() {
             return;
@@ -145,9 +154,14 @@ impl Helper {
             fill(&mut m, category, &reading);
             // A kind is changed only by the page's own layout, read with what the host taught:
             // a later model is not always a better one for a weak reading (a list whose
-            // entries repeat on the host's other lists).
-            let unsettled = k.kind.is_some() && reading.kind != k.kind && !reading.settled;
-            if summary(&m) == k.first || unsettled {
+            // entries repeat on the host's other lists). The page keeps its first kind, and
+            // what it extracted, then.
+            let first_kind = k.level.as_ref().map(|l| l.kind);
+            if first_kind.is_some() && reading.kind != first_kind && !reading.settled {
+                m.level = k.level;
+                m.objects = k.objects;
+            }
+            if summary(&m) == k.first || (k.had_app && m.application.is_none()) {
                 continue;
             }
             m.actions.push(ActionReport {
@@ -177,8 +191,15 @@ impl Helper {
         self.lock_rereads().take_done()
     }
 
+    /// Notes that the capture `record_id` is archived: a page kept with it can be read again
+    /// now, and its later reading written after it.
+    pub fn archived(&self, record_id: &str) {
+        self.lock_rereads().confirm(record_id);
+    }
+
     /// Reads again every page still kept, with all its host's model learned, and returns the
-    /// revisions not taken yet: the end of a crawl (or of `kb detect --pages`).
+    /// revisions not taken yet: the end of a crawl (or of `kb detect --pages`). Pages whose
+    /// capture was never archived are let go.
     pub fn settle(&self) -> Vec<Revision> {
         let hosts = self.lock_rereads().hosts();
         for host in hosts {
@@ -247,7 +268,7 @@ impl Helper {
             let Some((template, why)) = found else {
                 // Fetched last: once a page shows places of this shape beside their pages,
                 // the host's rule skips them, and the queued ones are taken out.
-                if generic::looks_like_a_place(&u, page) {
+                if generic::looks_like_a_place(&u, page, &linked) {
                     v.action = LinkAction::Defer;
                     v.rule = format!("{UNKNOWN_APP}/*/defer a place");
                 }
@@ -327,11 +348,15 @@ impl Helper {
 
     /// The reader's model of `url`'s host, if one was made.
     fn existing_model(&self, url: &Url) -> Option<Arc<Mutex<HostModel>>> {
-        let host = crate::uri::host_key(url);
+        self.model_of(&crate::uri::host_key(url))
+    }
+
+    /// The reader's model of a host, if one was made and is still kept.
+    fn model_of(&self, host: &str) -> Option<Arc<Mutex<HostModel>>> {
         self.models
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get(&host)
+            .get(host)
             .cloned()
     }
 
@@ -345,6 +370,8 @@ impl Helper {
         if models.len() >= self.options.max_hosts {
             if let Some(k) = models.keys().next().cloned() {
                 models.remove(&k);
+                // Its kept pages could only be read with an empty model now.
+                self.lock_rereads().forget(&k);
             }
         }
         let m = Arc::new(Mutex::new(HostModel::default()));
@@ -491,6 +518,7 @@ mod tests {
                     <p>Notes from walks along the river, written up in the evening when the \
                     light is gone and the kettle is on.</p></body></html>";
         assert!(read("/", home, "<urn:uuid:1>").application.is_none());
+        helper.archived("<urn:uuid:1>");
         let post = |title: &str| {
             format!(
                 "<html><head><title>{title}</title><meta name=\"generator\" content=\"blog \

@@ -154,6 +154,19 @@ const EXTENSIONS: &[&str] = &["xml", "atom", "rss", "txt", "md", "json"];
 /// Why a link of a page of this host leads to nothing worth archiving, if it does; with the
 /// URL template the decision is made on.
 pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
+    learned_place(url, host).or_else(|| by_url(url, host))
+}
+
+/// A URL of a template the host's pages showed as places in other pages (see
+/// `views::place_in`).
+pub(super) fn learned_place(url: &Url, host: &HostModel) -> Option<(String, String)> {
+    let template = host.nav_shapes().template(&Shape::of(url));
+    (host.is_place(&template) && super::views::place_in(url).is_some())
+        .then(|| (template, "a place in a page, as URLs like it were".into()))
+}
+
+/// [`not_worth`] but for learned places.
+pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
     let shape = Shape::of(url);
     let shapes = host.nav_shapes();
     let template = shapes.template(&shape);
@@ -162,9 +175,6 @@ pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
             template,
             "its URLs answer redirects or errors, no page".into(),
         ));
-    }
-    if host.is_place(&template) && super::views::place_in(url).is_some() {
-        return Some((template, "a place in a page, as URLs like it were".into()));
     }
     let fixed = template.split('?').next().unwrap_or("").split('/');
     let segments = url.path().trim_matches('/').split('/');

@@ -11,7 +11,7 @@ use scraper::Selector;
 use url::Url;
 
 use super::host::HostModel;
-use super::nav::{literal, not_worth};
+use super::nav::{by_url, learned_place, literal};
 use super::template::{Shape, MARKS};
 
 /// Query keys that number the pages of a list, with the first page's value: `?page=1` is the
@@ -48,7 +48,7 @@ pub fn not_worth_on(
     linked: &HashSet<String>,
     host: &HostModel,
 ) -> Option<(String, String)> {
-    if let Some(found) = not_worth(url, host) {
+    if let Some(found) = by_url(url, host) {
         return Some(found);
     }
     let template = || host.nav_shapes().template(&Shape::of(url));
@@ -91,16 +91,20 @@ pub fn not_worth_on(
         }
     }
     let x = place_in(url)?;
-    if page.path().trim_end_matches('/') == x.path() || !known(&x) {
-        return None;
-    }
-    // A pager of X (`X/2`, `X/3` on a list of topics) is pages of X, not places in it.
+    // X's own paging, and a pager of X (`X/2`, `X/3` on a list of topics), are pages of X,
+    // not places in it, even on a host that learned places of their template.
     let prefix = format!("{}/", x.as_str().trim_end_matches('/'));
     let siblings = linked
         .iter()
         .filter(|l| l.strip_prefix(&prefix).is_some_and(is_small_number))
         .count();
-    (siblings <= 1).then(|| {
+    if page.path().trim_end_matches('/') == x.path() || siblings > 1 {
+        return None;
+    }
+    if let Some(found) = learned_place(url, host) {
+        return Some(found);
+    }
+    known(&x).then(|| {
         (
             template(),
             format!("{PLACE_IN}{}, which the page links to", x.path()),
@@ -135,8 +139,12 @@ pub(super) fn place_in(url: &Url) -> Option<Url> {
 /// Whether `url` has the shape of a place in another page than `page` (see [`place_in`]),
 /// though nothing on the page shows that page: a forum's home page links the latest post of
 /// each category as its place in its topic (NodeBB's teasers), and no topic itself.
-pub fn looks_like_a_place(url: &Url, page: &Url) -> bool {
-    place_in(url).is_some_and(|x| x.path() != page.path().trim_end_matches('/'))
+pub fn looks_like_a_place(url: &Url, page: &Url, linked: &HashSet<String>) -> bool {
+    place_in(url).is_some_and(|x| {
+        x.path() != page.path().trim_end_matches('/')
+            && !linked.contains(x.as_str())
+            && !linked.contains(&format!("{}/", x.as_str()))
+    })
 }
 
 fn is_small_number(s: &str) -> bool {
@@ -247,6 +255,7 @@ fn without_pairs(url: &Url, drop: impl Fn(&str, &str) -> bool) -> Option<Url> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aah::generic::not_worth;
 
     fn url(u: &str) -> Url {
         Url::parse(u).unwrap()
@@ -366,13 +375,25 @@ mod tests {
         // A place learned on one page is a place wherever its topic is not linked.
         let teaser = url("http://f/topic/9/wren/4");
         assert!(not_worth(&teaser, &m).is_none());
-        assert!(looks_like_a_place(&teaser, &url("http://f/")));
+        assert!(looks_like_a_place(
+            &teaser,
+            &url("http://f/"),
+            &HashSet::new()
+        ));
+        let wren = HashSet::from(["http://f/topic/9/wren".to_string()]);
+        assert!(!looks_like_a_place(&teaser, &url("http://f/"), &wren));
         let (template, why) =
             on("http://f/topic/2/lapwing/3", "http://f/c/1", &[topic], &m).unwrap();
         assert!(why.starts_with(PLACE_IN), "{why}");
         m.learn_place(&template);
         assert!(not_worth(&teaser, &m).is_some());
         assert!(not_worth(&url("http://f/topic/9/wren"), &m).is_none());
+        // The topic's own paging stays followed on the topic, and a pager of it on a list.
+        assert_eq!(on("http://f/topic/2/lapwing/2", topic, &[topic], &m), None);
+        assert_eq!(
+            on("http://f/topic/2/lapwing/2", "http://f/", &pager, &m),
+            None
+        );
     }
 
     #[test]

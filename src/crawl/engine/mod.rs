@@ -307,8 +307,13 @@ impl<F: CrawlFrontier> Engine<F> {
         // The pages the helper kept to read again are read with all their hosts taught.
         if let Some(h) = self.ctx.helper.clone() {
             let id = self.archiver.warcinfo_id().to_owned();
-            let later =
-                crate::crawl::records::encode_revisions(&h.settle(), &id, self.ctx.gzip_level)?;
+            let level = self.ctx.gzip_level;
+            let later = off_the_workers(|| {
+                crate::crawl::records::encode_revisions(&h.settle(), &id, level)
+            })?;
+            if let Some(e) = h.take_error() {
+                return Err(e.into());
+            }
             self.archive_later(&later, &id)?;
         }
         self.commit()?;
@@ -480,6 +485,9 @@ impl<F: CrawlFrontier> Engine<F> {
             self.stats.error(note);
         }
         let archived = self.archive(&p.records)?;
+        if let Some(h) = &self.ctx.helper {
+            h.archived(&p.records.record_id);
+        }
         let revisit = archived.revisit_of.is_some().then(|| "revisit".to_string());
         let mut notes: Vec<String> = revisit.into_iter().collect();
         notes.extend(self.learn_copies(&lease.host, &p.records.info)?);
