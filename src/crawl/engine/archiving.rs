@@ -145,8 +145,29 @@ impl<F: CrawlFrontier> Engine<F> {
         now()
     }
 
+    /// At the end of the crawl, reads again the pages the helper kept, with all their hosts
+    /// taught (`Helper::settle`, off the async workers), and archives the new readings.
+    pub(super) fn archive_second_readings(&mut self) -> Result<(), crate::crawl::CrawlError> {
+        let Some(h) = self.ctx.helper.clone() else {
+            return Ok(());
+        };
+        let id = self.archiver.warcinfo_id().to_owned();
+        let level = self.ctx.gzip_level;
+        let later = crate::blocking::off_the_workers(|| {
+            crate::crawl::records::encode_revisions(&h.settle(), &id, level)
+        })?;
+        if let Some(e) = h.take_error() {
+            return Err(e.into());
+        }
+        self.archive_later(&later, &id)
+    }
+
     fn archive_now(&mut self, r: &EncodedRecords) -> Result<Archived, crate::crawl::CrawlError> {
         let (archived, first) = self.archiver.archive(r)?;
+        // A page the helper kept to read again may be read now: its capture is written.
+        if let Some(h) = &self.ctx.helper {
+            h.archived(&r.record_id);
+        }
         if let Some((key, value)) = first {
             self.txn.put(key, value);
         }

@@ -304,18 +304,7 @@ impl<F: CrawlFrontier> Engine<F> {
                 last_commit = Instant::now();
             }
         }
-        // The pages the helper kept to read again are read with all their hosts taught.
-        if let Some(h) = self.ctx.helper.clone() {
-            let id = self.archiver.warcinfo_id().to_owned();
-            let level = self.ctx.gzip_level;
-            let later = off_the_workers(|| {
-                crate::crawl::records::encode_revisions(&h.settle(), &id, level)
-            })?;
-            if let Some(e) = h.take_error() {
-                return Err(e.into());
-            }
-            self.archive_later(&later, &id)?;
-        }
+        self.archive_second_readings()?;
         self.commit()?;
         self.stats.set_fetching_paused(None);
         let files = self.archiver.files();
@@ -485,9 +474,6 @@ impl<F: CrawlFrontier> Engine<F> {
             self.stats.error(note);
         }
         let archived = self.archive(&p.records)?;
-        if let Some(h) = &self.ctx.helper {
-            h.archived(&p.records.record_id);
-        }
         let revisit = archived.revisit_of.is_some().then(|| "revisit".to_string());
         let mut notes: Vec<String> = revisit.into_iter().collect();
         notes.extend(self.learn_copies(&lease.host, &p.records.info)?);
