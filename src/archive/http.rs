@@ -5,7 +5,7 @@
 //! fetcher digested is digested the same way here.
 
 use crate::http::chunked::Dechunker;
-use crate::http::head::{is_chunked, HttpHead};
+use crate::http::head::{blank_line_end, is_chunked, HttpHead};
 use sha1::{Digest, Sha1};
 
 /// Largest HTTP header block looked for; beyond it the message is treated as all header.
@@ -42,18 +42,24 @@ impl PayloadDigest {
             if self.head.len() >= MAX_HTTP_HEAD {
                 return;
             }
-            let from = self.head.len().saturating_sub(3);
             let take = data.len().min(MAX_HTTP_HEAD - self.head.len());
             self.head.extend_from_slice(&data[..take]);
-            let Some(end) = find_head_end(&self.head[from..]).map(|e| e + from) else {
-                return;
+            // The fetcher's parser says where a head ends; a head it cannot read (not one
+            // magpie wrote) ends at its first blank line, as warcio reads it.
+            let (end, chunked) = match HttpHead::parse(&self.head) {
+                Ok(Some(h)) => (h.len, is_chunked(&h.headers)),
+                Ok(None) => return,
+                Err(_) => match blank_line_end(&self.head) {
+                    Some(end) => (end, false),
+                    None => return,
+                },
             };
             // Bytes of `data` that belong to the body.
             let body_in_data = self.head.len() - end;
             data = &data[take - body_in_data..];
             self.head.truncate(end);
             self.in_body = true;
-            if HttpHead::parse_stored(&self.head).is_some_and(|h| is_chunked(&h.headers)) {
+            if chunked {
                 self.dechunk = Some((Dechunker::new(), Sha1::new()));
             }
         }
@@ -69,21 +75,6 @@ impl PayloadDigest {
             dechunked: self.dechunk.map(|(_, sha)| sha.finalize().into()),
         }
     }
-}
-
-/// Index just after the first blank line (CRLF CRLF, or LF LF from sloppy servers).
-fn find_head_end(buf: &[u8]) -> Option<usize> {
-    for i in 0..buf.len() {
-        if buf[i] == b'\n' {
-            if buf.get(i + 1) == Some(&b'\n') {
-                return Some(i + 2);
-            }
-            if buf.get(i + 1) == Some(&b'\r') && buf.get(i + 2) == Some(&b'\n') {
-                return Some(i + 3);
-            }
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -127,6 +118,17 @@ mod tests {
     fn no_head_end_means_empty_payload() {
         let d = digest_in_pieces(b"HTTP/1.1 200 OK\r\nX: y\r\n", 4);
         assert_eq!(d.raw, sha(b""));
+    }
+
+    #[test]
+    fn a_head_the_parser_refuses_ends_at_its_blank_line() {
+        let msg = b"NOT-HTTP garbage\r\n\0\0 bad line\r\n\r\nbody";
+        assert!(HttpHead::parse(msg).is_err());
+        for piece in [1, 5, 100] {
+            let d = digest_in_pieces(msg, piece);
+            assert_eq!(d.raw, sha(b"body"), "piece {piece}");
+            assert!(d.dechunked.is_none());
+        }
     }
 
     #[test]

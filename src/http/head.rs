@@ -91,6 +91,16 @@ pub fn is_chunked(headers: &[(String, String)]) -> bool {
         .is_some_and(|c| c.eq_ignore_ascii_case("chunked"))
 }
 
+/// Index just after the first blank line (CRLF CRLF, or LF LF from sloppy servers): where a
+/// head that [`HttpHead::parse`] refuses ends, as lenient readers (warcio) take it.
+pub(crate) fn blank_line_end(buf: &[u8]) -> Option<usize> {
+    (0..buf.len()).find_map(|i| match (buf[i], buf.get(i + 1), buf.get(i + 2)) {
+        (b'\n', Some(b'\n'), _) => Some(i + 2),
+        (b'\n', Some(b'\r'), Some(b'\n')) => Some(i + 3),
+        _ => None,
+    })
+}
+
 /// A header value as text: lossy UTF-8, with obsolete line folding replaced by one space.
 fn header_value(raw: &[u8]) -> String {
     let text = String::from_utf8_lossy(raw);
