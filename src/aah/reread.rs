@@ -59,6 +59,10 @@ pub(crate) struct Kept {
     pub(crate) objects: Vec<WebObject>,
     /// Whether the first reading named an application (a later one never takes it away).
     pub(crate) had_app: bool,
+    /// The page's own evidence named another category than its host's model gave it: it waits
+    /// for more of the host to be read ([`REREAD_AFTER`] pages, or the crawl's end), not only
+    /// for the model to be able to judge it.
+    pub(crate) disputed: bool,
     /// The capture is archived: a page whose exchange is retried, or failed after it was read,
     /// has no record to refer to, and one still being written must come before its revision.
     /// A page kept without a capture needs no confirmation.
@@ -155,6 +159,7 @@ mod tests {
             level: None,
             objects: Vec::new(),
             had_app: false,
+            disputed: false,
             confirmed: true,
         }
     }

@@ -1,7 +1,7 @@
 //! Category evidence from conventions any blog, forum, wiki, news or documentation engine
 //! follows: schema.org types, a `generator` meta tag that says what kind of engine it is, the
 //! universal wiki edit link (`application/x-wiki`), feeds, dates, the texts of links (`Reply`,
-//! `Edit`, `Older posts`), edit and history actions in links, links to the previous and next
+//! `Edit`, `Older posts`, a mailing-list archive's `Thread Index`, replies named `Re: ...`), edit and history actions in links, links to the previous and next
 //! page of a manual, and the column headers of board indexes.
 //!
 //! No application is named, and class names are not read: every theme has a `page`, `post` or
@@ -58,6 +58,15 @@ const LINK_TEXTS: [(Category, &[&str]); 3] = [
             "post reply",
             "new thread",
             "mark forums read",
+            // Mailing-list archives (MHonArc, Pipermail, Hypermail): a discussion's messages
+            // listed and walked by thread.
+            "thread",
+            "thread index",
+            "date index",
+            "thread next",
+            "thread prev",
+            "next in thread",
+            "previous in thread",
         ],
     ),
     (
@@ -260,6 +269,15 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
             ev.add(c, n, format!("links {}", hits.join(", ")));
         }
     }
+    // Replies named as mail and news name them ("Re: Heron at dusk"): a discussion's messages.
+    let replies = texts.iter().filter(|t| t.starts_with("re: ")).count();
+    if replies >= 2 {
+        ev.add(
+            Category::Forum,
+            2,
+            format!("links to {replies} replies (Re:)"),
+        );
+    }
     let hrefs = || {
         links
             .iter()
@@ -407,6 +425,21 @@ mod tests {
             3
         );
         assert_eq!(doc(r#"<link rel="stylesheet" href="a.css">"#), 0);
+    }
+
+    #[test]
+    fn a_mailing_list_archive_is_a_discussion() {
+        use url::Url;
+        let html = "<html><body><a href=\"threads.html\">Thread Index</a>\
+            <a href=\"msg1.html\">Re: Heron</a><a href=\"msg2.html\">Re: Weir</a></body></html>";
+        let tree = crate::parse::parse_document(html);
+        let url = Url::parse("http://l/maillist.html").expect("a URL");
+        let page = Page::new(&tree, &url).expect("a page");
+        let ev = of(&page);
+        assert_eq!(
+            super::super::best_category(&ev.points),
+            Some(Category::Forum)
+        );
     }
 
     #[test]

@@ -89,18 +89,41 @@ impl HostModel {
         super::best_category(&self.evidence)
     }
 
-    /// The category of `url`'s section when the section is named for another category than the
-    /// host's (`/docs/` on a host read as a blog) and its own pages' evidence says so too:
-    /// at least [`MIN_PAGES`] pages read there, that category the clear winner. A section
-    /// named for nothing (NodeBB's `/category/`, whose lists carry feeds and dates) keeps the
-    /// host's.
+    /// The category of `url`'s part of the host when the host is split, or when that part's
+    /// differs from the host's. A part is a section named for a category (`/docs/`, `/blog/`)
+    /// whose own pages' evidence says so too (at least [`MIN_PAGES`] pages read there, that
+    /// category the clear winner), or the rest of the host, whose own pages may say another
+    /// category (Material for MkDocs' documentation at the root beside its `/blog/`). The host
+    /// is split when a section's category and the rest's differ: each page then has its part's,
+    /// whichever part a crawl read first. A section named for nothing (NodeBB's `/category/`,
+    /// whose lists carry feeds and dates) is part of the rest.
     pub fn section_category(&self, url: &url::Url) -> Option<Category> {
         let host = self.category()?;
-        let name = section(url)?;
-        let named = super::evidence::category_named(&name)?;
-        let (evidence, pages) = self.sections.get(&name)?;
-        let own = super::best_category(evidence)?;
-        (*pages >= MIN_PAGES && own == named && own != host).then_some(own)
+        let confirmed = |name: &str, (evidence, pages): &([u32; 6], u32)| {
+            let named = super::evidence::category_named(name)?;
+            let own = super::best_category(evidence)?;
+            (*pages >= MIN_PAGES && own == named).then_some(own)
+        };
+        let (mut rest, mut pages, mut parts) = (self.evidence, self.pages, Vec::new());
+        for (name, s) in &self.sections {
+            if let Some(c) = confirmed(name, s) {
+                parts.push(c);
+                pages = pages.saturating_sub(s.1);
+                for (r, e) in rest.iter_mut().zip(&s.0) {
+                    *r = r.saturating_sub(*e);
+                }
+            }
+        }
+        if parts.is_empty() {
+            return None;
+        }
+        let rest = super::best_category(&rest).filter(|_| pages >= MIN_PAGES);
+        let split = rest.is_some_and(|r| parts.iter().any(|c| *c != r));
+        let own = match section(url).and_then(|name| confirmed(&name, self.sections.get(&name)?)) {
+            Some(own) => own,
+            None => rest?,
+        };
+        (split || own != host).then_some(own)
     }
 
     /// Counts one page: its distinct block keys, title parts, evidence and URL shape.
@@ -283,11 +306,11 @@ impl HostModel {
     }
 }
 
-/// The section of a URL: its first path segment, if it has more after it (`/blog/post-1` is in
-/// `blog`; `/about` and `/` are in none).
+/// The section of a URL: its first path segment, if it is a folder (`/blog/post-1` and the
+/// section's own index `/blog/` are in `blog`; `/about` and `/` are in none).
 fn section(url: &url::Url) -> Option<String> {
-    let (first, rest) = url.path().trim_start_matches('/').split_once('/')?;
-    (!first.is_empty() && !rest.is_empty()).then(|| first.to_ascii_lowercase())
+    let (first, _) = url.path().trim_start_matches('/').split_once('/')?;
+    (!first.is_empty()).then(|| first.to_ascii_lowercase())
 }
 
 /// Pages of `pages` a block must be on to be common: `share` of them, and two at least.
@@ -428,17 +451,19 @@ mod tests {
     #[test]
     fn a_section_named_for_another_category_with_its_own_evidence_keeps_it() {
         let at = |c: Category| Category::ALL.iter().position(|x| *x == c).unwrap();
-        let (mut blog, mut docs) = ([0; 6], [0; 6]);
+        let (mut blog, mut docs, mut lists) = ([0; 6], [0; 6], [0; 6]);
         blog[at(Category::Blog)] = 4;
         docs[at(Category::Docs)] = 3;
         docs[at(Category::Blog)] = 1;
+        // Lists with feeds and dates (NodeBB's `/category/`).
+        lists[at(Category::Blog)] = 2;
         let mut m = HostModel::default();
         let page = |u: &str| url::Url::parse(u).unwrap();
         for i in 0..10 {
             let u = page(&format!("http://h/blog/post-{i}"));
             m.observe(&u, &HashSet::new(), &HashSet::new(), &blog, Shape::of(&u));
             let u = page(&format!("http://h/category/{i}/x"));
-            m.observe(&u, &HashSet::new(), &HashSet::new(), &docs, Shape::of(&u));
+            m.observe(&u, &HashSet::new(), &HashSet::new(), &lists, Shape::of(&u));
         }
         let doc = page("http://h/docs/intro");
         assert_eq!(m.section_category(&doc), None, "no page of /docs/ read yet");
@@ -448,7 +473,48 @@ mod tests {
         }
         assert_eq!(m.category(), Some(Category::Blog));
         assert_eq!(m.section_category(&doc), Some(Category::Docs));
-        // A section named for nothing keeps the host's category, whatever its pages say.
-        assert_eq!(m.section_category(&page("http://h/category/1/x")), None);
+        // A section named for nothing is part of the rest of the host, here a blog.
+        assert_eq!(
+            m.section_category(&page("http://h/category/1/x")),
+            Some(Category::Blog)
+        );
+    }
+
+    #[test]
+    fn the_rest_of_a_host_beside_a_section_named_for_a_category_keeps_its_own() {
+        let at = |c: Category| Category::ALL.iter().position(|x| *x == c).unwrap();
+        let (mut blog, mut docs) = ([0; 6], [0; 6]);
+        blog[at(Category::Blog)] = 4;
+        docs[at(Category::Docs)] = 3;
+        let mut m = HostModel::default();
+        let page = |u: &str| url::Url::parse(u).unwrap();
+        let mut read = |u: &str, e: &[u32; 6]| {
+            let u = page(u);
+            m.observe(&u, &HashSet::new(), &HashSet::new(), e, Shape::of(&u));
+        };
+        for i in 0..10 {
+            read(&format!("http://h/blog/2023/post-{i}"), &blog);
+        }
+        for i in 0..4 {
+            read(&format!("http://h/birds/bird-{i}/"), &docs);
+        }
+        assert_eq!(m.category(), Some(Category::Blog));
+        // A split host: each part has its own, the host's included, whichever was read first.
+        assert_eq!(
+            m.section_category(&page("http://h/blog/2023/x")),
+            Some(Category::Blog)
+        );
+        assert_eq!(
+            m.section_category(&page("http://h/blog/")),
+            Some(Category::Blog)
+        );
+        assert_eq!(
+            m.section_category(&page("http://h/birds/heron/")),
+            Some(Category::Docs)
+        );
+        assert_eq!(
+            m.section_category(&page("http://h/about/")),
+            Some(Category::Docs)
+        );
     }
 }

@@ -18,7 +18,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ego_tree::{iter::Edge, NodeId, NodeRef};
+use ego_tree::{NodeId, NodeRef};
 use scraper::{Html, Node};
 use url::Url;
 
@@ -27,6 +27,7 @@ use super::kb::{Category, LevelKind};
 mod evidence;
 mod host;
 mod item;
+mod kind;
 mod nav;
 mod page;
 mod template;
@@ -46,16 +47,8 @@ pub use views::{looks_like_a_place, menu_views, not_worth_on};
 pub(super) const BODY_CHARS: usize = 8_000;
 /// Least evidence for a category.
 const MIN_EVIDENCE: u32 = 3;
-/// Prose (text outside links) of a page that introduces a list of links, at most, in characters.
-const MAX_LIST_INTRO: usize = 400;
 /// Prose (text outside links) a single item has at least, in characters.
-const MIN_PROSE: usize = 60;
-/// Prose under which a single item is a weak reading (it may be a list holding one item).
-const WEAK_PROSE: usize = 400;
-/// Prose of one entry of a list, at most: longer, it is a post or comment, not an entry.
-const MAX_ENTRY_PROSE: usize = 600;
-/// Prose of an entry without a heading, at most: links with a few words beside them.
-const MAX_LINK_ENTRY_PROSE: usize = 200;
+pub(super) const MIN_PROSE: usize = 60;
 
 /// What a page says about itself, read with what its host taught.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -185,7 +178,7 @@ fn judge(
         stats = page.measure(furniture);
     }
     let content = descend(page, &stats, furniture);
-    let Some((own, weak)) = kind_of(page, content, &stats, furniture) else {
+    let Some((own, weak)) = kind::kind_of(page, content, &stats, furniture) else {
         return (r, None);
     };
     let kind = if weak {
@@ -277,204 +270,6 @@ fn descend<'a>(
     }
 }
 
-/// List or single item from the content element's layout, and whether the reading is weak
-/// (structure alone cannot tell: a list holding one item, a short page).
-fn kind_of(
-    page: &Page<'_>,
-    content: NodeRef<'_, Node>,
-    stats: &HashMap<NodeId, Stats>,
-    furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
-) -> Option<(LevelKind, bool)> {
-    let get = |n: NodeRef<'_, Node>| stats.get(&n.id()).copied().unwrap_or_default();
-    let total = get(content);
-    if total.text == 0 {
-        return None;
-    }
-    // Several articles (outermost ones, the content itself counted once) are a list.
-    let articles = std::iter::once(content)
-        .chain(content.ancestors())
-        .chain(content.descendants().skip(1))
-        .filter(|n| name(*n) == "article" && !page.is_hidden(*n) && !furniture(*n))
-        .filter(|n| !n.ancestors().any(|a| name(a) == "article"))
-        .count();
-    if articles >= 2 || declares_a_list(page, content, furniture) {
-        return Some((LevelKind::Intermediate, false));
-    }
-    // The largest set of similar elements (same parent tag, tag and first class) whose items
-    // are each headed by a link to another page: the entries of a list, even when split in
-    // groups (a category page's letters). Posts and comments are not headed so: the links of
-    // their headings stay on the page or are small beside the heading (`comment:1 by ann, 3
-    // years ago`), and their text is prose.
-    let mut groups: HashMap<(&str, &str, &str), (usize, usize, usize)> = HashMap::new();
-    let mut skip = 0usize;
-    for edge in content.traverse() {
-        let n = match edge {
-            Edge::Open(n) => n,
-            Edge::Close(n) => {
-                if skip > 0 && n.value().is_element() {
-                    skip -= 1;
-                }
-                continue;
-            }
-        };
-        let Some(e) = n.value().as_element() else {
-            continue;
-        };
-        if skip > 0 || (n.id() != content.id() && (page.is_hidden(n) || furniture(n))) {
-            skip += 1;
-            continue;
-        }
-        if n.id() == content.id() {
-            continue;
-        }
-        let parent = n.parent().map_or("", |p| name(p));
-        let class = e
-            .attr("class")
-            .and_then(|v| v.split_whitespace().next())
-            .unwrap_or("");
-        let s = get(n);
-        let prose = s.text - s.link;
-        // Headed by a heading that links elsewhere, or an entry of links with little prose
-        // beside them (a forum post with its author's and group's links is prose).
-        let headed = s.links >= 1
-            && ((prose < MAX_ENTRY_PROSE
-                && ((s.heading_link && main_link_elsewhere(page, n))
-                    || (s.link * 10 >= s.text * 3 && prose < MAX_LINK_ENTRY_PROSE)))
-                || opens_with_a_title_link(page, n)
-                || opens_with_a_link_cell(page, n));
-        let g = groups.entry((parent, e.name(), class)).or_default();
-        g.0 += 1;
-        if headed {
-            g.1 += 1;
-            g.2 += s.text;
-        }
-    }
-    let (items, listed) = groups
-        .values()
-        .filter(|(count, _, _)| *count >= 3)
-        .map(|(_, headed, text)| (*headed, *text))
-        .max_by_key(|(_, text)| *text)
-        .unwrap_or((0, 0));
-    let prose = total.text - total.link;
-    // Most of the content is the list, or the page is a short introduction to a list.
-    if listed * 2 >= total.text || (items >= 3 && prose < MAX_LIST_INTRO) {
-        return Some((
-            LevelKind::Intermediate,
-            listed * 2 < total.text || items < 3,
-        ));
-    }
-    if total.link * 2 > total.text || prose < MIN_PROSE {
-        return Some((LevelKind::Intermediate, true));
-    }
-    let first_heading = content
-        .descendants()
-        .find(|h| matches!(name(*h), "h1" | "h2" | "h3") && !page.is_hidden(*h) && !furniture(*h));
-    let weak = prose < WEAK_PROSE || first_heading.is_some_and(|h| page.links_elsewhere(h));
-    Some((LevelKind::Terminal, weak))
-}
-
-/// Whether the content holds a schema.org `ItemList` outside any article (microdata): the
-/// page says it is a list, even one with no entries yet (an empty forum category). A list in
-/// a post (its related posts) is inside the post's `<article>`.
-fn declares_a_list(
-    page: &Page<'_>,
-    content: NodeRef<'_, Node>,
-    furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
-) -> bool {
-    let in_article = std::iter::once(content)
-        .chain(content.ancestors())
-        .any(|a| name(a) == "article");
-    !in_article
-        && content.descendants().any(|n| {
-            n.value()
-                .as_element()
-                .and_then(|e| e.attr("itemtype"))
-                .is_some_and(|t| t.trim_end_matches('/').ends_with("schema.org/ItemList"))
-                && !page.is_hidden(n)
-                && !n
-                    .ancestors()
-                    .take_while(|a| a.id() != content.id())
-                    .any(|a| furniture(a) || page.is_hidden(a) || name(a) == "article")
-        })
-}
-
-/// Whether `n` opens with a heading that is wholly one link to another page: a blog front page
-/// showing whole posts, each under its linked title, is a list however long the posts are.
-fn opens_with_a_title_link(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
-    let Some(h) = n.children().find(|c| c.value().is_element()) else {
-        return false;
-    };
-    if !is_heading(name(h)) {
-        return false;
-    }
-    let links: Vec<_> = h.descendants().filter(|d| name(*d) == "a").collect();
-    let [a] = links.as_slice() else {
-        return false;
-    };
-    let href = a.value().as_element().and_then(|e| e.attr("href"));
-    let (whole, linked) = (page.text(h).chars().count(), page.text(*a).chars().count());
-    href.is_some_and(|h| !page.is_self(h)) && linked > 0 && linked * 10 >= whole * 9
-}
-
-/// Characters of a table cell beside an entry's linked name that still only describe the entry.
-const MAX_CELL_CHARS: usize = 80;
-
-/// Whether `n` is a table row whose first cell with text is wholly links to other pages: the
-/// rows of a directory listing or a table of topics (title, then slug, author or date), where
-/// the other cells are short words, not prose. Cells of icons alone (a checkbox, a download
-/// and a history link: MoinMoin's index) come before the name.
-fn opens_with_a_link_cell(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
-    if name(n) != "tr" {
-        return false;
-    }
-    let Some(cell) = n
-        .children()
-        .find(|c| matches!(name(*c), "td" | "th") && !page.text(*c).trim().is_empty())
-    else {
-        return false;
-    };
-    let whole = page.text(cell).chars().count();
-    let linked: usize = cell
-        .descendants()
-        .filter(|d| name(*d) == "a")
-        .filter(|a| {
-            a.value()
-                .as_element()
-                .and_then(|e| e.attr("href"))
-                .is_some_and(|h| !page.is_self(h))
-        })
-        .map(|a| page.text(a).chars().count())
-        .sum();
-    // The other cells name, date or count the entry; a post's text beside its author's name
-    // is the entry itself (a forum topic laid out as a table).
-    let short_rest = n
-        .children()
-        .filter(|c| matches!(name(*c), "td" | "th") && c.id() != cell.id())
-        .all(|c| page.text(c).chars().count() <= MAX_CELL_CHARS);
-    linked > 0 && linked * 10 >= whole * 8 && short_rest
-}
-
-/// Whether the first heading in `n` is headed by a link to another page: its largest link
-/// holds at least half of its text.
-fn main_link_elsewhere(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
-    let Some(h) = n.descendants().find(|d| is_heading(name(*d))) else {
-        return false;
-    };
-    let whole = page.text(h).chars().count();
-    let largest = h
-        .descendants()
-        .filter_map(|d| {
-            let href = d
-                .value()
-                .as_element()
-                .filter(|e| e.name() == "a")?
-                .attr("href")?;
-            Some((page.text(d).chars().count(), href))
-        })
-        .max_by_key(|(len, _)| *len);
-    largest.is_some_and(|(len, href)| len * 2 >= whole && !page.is_self(href))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,6 +298,50 @@ mod tests {
             post(1)
         ));
         assert_eq!(one.kind, Some(LevelKind::Terminal));
+    }
+
+    #[test]
+    fn posts_laid_flat_under_linked_titles_are_a_list_and_related_posts_are_not() {
+        let excerpt = "A long walk by the river, told with every bird seen on the way. ".repeat(4);
+        let entry = |n: u32| {
+            format!(
+                "<h2><a href=\"/post-{n}/\">Post {n}</a></h2><h6>Posted by ann</h6><p>{excerpt}</p>"
+            )
+        };
+        let flat: String = (1..=3).map(entry).collect();
+        let list = read_alone(&format!("<html><body><div>{flat}</div></body></html>"));
+        assert_eq!(list.kind, Some(LevelKind::Intermediate));
+        // A post with three related posts under linked headings is still the post.
+        let related: String = (1..=3)
+            .map(|n| format!("<h3><a href=\"/post-{n}/\">Post {n}</a></h3><p>A short teaser.</p>"))
+            .collect();
+        let post = read_alone(&format!(
+            "<html><body><div><h1>Heron</h1><p>{}</p>{related}</div></body></html>",
+            excerpt.repeat(4)
+        ));
+        assert_eq!(post.kind, Some(LevelKind::Terminal));
+    }
+
+    #[test]
+    fn a_short_message_with_its_neighbours_and_replies_is_one_item() {
+        // A mailing-list archive's message: a few lines, links to the previous and next
+        // messages, and its replies listed under a "Follow-Ups" entry.
+        let re = |n: u32| {
+            format!("<li><strong><a href=\"msg{n}.html\">Re: Heron at dusk</a></strong></li>")
+        };
+        let page = format!(
+            "<html><body><h1>Heron at dusk</h1><ul><li>From: Ann &lt;<a href=\"mailto:a@x\">a@x</a>&gt;</li>\
+             <li>Date: 2 March 2023</li></ul><pre>We saw the heron at dusk by the weir, standing \
+             still in the shallows while the light went.</pre><ul><li><strong>Follow-Ups</strong>:\
+             <ul>{}{}</ul></li></ul><ul><li>Prev by Date: <a href=\"msg1.html\">Weir</a></li>\
+             <li>Next by Date: <a href=\"msg3.html\">Re: Weir</a></li><li>Next by thread: \
+             <a href=\"msg3.html\">Re: Weir</a></li></ul></body></html>",
+            re(4),
+            re(5)
+        );
+        let r = read_html(&page, &Url::parse("http://l/msg2.html").expect("a URL"));
+        assert_eq!(r.kind, Some(LevelKind::Terminal));
+        assert_eq!(r.title.as_deref(), Some("Heron at dusk"));
     }
 
     #[test]

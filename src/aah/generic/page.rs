@@ -171,6 +171,8 @@ impl<'a> Page<'a> {
                         }
                         let link = e.name() == "a" && e.attr("href").is_some();
                         in_link += usize::from(link);
+                        // A mail address or a script is no page: it heads no entry of a list.
+                        let link = link && e.attr("href").is_some_and(leads_to_a_page);
                         let own = Stats {
                             links: usize::from(link),
                             ..Stats::default()
@@ -309,4 +311,13 @@ fn is_blockish(name: &str) -> bool {
             | "section"
             | "details"
     )
+}
+
+/// Whether a link's target is a page: not a mail address, a phone number or a script.
+fn leads_to_a_page(href: &str) -> bool {
+    let scheme = href
+        .trim_start()
+        .split_once(':')
+        .map(|(s, _)| s.to_ascii_lowercase());
+    !matches!(scheme.as_deref(), Some("mailto" | "tel" | "javascript"))
 }
