@@ -82,12 +82,12 @@ pub(super) fn kind_of(
         // that says it leads to the previous or next item ("Next by thread: ...") walks a
         // sequence of single items; it is not an entry of a list.
         let headed = s.links >= 1
-            && !walks_a_sequence(page, n)
             && ((prose < MAX_ENTRY_PROSE
                 && ((s.heading_link && main_link_elsewhere(page, n))
                     || (s.link * 10 >= s.text * 3 && prose < MAX_LINK_ENTRY_PROSE)))
                 || opens_with_a_title_link(page, n)
-                || opens_with_a_link_cell(page, n));
+                || opens_with_a_link_cell(page, n))
+            && !walks_a_sequence(page, n);
         entries.push((n, (parent, e.name(), class), headed.then_some(s.text)));
     }
     // An entry holding entries of its own group is their heading ("Follow-Ups:" above the
@@ -185,11 +185,12 @@ fn titled_sections(
 /// Whether an entry's words open by saying it leads to the previous or next item ("Prev by
 /// Date: ...", "Next post", "« Older"): an item page's way to its neighbours.
 fn walks_a_sequence(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
-    let text = page.text(n);
-    let words = text
+    let words: String = page
+        .text(n)
         .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .get(..8)
-        .unwrap_or(&text)
+        .chars()
+        .take(8)
+        .collect::<String>()
         .to_lowercase();
     ["prev", "next", "older", "newer"]
         .iter()

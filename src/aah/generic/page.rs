@@ -169,12 +169,11 @@ impl<'a> Page<'a> {
                             skip += 1;
                             continue;
                         }
-                        let link = e.name() == "a" && e.attr("href").is_some();
-                        in_link += usize::from(link);
-                        // A mail address or a script is no page: it heads no entry of a list.
-                        let link = link && e.attr("href").is_some_and(leads_to_a_page);
+                        let href = e.attr("href").filter(|_| e.name() == "a");
+                        in_link += usize::from(href.is_some());
                         let own = Stats {
-                            links: usize::from(link),
+                            // A mail address or a script is no page: it heads no entry.
+                            links: usize::from(href.is_some_and(leads_to_a_page)),
                             ..Stats::default()
                         };
                         stack.push((n.id(), own, furniture(n)));
