@@ -2,11 +2,19 @@
 //! for the revisits later workers encode (see `crawl::dedup`). The engine appends through it
 //! and commits what it hands back.
 
-use super::*;
+use super::Engine;
+use crate::archive::WarcWriter;
 use crate::archive::{ArchiveError, Checkpoint};
 use crate::crawl::dedup::{Dedup, Original};
+use crate::crawl::online::Archived;
+use crate::crawl::records::EncodedRecords;
+use crate::crawl::stats::Stats;
+use crate::frontier::contract::CrawlFrontier;
+use crate::index::RevisitOf;
 use crate::store::Entry;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 
 /// The WARC writer and the first captures, behind the few calls the engine makes.
 pub(crate) struct Archiver {

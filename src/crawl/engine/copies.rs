@@ -2,9 +2,12 @@
 //! an adopted rule is applied to what the host queued before, and each change is told in the
 //! crawl log, the event stream and the statistics.
 
-use super::*;
+use super::Engine;
 use crate::crawl::copies::Change;
+use crate::crawl::crawl_log::Refused;
 use crate::crawl::dedup::Dedup;
+use crate::frontier::contract::CrawlFrontier;
+use crate::frontier::keys::UrlState;
 use crate::model::ExchangeInfo;
 
 /// Whether a URL in this state stands for its copies: queued (to be archived) or fetched.

@@ -13,7 +13,10 @@
 //! the fetches held, if fewer) to the rest of the process, and the cap is lifted once
 //! [`LIFT_AFTER`] has passed without a shortage.
 
-use super::*;
+use super::Engine;
+use crate::fetch::FetchError;
+use crate::frontier::contract::CrawlFrontier;
+use std::time::{Duration, Instant};
 
 /// The first pause.
 const FIRST_PAUSE: Duration = Duration::from_secs(1);

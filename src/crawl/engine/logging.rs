@@ -2,8 +2,10 @@
 //! failures included), every robots.txt fetch, and every URL refused by robots.txt, scope,
 //! blacklist or the private-address rule.
 
-use super::*;
+use super::Engine;
 use crate::crawl::crawl_log::{failure_code, CrawlLog, Line, Refused};
+use crate::frontier::contract::CrawlFrontier;
+use crate::model::CrawlUri;
 use crate::model::ExchangeInfo;
 
 /// Annotations shared by every attempt at a URL: how many tries came before.

@@ -22,25 +22,18 @@ mod steering;
 
 use super::crawl_log::Refused;
 use crate::store::{Key, Meta, WriteSet};
-use responses::{redirect_target, retry_after};
-use retry::{backoff, Attempt, Decision};
+use responses::retry_after;
+use retry::{Attempt, Decision};
 
 use super::control::Control;
-use super::online::Archived;
-use super::pipeline::{self, Outlink, PipelineCtx, Processed};
+use super::pipeline::{self, PipelineCtx, Processed};
 use super::processors::Processors;
-use super::records::EncodedRecords;
 use super::stats::{Stats, Totals};
-use super::supervise::catch_panic;
-use crate::archive::WarcWriter;
 use crate::blocking::off_the_workers;
 use crate::fetch::{robots::Robots, FetchError, Fetcher};
 use crate::frontier::contract::CrawlFrontier;
-use crate::frontier::keys::UrlState;
 use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, UrlLease};
-use crate::index::RevisitOf;
-use crate::model::CrawlUri;
 use crate::spec::Spec;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;

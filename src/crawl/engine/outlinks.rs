@@ -2,7 +2,13 @@
 //! update path, blacklisting spam) and the sitemaps a host's robots.txt names.
 
 use super::admit::{Action, Admitted, Arrival, Scoping};
-use super::*;
+use super::{pipeline, Engine};
+use crate::crawl::crawl_log::Refused;
+use crate::crawl::pipeline::Outlink;
+use crate::fetch::robots::Robots;
+use crate::frontier::contract::CrawlFrontier;
+use crate::frontier::keys::UrlState;
+use crate::model::CrawlUri;
 
 impl<F: CrawlFrontier> Engine<F> {
     /// Sitemaps named in robots.txt, or `/sitemap.xml` of a seed host that names none.

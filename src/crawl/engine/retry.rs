@@ -108,6 +108,51 @@ pub(super) fn decide(attempt: &Attempt, retries: u8, took: Duration, l: RetryLim
     }
 }
 
+/// One attempt at a host's robots.txt, as the policy sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RobotsAttempt {
+    /// Rules to follow: the file, or an answer that stands for it (a `404` allows all).
+    Rules,
+    /// No rules: the fetch failed, or the server's answer is a temporary failure (5xx).
+    Failed {
+        /// The host's address is private and `network.allow_private` is off.
+        private: bool,
+    },
+}
+
+/// What becomes of a host after an attempt at its robots.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RobotsDecision {
+    /// The rules hold until they expire.
+    Done,
+    /// Asked for again after `retry_in`; its queue waits.
+    Retry { retry_in: Duration },
+    /// Refused by policy (a private address): asking again cannot help, its queue is refused.
+    Refuse { retry_in: Duration },
+    /// Failed more than `limits.max_retries` times: its queue is given up.
+    GiveUp { retry_in: Duration },
+}
+
+/// Decides what becomes of a host after an attempt at its robots.txt, `failures` attempts
+/// having failed before it. (An attempt that found no file descriptor is no attempt: the engine
+/// asks for the file again, see `descriptors.rs`.) The backoff counts the earlier failures, as [`decide`]'s counts
+/// retries; the host is given up on the failure past `max_retries`.
+pub(super) fn decide_robots(
+    attempt: RobotsAttempt,
+    failures: u32,
+    l: RetryLimits,
+) -> RobotsDecision {
+    let retry_in = backoff(l.retry_delay, failures.min(8) as u8);
+    match attempt {
+        RobotsAttempt::Rules => RobotsDecision::Done,
+        RobotsAttempt::Failed { private: true } => RobotsDecision::Refuse { retry_in },
+        RobotsAttempt::Failed { private: false } if failures >= u32::from(l.max_retries) => {
+            RobotsDecision::GiveUp { retry_in }
+        }
+        RobotsAttempt::Failed { private: false } => RobotsDecision::Retry { retry_in },
+    }
+}
+
 /// Exponential backoff: `base × 2^attempt`, at most an hour.
 pub(in crate::crawl) fn backoff(base: Duration, attempt: u8) -> Duration {
     base.saturating_mul(1u32 << attempt.min(16))
@@ -183,6 +228,48 @@ mod tests {
             Decision::Retry { error, .. } if error == "disconnect"
         ));
         assert_eq!(decide(&cut, 2, TOOK, L), Decision::Keep);
+    }
+
+    #[test]
+    fn a_robots_failure_backs_off_then_gives_the_host_up() {
+        let failed = RobotsAttempt::Failed { private: false };
+        let ms = Duration::from_millis;
+        assert_eq!(
+            decide_robots(failed, 0, L),
+            RobotsDecision::Retry { retry_in: ms(100) }
+        );
+        assert_eq!(
+            decide_robots(failed, 1, L),
+            RobotsDecision::Retry { retry_in: ms(200) }
+        );
+        // The third failure is past `max_retries` (2).
+        assert_eq!(
+            decide_robots(failed, 2, L),
+            RobotsDecision::GiveUp { retry_in: ms(400) }
+        );
+        // The backoff stops growing after eight failures.
+        let many = RetryLimits {
+            max_retries: u8::MAX,
+            ..L
+        };
+        assert_eq!(
+            decide_robots(failed, 40, many),
+            decide_robots(failed, 8, many)
+        );
+    }
+
+    #[test]
+    fn robots_rules_and_a_private_address() {
+        assert_eq!(
+            decide_robots(RobotsAttempt::Rules, 5, L),
+            RobotsDecision::Done
+        );
+        assert_eq!(
+            decide_robots(RobotsAttempt::Failed { private: true }, 0, L),
+            RobotsDecision::Refuse {
+                retry_in: Duration::from_millis(100)
+            }
+        );
     }
 
     #[test]

@@ -1,10 +1,19 @@
 //! The engine's handling of a robots.txt fetch: the rules stored for the host (and its
-//! sitemaps queued the first time), or the failure: retried with backoff, final for a private
-//! address, and the host's queue given up after `limits.max_retries` failures. A fetch that
-//! found no file descriptor counts as none (see `descriptors.rs`).
+//! sitemaps queued the first time), or the failure, as [`retry::decide_robots`] rules: retried
+//! with backoff, final for a private address, the host's queue given up after
+//! `limits.max_retries` failures. A fetch that found no file descriptor counts as none (see
+//! `descriptors.rs`).
 
-use super::*;
+use super::retry::{decide_robots, RetryLimits, RobotsAttempt, RobotsDecision};
+use super::{Engine, FetchFailure, Span};
 use crate::crawl::crawl_log::Refused;
+use crate::crawl::pipeline::Processed;
+use crate::frontier::contract::CrawlFrontier;
+use crate::frontier::keys::UrlState;
+use crate::frontier::politeness::FetchTiming;
+use crate::model::CrawlUri;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
 
 impl<F: CrawlFrontier> Engine<F> {
     pub(super) fn finish_robots(
@@ -27,12 +36,6 @@ impl<F: CrawlFrontier> Engine<F> {
         if result.is_ok() {
             self.shortage.worked(span.started, now);
         }
-        let spec = self.spec.clone();
-        let limits = &spec.limits;
-        let retry_in = backoff(
-            limits.retry_delay,
-            self.frontier.robots_failures(&host).min(8) as u8,
-        );
         let mut private = false;
         let robots = match result {
             Ok(chain) => {
@@ -77,8 +80,19 @@ impl<F: CrawlFrontier> Engine<F> {
                 None
             }
         };
-        match robots {
-            Some(r) if !r.is_temporary_failure() => {
+        let attempt = match &robots {
+            Some(r) if !r.is_temporary_failure() => RobotsAttempt::Rules,
+            _ => RobotsAttempt::Failed { private },
+        };
+        let limits = RetryLimits {
+            max_retries: self.spec.limits.max_retries,
+            retry_delay: self.spec.limits.retry_delay,
+        };
+        match decide_robots(attempt, self.frontier.robots_failures(&host), limits) {
+            RobotsDecision::Done => {
+                let Some(r) = robots else {
+                    return Ok(());
+                };
                 let ttl = self.spec.politeness.robots_ttl;
                 let expires = crate::frontier::politeness::after(now, ttl);
                 let timing = FetchTiming {
@@ -94,8 +108,10 @@ impl<F: CrawlFrontier> Engine<F> {
                 }
                 self.robots.insert(host, r);
             }
-            // A private address is refused by policy: asking again cannot help.
-            _ if private => {
+            RobotsDecision::Retry { retry_in } => {
+                self.frontier.robots_failed(&host, retry_in, now);
+            }
+            RobotsDecision::Refuse { retry_in } => {
                 self.frontier.robots_failed(&host, retry_in, now);
                 let dropped = self.frontier.drain_host(&host, UrlState::Failed)?;
                 self.stats.event(
@@ -123,21 +139,19 @@ impl<F: CrawlFrontier> Engine<F> {
                     )?;
                 }
             }
-            _ => {
+            RobotsDecision::GiveUp { retry_in } => {
                 self.frontier.robots_failed(&host, retry_in, now);
-                if self.frontier.robots_failures(&host) > limits.max_retries as u32 {
-                    let dropped = self.frontier.drain_host(&host, UrlState::Failed)?;
-                    self.stats.event(
-                        "host-blocked",
-                        format!(
-                            "{host}: robots.txt unavailable; {} queued URLs given up",
-                            dropped.len()
-                        ),
-                    );
-                    for uri in &dropped {
-                        self.stats.error("robots-unavailable");
-                        self.log_given_up(uri, "robots-unavailable")?;
-                    }
+                let dropped = self.frontier.drain_host(&host, UrlState::Failed)?;
+                self.stats.event(
+                    "host-blocked",
+                    format!(
+                        "{host}: robots.txt unavailable; {} queued URLs given up",
+                        dropped.len()
+                    ),
+                );
+                for uri in &dropped {
+                    self.stats.error("robots-unavailable");
+                    self.log_given_up(uri, "robots-unavailable")?;
                 }
             }
         }

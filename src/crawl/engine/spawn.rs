@@ -1,7 +1,12 @@
 //! Starting the work of a lease: a page's fetch and processing, or a host's robots.txt fetch,
 //! as a task whose result comes back to the engine (`Done`).
 
-use super::*;
+use super::responses::redirect_target;
+use super::{pipeline, Done, Engine, FetchFailure, Span};
+use crate::crawl::supervise::catch_panic;
+use crate::frontier::contract::CrawlFrontier;
+use crate::frontier::UrlLease;
+use std::time::Instant;
 
 impl<F: CrawlFrontier> Engine<F> {
     pub(super) fn spawn_page(&mut self, lease: UrlLease) {
