@@ -7,7 +7,8 @@
 //!
 //! Bounded: at most [`MAX_KEPT_PER_HOST`] pages per host and `HelperOptions::reread_bytes` of
 //! text over all hosts; a page that finds no room keeps its first reading. A host that shows
-//! no category on its first pages lets its kept pages go (see `unknown`).
+//! no category on its first pages is passed over, its pages kept unread where room is left
+//! (see `unknown`), the first to go when a read page needs the room.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -67,6 +68,9 @@ pub(crate) struct Kept {
     /// has no record to refer to, and one still being written must come before its revision.
     /// A page kept without a capture needs no confirmation.
     pub(crate) confirmed: bool,
+    /// Passed over unread, its host having shown no category yet: kept only where room is
+    /// left, and the first to make way for a page of a host that is read.
+    pub(crate) unread: bool,
 }
 
 /// The kept pages of every host, and the revisions made and not yet taken.
@@ -78,14 +82,41 @@ pub(crate) struct Rereads {
 }
 
 impl Rereads {
-    /// Keeps a page of `host`, if the bounds leave room.
+    /// Keeps a page of `host`, if the bounds leave room; a page that was read makes room by
+    /// letting unread pages go.
     pub(crate) fn keep(&mut self, host: &str, page: Kept, max_bytes: usize) {
-        let kept = self.hosts.entry(host.to_owned()).or_default();
-        if kept.len() >= MAX_KEPT_PER_HOST || self.bytes + page.text.len() > max_bytes {
+        if self
+            .hosts
+            .get(host)
+            .is_some_and(|k| k.len() >= MAX_KEPT_PER_HOST)
+        {
+            return;
+        }
+        if !page.unread {
+            self.make_room(page.text.len(), max_bytes);
+        }
+        if self.bytes + page.text.len() > max_bytes {
             return;
         }
         self.bytes += page.text.len();
-        kept.push(page);
+        self.hosts.entry(host.to_owned()).or_default().push(page);
+    }
+
+    /// Lets unread pages go until `len` more bytes fit in `max_bytes`, or none is left.
+    fn make_room(&mut self, len: usize, max_bytes: usize) {
+        if self.bytes + len <= max_bytes {
+            return;
+        }
+        for kept in self.hosts.values_mut() {
+            kept.retain(|k| {
+                let go = k.unread && self.bytes + len > max_bytes;
+                if go {
+                    self.bytes -= k.text.len();
+                }
+                !go
+            });
+        }
+        self.hosts.retain(|_, kept| !kept.is_empty());
     }
 
     /// Notes that the capture `record_id` is archived.
@@ -161,6 +192,7 @@ mod tests {
             had_app: false,
             disputed: false,
             confirmed: true,
+            unread: false,
         }
     }
 
@@ -184,6 +216,23 @@ mod tests {
         assert_eq!(r.hosts(), vec!["a".to_string()]);
         r.forget("a");
         assert_eq!((r.bytes, r.hosts().len()), (0, 0));
+    }
+
+    #[test]
+    fn unread_pages_take_only_room_left_and_make_way_for_read_ones() {
+        let mut r = Rereads::default();
+        let unread = |url: &str, bytes| Kept {
+            unread: true,
+            ..kept(url, bytes, 0)
+        };
+        r.keep("weak", unread("http://weak/1", 400), 1_000);
+        r.keep("weak", unread("http://weak/2", 400), 1_000);
+        r.keep("weak", unread("http://weak/3", 400), 1_000);
+        assert_eq!(r.bytes, 800, "the third unread page found no room");
+        r.keep("read", kept("http://read/1", 500, 1), 1_000);
+        assert_eq!(r.bytes, 900, "one unread page made way");
+        assert_eq!(r.take_due("weak", |_| true).len(), 1);
+        assert_eq!(r.take_due("read", |_| true).len(), 1);
     }
 
     #[test]

@@ -67,13 +67,25 @@ impl Helper {
         let weak = adopted.is_none()
             && model.pages() >= MAX_READS_WITHOUT_CATEGORY
             && model.category().is_none();
-        if weak {
-            // A host that showed no category on its first pages lets them go: the room is for
-            // hosts that will be read.
-            self.lock_rereads().take_due(host, |_| true);
-            if !model.pass_over(READ_AGAIN_EVERY) {
-                return HashSet::new();
-            }
+        if weak && !model.pass_over(READ_AGAIN_EVERY) {
+            // Passed over, not given up: kept unread (where room is left) to be read once a
+            // later page shows the host's category, as the pages before it were.
+            let kept = Kept {
+                url: url.clone(),
+                text: text.to_owned(),
+                confirmed: capture.is_none(),
+                capture,
+                read_at: model.pages(),
+                first: summary(out),
+                level: None,
+                objects: Vec::new(),
+                had_app: false,
+                disputed: false,
+                unread: true,
+            };
+            self.lock_rereads()
+                .keep(host, kept, self.options.reread_bytes);
+            return HashSet::new();
         }
         // The tree the helper already parsed, or a parse of its own (only past the check above).
         let own;
@@ -122,6 +134,7 @@ impl Helper {
                 objects: out.objects.clone(),
                 had_app: out.application.is_some(),
                 disputed,
+                unread: false,
             };
             self.lock_rereads()
                 .keep(host, kept, self.options.reread_bytes);

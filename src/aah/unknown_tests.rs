@@ -31,6 +31,20 @@ fn a_host_without_any_category_is_read_ten_times_then_one_page_in_ten() {
     assert_eq!(m.application.map(|a| a.category), Some(Category::Blog));
     let m = read(&helper, &post);
     assert_eq!(m.application.map(|a| a.category), Some(Category::Blog));
+    // The pages passed over were kept unread, and are read now that the host said blog: the
+    // first ten as well as the nine after them.
+    let revised: Vec<String> = helper
+        .settle()
+        .into_iter()
+        .filter(|r| r.reading.application.as_ref().map(|a| a.category) == Some(Category::Blog))
+        .map(|r| r.reading.url)
+        .collect();
+    for p in ["/p1", "/p10", "/p11", "/p19"] {
+        assert!(
+            revised.iter().any(|u| u.ends_with(p)),
+            "{p} read again: {revised:?}"
+        );
+    }
 }
 
 #[test]

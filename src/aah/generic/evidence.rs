@@ -125,7 +125,8 @@ static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::new(|| {
         (Category::Docs, re(r"\b(docs|documentation|manual)\b")),
     ]
 });
-/// The category a path segment names as a whole (`blog`, `docs`, `forum`), if it names one.
+/// The category a path segment or a menu item names as a whole (`blog`, `docs`, `forum`,
+/// a menu's `News` or `Forums`), if it names one.
 pub(super) fn category_named(segment: &str) -> Option<Category> {
     CATEGORY_PATHS
         .iter()
@@ -134,6 +135,59 @@ pub(super) fn category_named(segment: &str) -> Option<Category> {
                 .is_some_and(|m| m.as_str().len() == segment.len())
         })
         .map(|(c, _)| *c)
+        .or_else(|| {
+            MENU_WORDS
+                .iter()
+                .find(|(w, _)| *w == segment)
+                .map(|(_, c)| *c)
+        })
+}
+
+/// Menu items that name a category beyond the path words: a project tool's `News` and
+/// `Boards`, a site's `Discussions`.
+const MENU_WORDS: [(&str, Category); 5] = [
+    ("news", Category::News),
+    ("board", Category::Forum),
+    ("boards", Category::Forum),
+    ("discussion", Category::Forum),
+    ("discussions", Category::Forum),
+];
+
+/// Class tokens by which menus mark the item of the page's own part (`selected`, Bootstrap's
+/// `active`, WordPress' `current-menu-item`, BEM's `navbar__link--active`).
+fn marks_current(class: &str) -> bool {
+    class.split_whitespace().any(|c| {
+        matches!(c, "selected" | "active" | "current" | "is-active")
+            || c.starts_with("current-menu")
+            || c.ends_with("--active")
+            || c.ends_with("-active")
+            || c.ends_with("_active")
+    })
+}
+
+/// The page's part of its site as its navigation marks it: the lowercased text of a link that
+/// is marked current (by its class, its list item's, or `aria-current`) and names a category
+/// ("News", "Forums", "Wiki"). Redmine's project menu marks its modules so; their URLs
+/// (`/news/26`, `/projects/x/news`, `/boards/2/topics/23`) share no first segment.
+pub(super) fn current_part(page: &Page<'_>) -> Option<String> {
+    page.body
+        .descendants()
+        .filter(|n| name(*n) == "a" && !page.is_hidden(*n))
+        .take(5_000)
+        .filter(|a| {
+            let e = a.value().as_element();
+            let own = e.is_some_and(|e| {
+                e.attr("aria-current").is_some_and(|v| v != "false")
+                    || e.attr("class").is_some_and(marks_current)
+            });
+            let item = a
+                .parent()
+                .and_then(|p| p.value().as_element())
+                .is_some_and(|p| p.name() == "li" && p.attr("class").is_some_and(marks_current));
+            own || item
+        })
+        .map(|a| page.text(a).trim().to_lowercase())
+        .find(|t| t.len() <= 24 && category_named(t).is_some())
 }
 
 static CHANGES_FEED: LazyLock<Regex> =
@@ -367,7 +421,79 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
     if hits >= 2 {
         ev.add(Category::Forum, 2, format!("{hits} forum column headers"));
     }
+    // The navigation marks the page's part, and the part names a category.
+    if let Some(part) = current_part(page) {
+        if let Some(c) = category_named(&part) {
+            ev.add(c, 3, format!("the current menu item is {part}"));
+        }
+    }
+    // Two headings of an API reference: one alone ("Documentation") is any page's.
+    let api = api_headings(page);
+    if api.len() >= 2 {
+        ev.add(
+            Category::Docs,
+            3,
+            format!("API reference headings ({})", api.join(", ")),
+        );
+    }
     ev
+}
+
+/// Section headings of API reference pages, as documentation generators write them: Doxygen's
+/// ("Detailed Description", "Member Function Documentation", "Struct Reference"), Javadoc's
+/// ("Method Summary"), rustdoc's ("Trait Implementations") and pydoc's ("Methods defined
+/// here"). A heading is matched whole or by its end ("bird_sighting Struct Reference").
+const API_HEADINGS: [&str; 22] = [
+    "detailed description",
+    "data fields",
+    "data structures",
+    "public member functions",
+    "public attributes",
+    "member list",
+    "documentation",
+    "struct reference",
+    "class reference",
+    "file reference",
+    "namespace reference",
+    "interface reference",
+    "method summary",
+    "field summary",
+    "constructor summary",
+    "method details",
+    "field details",
+    "trait implementations",
+    "required methods",
+    "provided methods",
+    "methods defined here",
+    "data descriptors defined here",
+];
+
+/// The API reference headings of a page, distinct: a heading that ends with one of
+/// [`API_HEADINGS`] ("Member Data Documentation" ends with "documentation").
+fn api_headings(page: &Page<'_>) -> Vec<&'static str> {
+    let mut found = Vec::new();
+    for n in page.body.descendants().take(20_000) {
+        let Some(e) = n.value().as_element() else {
+            continue;
+        };
+        let heading = matches!(e.name(), "h1" | "h2" | "h3" | "h4" | "caption")
+            || e.attr("class")
+                .is_some_and(|c| c.split_whitespace().any(|c| c == "title"));
+        if !heading || page.is_hidden(n) {
+            continue;
+        }
+        let text = page.text(n).to_lowercase();
+        let text = text.trim();
+        if text.len() > 80 {
+            continue;
+        }
+        if let Some(h) = API_HEADINGS.iter().find(|h| text.ends_with(*h)) {
+            if !found.contains(h) {
+                found.push(*h);
+            }
+        }
+    }
+    found
 }
 
 /// `text` with its camel-case words set apart ("TiddlyWiki 5" is "Tiddly Wiki 5", "phpBB" is
@@ -405,6 +531,30 @@ fn starts_a_word(text: &str, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_api_reference_headings_are_docs_evidence_and_one_is_not() {
+        use url::Url;
+        let docs = |body: &str| {
+            let html = format!("<html><body>{body}<p>Heron</p></body></html>");
+            let tree = crate::parse::parse_document(&html);
+            let url = Url::parse("http://d/").expect("a URL");
+            let page = Page::new(&tree, &url).expect("a page");
+            of(&page).points[Category::ALL
+                .iter()
+                .position(|c| *c == Category::Docs)
+                .expect("docs is a category")]
+        };
+        let struct_page = r#"<div class="title">heron Struct Reference</div>
+            <h2>Detailed Description</h2><h2>Member Data Documentation</h2>"#;
+        assert_eq!(docs(struct_page), 3);
+        assert_eq!(docs("<h2>Documentation</h2><h2>Documentation</h2>"), 0);
+        assert_eq!(
+            docs("<h2>Detailed Description</h2><p>Member Data Documentation</p>"),
+            0,
+            "a paragraph is no heading"
+        );
+    }
 
     #[test]
     fn a_manual_s_collection_links_are_docs_evidence() {

@@ -97,7 +97,7 @@ impl HostModel {
     /// is split when a section's category and the rest's differ: each page then has its part's,
     /// whichever part a crawl read first. A section named for nothing (NodeBB's `/category/`,
     /// whose lists carry feeds and dates) is part of the rest.
-    pub fn section_category(&self, url: &url::Url) -> Option<Category> {
+    pub fn section_category(&self, url: &url::Url, current: Option<&str>) -> Option<Category> {
         let host = self.category()?;
         let confirmed = |name: &str, (evidence, pages): &([u32; 6], u32)| {
             let named = super::evidence::category_named(name)?;
@@ -119,7 +119,9 @@ impl HostModel {
         }
         let rest = super::best_category(&rest).filter(|_| pages >= MIN_PAGES);
         let split = rest.is_some_and(|r| parts.iter().any(|c| *c != r));
-        let own = match section(url).and_then(|name| confirmed(&name, self.sections.get(&name)?)) {
+        let own = match section(url, current)
+            .and_then(|name| confirmed(&name, self.sections.get(&name)?))
+        {
             Some(own) => own,
             None => rest?,
         };
@@ -130,12 +132,13 @@ impl HostModel {
     pub(super) fn observe(
         &mut self,
         url: &url::Url,
+        current: Option<&str>,
         keys: &HashSet<u64>,
         segments: &HashSet<String>,
         evidence: &[u32; 6],
         shape: Shape,
     ) {
-        if let Some(name) = section(url) {
+        if let Some(name) = section(url, current) {
             if self.sections.len() < MAX_SECTIONS || self.sections.contains_key(&name) {
                 let (sum, pages) = self.sections.entry(name).or_default();
                 *pages = pages.saturating_add(1);
@@ -306,9 +309,14 @@ impl HostModel {
     }
 }
 
-/// The section of a URL: its first path segment, if it is a folder (`/blog/post-1` and the
-/// section's own index `/blog/` are in `blog`; `/about` and `/` are in none).
-fn section(url: &url::Url) -> Option<String> {
+/// The section of a page: the part its navigation marks current when that names a category
+/// (`evidence::current_part`), else its URL's first path segment, if it is a folder
+/// (`/blog/post-1` and the section's own index `/blog/` are in `blog`; `/about` and `/` are
+/// in none).
+pub(super) fn section(url: &url::Url, current: Option<&str>) -> Option<String> {
+    if let Some(part) = current {
+        return Some(part.to_owned());
+    }
     let (first, _) = url.path().trim_start_matches('/').split_once('/')?;
     (!first.is_empty()).then(|| first.to_ascii_lowercase())
 }
@@ -357,14 +365,29 @@ mod tests {
         let both: HashSet<u64> = [1, 2].into();
         m.observe(
             &root(),
+            None,
             &both,
             &HashSet::new(),
             &[0; 6],
             shape("http://h/a"),
         );
-        m.observe(&root(), &nav, &HashSet::new(), &[0; 6], shape("http://h/b"));
+        m.observe(
+            &root(),
+            None,
+            &nav,
+            &HashSet::new(),
+            &[0; 6],
+            shape("http://h/b"),
+        );
         assert!(!m.is_furniture(1), "two pages are too few to say");
-        m.observe(&root(), &nav, &HashSet::new(), &[0; 6], shape("http://h/c"));
+        m.observe(
+            &root(),
+            None,
+            &nav,
+            &HashSet::new(),
+            &[0; 6],
+            shape("http://h/c"),
+        );
         assert!(m.is_furniture(1));
         assert!(!m.is_furniture(2), "one page of three");
     }
@@ -376,6 +399,7 @@ mod tests {
         for i in 0..6 {
             m.observe(
                 &root(),
+                None,
                 &HashSet::new(),
                 &HashSet::new(),
                 &[0; 6],
@@ -389,6 +413,7 @@ mod tests {
             );
             m.observe(
                 &root(),
+                None,
                 &menu,
                 &HashSet::new(),
                 &[0; 6],
@@ -439,6 +464,7 @@ mod tests {
         for i in 0..(MAX_KEYS as u64 + 10) {
             m.observe(
                 &root(),
+                None,
                 &[i].into(),
                 &HashSet::new(),
                 &[0; 6],
@@ -461,21 +487,46 @@ mod tests {
         let page = |u: &str| url::Url::parse(u).unwrap();
         for i in 0..10 {
             let u = page(&format!("http://h/blog/post-{i}"));
-            m.observe(&u, &HashSet::new(), &HashSet::new(), &blog, Shape::of(&u));
+            m.observe(
+                &u,
+                None,
+                &HashSet::new(),
+                &HashSet::new(),
+                &blog,
+                Shape::of(&u),
+            );
             let u = page(&format!("http://h/category/{i}/x"));
-            m.observe(&u, &HashSet::new(), &HashSet::new(), &lists, Shape::of(&u));
+            m.observe(
+                &u,
+                None,
+                &HashSet::new(),
+                &HashSet::new(),
+                &lists,
+                Shape::of(&u),
+            );
         }
         let doc = page("http://h/docs/intro");
-        assert_eq!(m.section_category(&doc), None, "no page of /docs/ read yet");
+        assert_eq!(
+            m.section_category(&doc, None),
+            None,
+            "no page of /docs/ read yet"
+        );
         for i in 0..MIN_PAGES {
             let u = page(&format!("http://h/docs/part-{i}"));
-            m.observe(&u, &HashSet::new(), &HashSet::new(), &docs, Shape::of(&u));
+            m.observe(
+                &u,
+                None,
+                &HashSet::new(),
+                &HashSet::new(),
+                &docs,
+                Shape::of(&u),
+            );
         }
         assert_eq!(m.category(), Some(Category::Blog));
-        assert_eq!(m.section_category(&doc), Some(Category::Docs));
+        assert_eq!(m.section_category(&doc, None), Some(Category::Docs));
         // A section named for nothing is part of the rest of the host, here a blog.
         assert_eq!(
-            m.section_category(&page("http://h/category/1/x")),
+            m.section_category(&page("http://h/category/1/x"), None),
             Some(Category::Blog)
         );
     }
@@ -490,7 +541,7 @@ mod tests {
         let page = |u: &str| url::Url::parse(u).unwrap();
         let mut read = |u: &str, e: &[u32; 6]| {
             let u = page(u);
-            m.observe(&u, &HashSet::new(), &HashSet::new(), e, Shape::of(&u));
+            m.observe(&u, None, &HashSet::new(), &HashSet::new(), e, Shape::of(&u));
         };
         for i in 0..10 {
             read(&format!("http://h/blog/2023/post-{i}"), &blog);
@@ -501,19 +552,19 @@ mod tests {
         assert_eq!(m.category(), Some(Category::Blog));
         // A split host: each part has its own, the host's included, whichever was read first.
         assert_eq!(
-            m.section_category(&page("http://h/blog/2023/x")),
+            m.section_category(&page("http://h/blog/2023/x"), None),
             Some(Category::Blog)
         );
         assert_eq!(
-            m.section_category(&page("http://h/blog/")),
+            m.section_category(&page("http://h/blog/"), None),
             Some(Category::Blog)
         );
         assert_eq!(
-            m.section_category(&page("http://h/birds/heron/")),
+            m.section_category(&page("http://h/birds/heron/"), None),
             Some(Category::Docs)
         );
         assert_eq!(
-            m.section_category(&page("http://h/about/")),
+            m.section_category(&page("http://h/about/"), None),
             Some(Category::Docs)
         );
     }

@@ -28,13 +28,23 @@ fn level(n: NodeRef<'_, Node>) -> u8 {
     }
 }
 
+/// An element classed as a title (`title`, `page-title`, `entry-title`): where a theme puts
+/// a page's title in a `div` rather than a heading (Doxygen's `<div class="title">`).
+fn titled(n: NodeRef<'_, Node>) -> bool {
+    n.value().as_element().is_some_and(|e| {
+        e.classes()
+            .any(|c| c == "title" || c.ends_with("-title") || c.ends_with("_title"))
+    })
+}
+
 static LD_HEADLINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#""(?:headline|name)"\s*:\s*"([^"]+)""#).expect("a valid literal pattern")
 });
 
 /// The item's title. `core` is the `<title>` without the parts that name the site (learned
 /// from the host's other pages). In order: the heading that the core contains or that contains
-/// it (longest first, `h1` first, inside the content first); `og:title` when there is no core;
+/// it (longest first, `h1` first, inside the content first), or where none does, such an
+/// element classed as a title; `og:title` when there is no core;
 /// the first `h1` of the content that links nowhere else; the core; JSON-LD's `headline`; the
 /// first heading. Furniture and hidden headings never count.
 pub(super) fn title(
@@ -53,7 +63,7 @@ pub(super) fn title(
                     skip += 1;
                     continue;
                 }
-                if level(n) > 0 {
+                if level(n) > 0 || titled(n) {
                     let t = page.text(n);
                     if t.chars().count() >= 2 {
                         candidates.push((n, t));
@@ -66,17 +76,23 @@ pub(super) fn title(
     }
     let c = norm(core);
     if !c.is_empty() {
-        let best = candidates
-            .iter()
-            .filter(|(_, t)| {
-                let t = norm(t);
-                !t.is_empty() && (c.contains(&t) || t.contains(&c))
-            })
-            .max_by_key(|(h, t)| (norm(t).len(), level(*h), inside.contains(&h.id())));
-        if let Some((_, t)) = best {
-            return Some(t.clone());
+        // Headings first; an element classed as a title only where no heading matches.
+        for headings in [true, false] {
+            let best = candidates
+                .iter()
+                .filter(|(h, t)| {
+                    let t = norm(t);
+                    (level(*h) > 0) == headings
+                        && !t.is_empty()
+                        && (c.contains(&t) || t.contains(&c))
+                })
+                .max_by_key(|(h, t)| (norm(t).len(), level(*h), inside.contains(&h.id())));
+            if let Some((_, t)) = best {
+                return Some(t.clone());
+            }
         }
     }
+    candidates.retain(|(h, _)| level(*h) > 0);
     let root = page.doc.tree.root();
     let meta = |key: &str| page.meta(key);
     if c.is_empty() {

@@ -106,7 +106,15 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     let lower = title_segments(&parts);
     let keys: HashSet<u64> = page.keys.values().copied().collect();
     let shape = Shape::of(url);
-    host.observe(url, &keys, &lower, &ev.points, shape.clone());
+    let current = evidence::current_part(&page);
+    host.observe(
+        url,
+        current.as_deref(),
+        &keys,
+        &lower,
+        &ev.points,
+        shape.clone(),
+    );
     let template = host.template(&shape);
     host.observe_template(&template, &keys);
     host.count_read(&shape);
@@ -153,7 +161,7 @@ fn judge(
         category: host.category(),
         ..Reading::default()
     };
-    if let Some(c) = host.section_category(page.url) {
+    if let Some(c) = host.section_category(page.url, evidence::current_part(page).as_deref()) {
         r.category = Some(c);
         r.by_section = true;
     }

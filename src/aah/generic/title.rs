@@ -80,6 +80,7 @@ mod tests {
             let url = Url::parse("http://w/x").expect("a URL");
             host.observe(
                 &url,
+                None,
                 &HashSet::new(),
                 &title_segments(&parts),
                 &[0; 6],
