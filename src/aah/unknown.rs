@@ -288,6 +288,12 @@ impl Helper {
             bare.set_fragment(None);
             linked.insert(bare.to_string());
         }
+        for (_, u) in &same_host {
+            if generic::among_children(u, &linked) {
+                let template = model.nav_template(u);
+                model.learn_children(&template);
+            }
+        }
         for (i, u) in same_host {
             let v = &mut out.links[i];
             let in_menu = || {

@@ -60,6 +60,9 @@ pub struct HostModel {
     /// URL templates whose URLs were places in pages their pages linked to (see
     /// `views::place_in`): skipped on the whole host.
     places: HashSet<String>,
+    /// URL templates a page showed two or more of under one parent (`boards/1`, `boards/2`
+    /// on a list of forums): children or pages of that parent, never places in it.
+    not_places: HashSet<String>,
     /// Pages read per URL shape, and answers that were no page (redirects, errors).
     read: HashMap<String, u32>,
     redirects: HashMap<String, u32>,
@@ -284,16 +287,31 @@ impl HostModel {
         self.redirects.get(&key).is_some_and(|&n| n >= 2) && !self.read.contains_key(&key)
     }
 
-    /// Learns that URLs of `template` are places in other pages (at most 64 templates).
+    /// Learns that URLs of `template` are places in other pages (at most 64 templates),
+    /// unless a page showed them as children ([`HostModel::learn_children`]).
     pub(crate) fn learn_place(&mut self, template: &str) {
-        if self.places.len() < MAX_PLACES {
+        if self.places.len() < MAX_PLACES && !self.not_places.contains(template) {
             self.places.insert(template.to_owned());
+        }
+    }
+
+    /// Learns that URLs of `template` are children of a page (two or more of them under one
+    /// parent on one page), not places in it: a place learned before is unlearned.
+    pub(crate) fn learn_children(&mut self, template: &str) {
+        self.places.remove(template);
+        if self.not_places.len() < MAX_PLACES {
+            self.not_places.insert(template.to_owned());
         }
     }
 
     /// Whether URLs of `template` were places in other pages.
     pub(super) fn is_place(&self, template: &str) -> bool {
         self.places.contains(template)
+    }
+
+    /// Whether URLs of `template` were shown as children of a page.
+    pub(super) fn are_children(&self, template: &str) -> bool {
+        self.not_places.contains(template)
     }
 
     /// Counts a strong reading under a template.

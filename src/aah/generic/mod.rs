@@ -41,7 +41,7 @@ use page::{Page, Stats};
 use template::Shape;
 use title::{title_core, title_parts, title_segments};
 pub(crate) use views::PLACE_IN;
-pub use views::{looks_like_a_place, menu_views, not_worth_on};
+pub use views::{among_children, looks_like_a_place, menu_views, not_worth_on};
 
 /// Characters of body text kept.
 pub(super) const BODY_CHARS: usize = 8_000;

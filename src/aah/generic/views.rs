@@ -92,13 +92,12 @@ pub fn not_worth_on(
     }
     let x = place_in(url)?;
     // X's own paging, and a pager of X (`X/2`, `X/3` on a list of topics), are pages of X,
-    // not places in it, even on a host that learned places of their template.
-    let prefix = format!("{}/", x.as_str().trim_end_matches('/'));
-    let siblings = linked
-        .iter()
-        .filter(|l| l.strip_prefix(&prefix).is_some_and(is_small_number))
-        .count();
-    if page.path().trim_end_matches('/') == x.path() || siblings > 1 {
+    // not places in it, even on a host that learned places of their template; so are URLs of
+    // a template another page showed so.
+    if page.path().trim_end_matches('/') == x.path()
+        || siblings(&x, linked) > 1
+        || host.are_children(&template())
+    {
         return None;
     }
     if let Some(found) = learned_place(url, host) {
@@ -110,6 +109,21 @@ pub fn not_worth_on(
             format!("{PLACE_IN}{}, which the page links to", x.path()),
         )
     })
+}
+
+/// Links of `linked` that are `x` with a small number added (`x/2`, `x/3`).
+fn siblings(x: &Url, linked: &HashSet<String>) -> usize {
+    let prefix = format!("{}/", x.as_str().trim_end_matches('/'));
+    linked
+        .iter()
+        .filter(|l| l.strip_prefix(&prefix).is_some_and(is_small_number))
+        .count()
+}
+
+/// Whether `url` is one of two or more children of one page that `linked` (a page's links)
+/// holds: `boards/2` beside `boards/1` on a list of forums, a pager's `X/2` beside `X/3`.
+pub fn among_children(url: &Url, linked: &HashSet<String>) -> bool {
+    place_in(url).is_some_and(|x| siblings(&x, linked) > 1)
 }
 
 /// Reason of a place verdict: a template taught so is skipped on the whole host
@@ -392,6 +406,33 @@ mod tests {
         assert_eq!(on("http://f/topic/2/lapwing/2", topic, &[topic], &m), None);
         assert_eq!(
             on("http://f/topic/2/lapwing/2", "http://f/", &pager, &m),
+            None
+        );
+    }
+
+    #[test]
+    fn children_listed_side_by_side_are_never_places_in_their_parent() {
+        // Redmine: a topic's breadcrumb links the list of forums and its own forum; the list
+        // of forums links every forum.
+        let mut m = host(&["http://r/p/x/boards/1", "http://r/p/x/boards/2"]);
+        let (forums, birds) = ("http://r/p/x/boards", "http://r/p/x/boards/1");
+        let (template, why) = on(birds, "http://r/boards/1/topics/4", &[forums, birds], &m)
+            .expect("alone beside its parent, a forum looks like a place in it");
+        assert!(why.starts_with(PLACE_IN), "{why}");
+        m.learn_place(&template);
+        assert!(not_worth(&url(birds), &m).is_some());
+        let listed: HashSet<String> = [birds, "http://r/p/x/boards/2"]
+            .iter()
+            .map(|l| url(l).to_string())
+            .collect();
+        assert!(among_children(&url(birds), &listed));
+        assert!(!among_children(&url(forums), &listed));
+        m.learn_children(&template);
+        assert!(not_worth(&url(birds), &m).is_none(), "unlearned");
+        m.learn_place(&template);
+        assert!(not_worth(&url(birds), &m).is_none(), "never learned again");
+        assert_eq!(
+            on(birds, "http://r/boards/1/topics/4", &[forums, birds], &m),
             None
         );
     }
