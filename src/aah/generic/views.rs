@@ -75,6 +75,12 @@ pub fn not_worth_on(
             ));
         }
     }
+    if let Some(list) = combined_list(url, page, linked) {
+        return Some((
+            template(),
+            format!("{} combined with other lists", list.path()),
+        ));
+    }
     // `/+meta/Rivers/Weir` beside `/Rivers/Weir`: a marked first segment before the path of
     // the page or of one of its links is a view of that page (MoinMoin's item views).
     if let Some((first, rest)) = url.path().trim_start_matches('/').split_once('/') {
@@ -108,6 +114,30 @@ pub fn not_worth_on(
             template(),
             format!("{PLACE_IN}{}, which the page links to", x.path()),
         )
+    })
+}
+
+/// The list `url` combines with others, when its last segment joins names by bare commas
+/// (Gitit's `/_category/Birds,maps`: the pages in both categories) and one of them, alone in its
+/// place, is the page or one it links to. Names joined by a comma and a space or an underscore
+/// are one name (MediaWiki's `/wiki/Washington,_D.C.`), and numbers are coordinates, not names.
+fn combined_list(url: &Url, page: &Url, linked: &HashSet<String>) -> Option<Url> {
+    let path = url.path().trim_end_matches('/');
+    let (parent, last) = path.rsplit_once('/')?;
+    let names: Vec<&str> = last.split(',').collect();
+    let name = |n: &&str| {
+        !n.is_empty()
+            && !n.starts_with(['_', ' ', '%', '+', '-'])
+            && !n.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    };
+    if names.len() < 2 || !names.iter().all(name) || url.query().is_some() {
+        return None;
+    }
+    names.iter().find_map(|n| {
+        let mut x = url.clone();
+        x.set_path(&format!("{parent}/{n}"));
+        x.set_fragment(None);
+        (x.path() == page.path() || linked.contains(x.as_str())).then_some(x)
     })
 }
 
@@ -406,6 +436,26 @@ mod tests {
         assert_eq!(on("http://f/topic/2/lapwing/2", topic, &[topic], &m), None);
         assert_eq!(
             on("http://f/topic/2/lapwing/2", "http://f/", &pager, &m),
+            None
+        );
+    }
+
+    #[test]
+    fn a_list_combined_with_others_is_a_view_of_it_and_a_name_with_a_comma_is_not() {
+        let m = host(&[]);
+        let birds = "http://g/_category/Birds";
+        let (_, why) = on("http://g/_category/Birds,maps", birds, &[], &m).expect("on Birds");
+        assert!(why.contains("combined"), "{why}");
+        assert!(on("http://g/_category/maps,Birds", "http://g/", &[birds], &m).is_some());
+        // Neither list the page or linked from it.
+        assert_eq!(
+            on("http://g/_category/maps,Birds", "http://g/", &[], &m),
+            None
+        );
+        let dc = "http://w/wiki/Washington";
+        assert_eq!(on("http://w/wiki/Washington,_D.C.", dc, &[], &m), None);
+        assert_eq!(
+            on("http://w/map/48.85,2.35", "http://w/map/48.85", &[], &m),
             None
         );
     }
