@@ -20,6 +20,8 @@ use crate::aah::kb::Category;
 pub(super) struct Evidence {
     pub(super) points: [u32; 6],
     pub(super) signals: Vec<String>,
+    /// The page's part of its host as its navigation marks it ([`super::part::current`]).
+    pub(super) part: Option<String>,
 }
 
 impl Evidence {
@@ -116,7 +118,7 @@ static LIST_PAGING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"page|index-\d|[?&]p=").expect("a valid literal pattern"));
 /// Path words of each category, in the page's own URL or in the URLs of three or more of its
 /// links (`/forum/`, `/topic/12/`, `/question/4/`, `/blog/`, `/wiki/`).
-static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::new(|| {
+pub(super) static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::new(|| {
     let re = |p: &str| Regex::new(p).expect("a valid literal pattern");
     [
         (Category::Forum, re(r"\b(forum|topic|thread|question)s?\b")),
@@ -125,71 +127,6 @@ static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::new(|| {
         (Category::Docs, re(r"\b(docs|documentation|manual)\b")),
     ]
 });
-/// The category a path segment or a menu item names as a whole (`blog`, `docs`, `forum`,
-/// a menu's `News` or `Forums`), if it names one.
-pub(super) fn category_named(segment: &str) -> Option<Category> {
-    CATEGORY_PATHS
-        .iter()
-        .find(|(_, re)| {
-            re.find(segment)
-                .is_some_and(|m| m.as_str().len() == segment.len())
-        })
-        .map(|(c, _)| *c)
-        .or_else(|| {
-            MENU_WORDS
-                .iter()
-                .find(|(w, _)| *w == segment)
-                .map(|(_, c)| *c)
-        })
-}
-
-/// Menu items that name a category beyond the path words: a project tool's `News` and
-/// `Boards`, a site's `Discussions`.
-const MENU_WORDS: [(&str, Category); 5] = [
-    ("news", Category::News),
-    ("board", Category::Forum),
-    ("boards", Category::Forum),
-    ("discussion", Category::Forum),
-    ("discussions", Category::Forum),
-];
-
-/// Class tokens by which menus mark the item of the page's own part (`selected`, Bootstrap's
-/// `active`, WordPress' `current-menu-item`, BEM's `navbar__link--active`).
-fn marks_current(class: &str) -> bool {
-    class.split_whitespace().any(|c| {
-        matches!(c, "selected" | "active" | "current" | "is-active")
-            || c.starts_with("current-menu")
-            || c.ends_with("--active")
-            || c.ends_with("-active")
-            || c.ends_with("_active")
-    })
-}
-
-/// The page's part of its site as its navigation marks it: the lowercased text of a link that
-/// is marked current (by its class, its list item's, or `aria-current`) and names a category
-/// ("News", "Forums", "Wiki"). Redmine's project menu marks its modules so; their URLs
-/// (`/news/26`, `/projects/x/news`, `/boards/2/topics/23`) share no first segment.
-pub(super) fn current_part(page: &Page<'_>) -> Option<String> {
-    page.body
-        .descendants()
-        .filter(|n| name(*n) == "a" && !page.is_hidden(*n))
-        .take(5_000)
-        .filter(|a| {
-            let e = a.value().as_element();
-            let own = e.is_some_and(|e| {
-                e.attr("aria-current").is_some_and(|v| v != "false")
-                    || e.attr("class").is_some_and(marks_current)
-            });
-            let item = a
-                .parent()
-                .and_then(|p| p.value().as_element())
-                .is_some_and(|p| p.name() == "li" && p.attr("class").is_some_and(marks_current));
-            own || item
-        })
-        .map(|a| page.text(a).trim().to_lowercase())
-        .find(|t| t.len() <= 24 && category_named(t).is_some())
-}
-
 static CHANGES_FEED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"change|history|revision").expect("a valid literal pattern"));
 
@@ -422,8 +359,9 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         ev.add(Category::Forum, 2, format!("{hits} forum column headers"));
     }
     // The navigation marks the page's part, and the part names a category.
-    if let Some(part) = current_part(page) {
-        if let Some(c) = category_named(&part) {
+    ev.part = super::part::current(page);
+    if let Some(part) = ev.part.clone() {
+        if let Some(c) = super::part::category_named(&part) {
             ev.add(c, 3, format!("the current menu item is {part}"));
         }
     }

@@ -103,7 +103,7 @@ impl HostModel {
     pub fn section_category(&self, url: &url::Url, current: Option<&str>) -> Option<Category> {
         let host = self.category()?;
         let confirmed = |name: &str, (evidence, pages): &([u32; 6], u32)| {
-            let named = super::evidence::category_named(name)?;
+            let named = super::part::category_named(name)?;
             let own = super::best_category(evidence)?;
             (*pages >= MIN_PAGES && own == named).then_some(own)
         };
@@ -122,7 +122,7 @@ impl HostModel {
         }
         let rest = super::best_category(&rest).filter(|_| pages >= MIN_PAGES);
         let split = rest.is_some_and(|r| parts.iter().any(|c| *c != r));
-        let own = match section(url, current)
+        let own = match super::part::section(url, current)
             .and_then(|name| confirmed(&name, self.sections.get(&name)?))
         {
             Some(own) => own,
@@ -141,7 +141,7 @@ impl HostModel {
         evidence: &[u32; 6],
         shape: Shape,
     ) {
-        if let Some(name) = section(url, current) {
+        if let Some(name) = super::part::section(url, current) {
             if self.sections.len() < MAX_SECTIONS || self.sections.contains_key(&name) {
                 let (sum, pages) = self.sections.entry(name).or_default();
                 *pages = pages.saturating_add(1);
@@ -325,18 +325,6 @@ impl HostModel {
             LevelKind::Terminal => v.1 = v.1.saturating_add(1),
         }
     }
-}
-
-/// The section of a page: the part its navigation marks current when that names a category
-/// (`evidence::current_part`), else its URL's first path segment, if it is a folder
-/// (`/blog/post-1` and the section's own index `/blog/` are in `blog`; `/about` and `/` are
-/// in none).
-pub(super) fn section(url: &url::Url, current: Option<&str>) -> Option<String> {
-    if let Some(part) = current {
-        return Some(part.to_owned());
-    }
-    let (first, _) = url.path().trim_start_matches('/').split_once('/')?;
-    (!first.is_empty()).then(|| first.to_ascii_lowercase())
 }
 
 /// Pages of `pages` a block must be on to be common: `share` of them, and two at least.

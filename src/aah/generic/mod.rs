@@ -30,6 +30,7 @@ mod item;
 mod kind;
 mod nav;
 mod page;
+mod part;
 mod template;
 mod title;
 mod views;
@@ -106,10 +107,9 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     let lower = title_segments(&parts);
     let keys: HashSet<u64> = page.keys.values().copied().collect();
     let shape = Shape::of(url);
-    let current = evidence::current_part(&page);
     host.observe(
         url,
-        current.as_deref(),
+        ev.part.as_deref(),
         &keys,
         &lower,
         &ev.points,
@@ -161,7 +161,7 @@ fn judge(
         category: host.category(),
         ..Reading::default()
     };
-    if let Some(c) = host.section_category(page.url, evidence::current_part(page).as_deref()) {
+    if let Some(c) = host.section_category(page.url, ev.part.as_deref()) {
         r.category = Some(c);
         r.by_section = true;
     }

@@ -4,7 +4,7 @@
 //! `limits.max_retries` failures. A fetch that found no file descriptor counts as none (see
 //! `descriptors.rs`).
 
-use super::retry::{decide_robots, RetryLimits, RobotsAttempt, RobotsDecision};
+use super::retry::{decide_robots, RobotsAttempt, RobotsDecision};
 use super::{Engine, FetchFailure, Span};
 use crate::crawl::crawl_log::Refused;
 use crate::crawl::pipeline::Processed;
@@ -84,11 +84,8 @@ impl<F: CrawlFrontier> Engine<F> {
             Some(r) if !r.is_temporary_failure() => RobotsAttempt::Rules,
             _ => RobotsAttempt::Failed { private },
         };
-        let limits = RetryLimits {
-            max_retries: self.spec.limits.max_retries,
-            retry_delay: self.spec.limits.retry_delay,
-        };
-        match decide_robots(attempt, self.frontier.robots_failures(&host), limits) {
+        let failures = self.frontier.robots_failures(&host);
+        match decide_robots(attempt, failures, self.retry_limits()) {
             RobotsDecision::Done => {
                 let Some(r) = robots else {
                     return Ok(());
