@@ -13,8 +13,8 @@
 //! - [`store`]: the only sled user: every key family, and atomic, durable commits of the
 //!   crawl's one transaction.
 //! - [`frontier`]: per-host priority queues in compact memory over a durable log, the seen-test,
-//!   politeness; [`frontier::contract`] is the core of its API, though the engine still uses
-//!   more of the concrete `Frontier` than the contract describes.
+//!   politeness; the engine is written against [`frontier::contract`] (only opening a crawl
+//!   reads the earlier state through the concrete `Frontier`).
 //! - [`http`]: the one lenient HTTP response-head parser and chunked decoder, for the wire and for stored blocks.
 //! - [`fetch`]: the recording HTTP client (exact wire bytes, kept connections), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.

@@ -81,7 +81,7 @@ fn modules_name_only_the_modules_below_them() {
         ("spec", &["analysis", "archive", "frontier"]),
         ("scope", &["model", "spec", "uri"]),
         ("intake", &["archive", "uri"]),
-        ("frontier", &["model", "store"]),
+        ("frontier", &["blocking", "model", "store"]),
         ("fetch", &["http", "model", "process"]),
         ("parse", &["model", "sample_site", "uri"]),
         ("aah", &["model", "parse", "store", "uri"]),

@@ -388,3 +388,40 @@ fn a_sites_confirmed_language_is_trusted_and_every_record_says_how_it_was_found(
         n + 1
     );
 }
+
+/// The topic published for the server (`topic.json`) is persisted state: a crawl that cannot
+/// write it stops with an error naming the file, never a warning it goes on past.
+#[test]
+fn a_topic_that_cannot_be_published_fails_the_crawl_naming_the_file() {
+    let web = FixtureWeb::start(1);
+    web.route(0, "/", html("Solar", "<p>Solar power panels.</p>"));
+    let data = tempfile::tempdir().unwrap();
+    // A folder where the file goes: the rename onto it fails.
+    let topic = data.path().join("blocked/topic.json");
+    std::fs::create_dir_all(topic.join("inside")).unwrap();
+    let spec = harness::spec(
+        "blocked",
+        &[web.url(0, "/")],
+        json!({ "topic": { "keywords": ["solar power"] } }),
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (_control, rx) = tokio::sync::mpsc::unbounded_channel();
+    let opts = magpie::crawl::CrawlOptions {
+        data: data.path().to_path_buf(),
+        fresh: false,
+        hostname: "testhost".into(),
+    };
+    let stats = std::sync::Arc::new(magpie::crawl::stats::Stats::default());
+    let err = rt
+        .block_on(magpie::crawl::run(spec, opts, stats, rx, false))
+        .expect_err("the crawl cannot publish its topic");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("cannot publish the topic to ") && msg.contains("blocked/topic.json"),
+        "{msg}"
+    );
+}

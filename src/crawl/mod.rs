@@ -97,6 +97,14 @@ pub enum CrawlError {
         /// serde_json's reason.
         source: serde_json::Error,
     },
+    /// The topic cannot be published for the server (`topic.json`); the store holds it.
+    #[error("cannot publish the topic to {path}: {source}")]
+    Topic {
+        /// The file.
+        path: String,
+        /// What the OS said.
+        source: std::io::Error,
+    },
     /// The crawl log (`logs/crawl.log`) cannot be written.
     #[error("crawl log: {source}")]
     Log {

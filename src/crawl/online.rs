@@ -66,11 +66,14 @@ pub fn open_index(spec: &Spec, data: &Path, warc_dir: &Path) -> Result<Index, Cr
 
 /// Writes the topic where the server reads it (`topic.json`); the store keeps the copy that
 /// counts, so a failed write only costs the live view.
-pub fn write_topic(path: &Path, json: &[u8]) {
+pub fn write_topic(path: &Path, json: &[u8]) -> Result<(), CrawlError> {
     let tmp = path.with_extension("json.tmp");
-    if let Err(e) = std::fs::write(&tmp, json).and_then(|_| std::fs::rename(&tmp, path)) {
-        tracing::warn!("cannot write {}: {e}", path.display());
-    }
+    std::fs::write(&tmp, json)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|source| CrawlError::Topic {
+            path: path.display().to_string(),
+            source,
+        })
 }
 
 /// Starts the live indexer. The catch-up's writer lock can stay held for a moment after that
@@ -106,6 +109,9 @@ pub(super) struct Online {
     indexer: Option<Indexer>,
     /// Where the topic is published for the server (`topic.json`).
     topic_file: Option<PathBuf>,
+    /// A learned topic not yet published: written at the next commit, after the store holds
+    /// it, off the async workers.
+    unpublished: Option<Vec<u8>>,
     /// Learns the score weights from fetched pages (`scoring.learn`; see `analysis::learn`).
     learner: Option<WeightLearner>,
 }
@@ -124,6 +130,7 @@ impl Online {
             stats,
             indexer,
             topic_file,
+            unpublished: None,
             learner: learn.map(WeightLearner::new),
         }
     }
@@ -189,8 +196,13 @@ impl Online {
         Ok(())
     }
 
-    /// Tells the indexer how far the archive is committed (it commits tantivy now and then).
-    pub(super) fn commit(&self, checkpoint: Option<Checkpoint>) -> Result<(), CrawlError> {
+    /// Publishes a topic learned since the last commit, and tells the indexer how far the
+    /// archive is committed (it commits tantivy now and then). Called with the engine's commit,
+    /// after the store's, off the async workers.
+    pub(super) fn commit(&mut self, checkpoint: Option<Checkpoint>) -> Result<(), CrawlError> {
+        if let (Some(path), Some(json)) = (&self.topic_file, self.unpublished.take()) {
+            write_topic(path, &json)?;
+        }
         if let (Some(indexer), Some(cp)) = (&self.indexer, checkpoint) {
             indexer.commit(cp)?;
         }
@@ -214,9 +226,7 @@ impl Online {
         let mut a = (*current).clone();
         a.add_reference_vector(v);
         let json = super::state::to_json(a.topic(), "the learned topic")?;
-        if let Some(path) = &self.topic_file {
-            write_topic(path, &json);
-        }
+        self.unpublished = Some(json.clone());
         *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
         Ok(Some((Key::Meta(Meta::Topic).bytes(), json)))
     }

@@ -76,7 +76,7 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
     let writer = WarcWriter::create(super::writer_config(&spec, &layout, opts))?;
     let analyzer = online::analyzer(&spec, &frontier)?;
     if let Some(a) = &analyzer {
-        online::write_topic(&layout.topic(), &state::to_json(a.topic(), "the topic")?);
+        online::write_topic(&layout.topic(), &state::to_json(a.topic(), "the topic")?)?;
     }
 
     Ok(Opened {

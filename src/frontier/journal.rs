@@ -280,7 +280,7 @@ impl Journal {
         self.data_buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
         self.data_buf[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
         if self.data_buf.len() >= SPILL {
-            self.spill()?;
+            crate::blocking::off_the_workers(|| self.spill())?;
         }
         Ok(offset)
     }

@@ -303,9 +303,13 @@ impl Manager {
             .ok_or_else(|| ManagerError::NotFound(id.to_string()))
     }
 
+    /// Writes the crawl's `status.json`; called from API handlers and crawl tasks, so the file
+    /// work runs off the async workers.
     fn save(&self, id: &str, slot: &Slot) -> Result<(), ManagerError> {
         let status = lock(&slot.status).clone();
-        write_status(&self.data.join(id), &status, &slot.stats)?;
+        crate::blocking::off_the_workers(|| {
+            write_status(&self.data.join(id), &status, &slot.stats)
+        })?;
         Ok(())
     }
 
