@@ -117,13 +117,21 @@ static WIKI_ACTION: LazyLock<Regex> = LazyLock::new(|| {
 static LIST_PAGING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"page|index-\d|[?&]p=").expect("a valid literal pattern"));
 /// Path words of each category, in the page's own URL or in the URLs of three or more of its
-/// links (`/forum/`, `/topic/12/`, `/question/4/`, `/blog/`, `/wiki/`).
+/// links (`/forum/`, `/topic/12/`, `/question/4/`, `/blog/`, `/wiki/`), alone or glued to a word
+/// of what the page shows (Fossil's `/forumpost/` and `/wikihelp`, phpBB's `viewtopic.php`,
+/// vBulletin's `showthread.php`).
 pub(super) static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::new(|| {
     let re = |p: &str| Regex::new(p).expect("a valid literal pattern");
     [
-        (Category::Forum, re(r"\b(forum|topic|thread|question)s?\b")),
-        (Category::Blog, re(r"\bblogs?\b")),
-        (Category::Wiki, re(r"\bwikis?\b")),
+        (
+            Category::Forum,
+            re(r"\b(view|show)?(forum|topic|thread|question)s?(post|display|list|view)?s?\b"),
+        ),
+        (
+            Category::Blog,
+            re(r"\bblogs?(post|entry|entries|list)?s?\b"),
+        ),
+        (Category::Wiki, re(r"\bwikis?(page|help|list|index)?s?\b")),
         (Category::Docs, re(r"\b(docs|documentation|manual)\b")),
     ]
 });
@@ -337,24 +345,7 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         ev.add(Category::Docs, 1, "a table of contents of the page");
     }
     // Column headers of a board index or topic list.
-    let columns: Vec<String> = page
-        .body
-        .descendants()
-        .filter(|n| name(*n) == "th")
-        .take(200)
-        .map(|n| page.text(n).to_lowercase())
-        .collect();
-    let hits = [
-        "topics",
-        "posts",
-        "replies",
-        "views",
-        "last post",
-        "threads",
-    ]
-    .iter()
-    .filter(|c| columns.iter().any(|t| t == *c))
-    .count();
+    let hits = super::columns::forum_columns(page, page.body, &|n| page.is_hidden(n));
     if hits >= 2 {
         ev.add(Category::Forum, 2, format!("{hits} forum column headers"));
     }
@@ -469,6 +460,23 @@ fn starts_a_word(text: &str, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn category_words_glued_to_a_word_of_the_page_name_the_category() {
+        use super::super::part::category_named;
+        for (segment, c) in [
+            ("forum", Category::Forum),
+            ("forumpost", Category::Forum),
+            ("showthread", Category::Forum),
+            ("wikihelp", Category::Wiki),
+            ("blogpost", Category::Blog),
+        ] {
+            assert_eq!(category_named(segment), Some(c), "{segment}");
+        }
+        for segment in ["forumpostal", "technote", "wikipedian", "blogging"] {
+            assert_eq!(category_named(segment), None, "{segment}");
+        }
+    }
 
     #[test]
     fn two_api_reference_headings_are_docs_evidence_and_one_is_not() {

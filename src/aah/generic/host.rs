@@ -102,28 +102,36 @@ impl HostModel {
     /// whose lists carry feeds and dates) is part of the rest.
     pub fn section_category(&self, url: &url::Url, current: Option<&str>) -> Option<Category> {
         let host = self.category()?;
-        let confirmed = |name: &str, (evidence, pages): &([u32; 6], u32)| {
-            let named = super::part::category_named(name)?;
-            let own = super::best_category(evidence)?;
-            (*pages >= MIN_PAGES && own == named).then_some(own)
-        };
-        let (mut rest, mut pages, mut parts) = (self.evidence, self.pages, Vec::new());
-        for (name, s) in &self.sections {
-            if let Some(c) = confirmed(name, s) {
-                parts.push(c);
-                pages = pages.saturating_sub(s.1);
-                for (r, e) in rest.iter_mut().zip(&s.0) {
-                    *r = r.saturating_sub(*e);
+        // Sections summed by the category they name: Fossil's `/forum` list and its
+        // `/forumpost/…` threads are one part.
+        let mut named: HashMap<Category, ([u32; 6], u32)> = HashMap::new();
+        for (name, (evidence, pages)) in &self.sections {
+            if let Some(c) = super::part::category_named(name) {
+                let (sum, n) = named.entry(c).or_default();
+                for (s, e) in sum.iter_mut().zip(evidence) {
+                    *s += e;
                 }
+                *n += pages;
             }
         }
-        if parts.is_empty() {
+        named.retain(|c, (evidence, pages)| {
+            *pages >= MIN_PAGES && super::best_category(evidence) == Some(*c)
+        });
+        if named.is_empty() {
             return None;
         }
+        let (mut rest, mut pages) = (self.evidence, self.pages);
+        for (evidence, n) in named.values() {
+            pages = pages.saturating_sub(*n);
+            for (r, e) in rest.iter_mut().zip(evidence) {
+                *r = r.saturating_sub(*e);
+            }
+        }
         let rest = super::best_category(&rest).filter(|_| pages >= MIN_PAGES);
-        let split = rest.is_some_and(|r| parts.iter().any(|c| *c != r));
+        let split = rest.is_some_and(|r| named.keys().any(|c| *c != r));
         let own = match super::part::section(url, current)
-            .and_then(|name| confirmed(&name, self.sections.get(&name)?))
+            .and_then(|name| super::part::category_named(&name))
+            .filter(|c| named.contains_key(c))
         {
             Some(own) => own,
             None => rest?,

@@ -40,7 +40,12 @@ pub(super) fn kind_of(
         .filter(|n| name(*n) == "article" && !page.is_hidden(*n) && !furniture(*n))
         .filter(|n| !n.ancestors().any(|a| name(a) == "article"))
         .count();
-    if articles >= 2 || declares_a_list(page, content, furniture) {
+    // Column headers of a board's list ("Topics", "Posts", "Last Post") head its rows, however
+    // few (a category holding two forums).
+    let headed_columns = || {
+        super::columns::forum_columns(page, content, &|n| page.is_hidden(n) || furniture(n)) >= 2
+    };
+    if articles >= 2 || declares_a_list(page, content, furniture) || headed_columns() {
         return Some((LevelKind::Intermediate, false));
     }
     // The largest set of similar elements (same parent tag, tag and first class) whose items
@@ -126,12 +131,13 @@ pub(super) fn kind_of(
         return Some((LevelKind::Intermediate, !strong));
     }
     let prose = total.text - total.link;
-    // Most of the content is the list, or the page is a short introduction to a list.
+    // Most of the content is the list, or the page is a short introduction to a list. A list
+    // of bare names (a wiki's index of a topic's articles, Doxygen's list of a class's
+    // members) holds less text than its introduction; it is settled when that is a sentence or
+    // two.
     if listed * 2 >= total.text || (items >= 3 && prose < MAX_LIST_INTRO) {
-        return Some((
-            LevelKind::Intermediate,
-            listed * 2 < total.text || items < 3,
-        ));
+        let settled = items >= 3 && (listed * 2 >= total.text || prose < MAX_LINK_ENTRY_PROSE);
+        return Some((LevelKind::Intermediate, !settled));
     }
     if total.link * 2 > total.text || prose < MIN_PROSE {
         return Some((LevelKind::Intermediate, true));
@@ -139,7 +145,10 @@ pub(super) fn kind_of(
     let first_heading = content
         .descendants()
         .find(|h| matches!(name(*h), "h1" | "h2" | "h3") && !page.is_hidden(*h) && !furniture(*h));
-    let weak = prose < WEAK_PROSE || first_heading.is_some_and(|h| page.links_elsewhere(h));
+    // Short prose may be a list holding one item, whose title links to it, or a notice ("no
+    // topics yet"); a paragraph or two without a link is an item.
+    let weak = (prose < WEAK_PROSE && (total.link > 0 || prose < MAX_LINK_ENTRY_PROSE))
+        || first_heading.is_some_and(|h| titled_by_a_link(page, h));
     Some((LevelKind::Terminal, weak))
 }
 
@@ -230,7 +239,8 @@ fn opens_with_a_title_link(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
         .is_some_and(|h| is_title_link(page, h))
 }
 
-/// Whether `h` is a heading that is wholly one link to another page: a post's title in a list.
+/// Whether `h` is a heading that is wholly one link to another page: a post's title in a list
+/// (an author's name leads to a person, [`leads_to_a_person`]).
 fn is_title_link(page: &Page<'_>, h: NodeRef<'_, Node>) -> bool {
     if !is_heading(name(h)) {
         return false;
@@ -241,7 +251,9 @@ fn is_title_link(page: &Page<'_>, h: NodeRef<'_, Node>) -> bool {
     };
     let href = a.value().as_element().and_then(|e| e.attr("href"));
     let (whole, linked) = (page.text(h).chars().count(), page.text(*a).chars().count());
-    href.is_some_and(|h| !page.is_self(h)) && linked > 0 && linked * 10 >= whole * 9
+    href.is_some_and(|h| !page.is_self(h) && !leads_to_a_person(page, h))
+        && linked > 0
+        && linked * 10 >= whole * 9
 }
 
 /// Characters of a table cell beside an entry's linked name that still only describe the entry.
@@ -282,12 +294,17 @@ fn opens_with_a_link_cell(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
     linked > 0 && linked * 10 >= whole * 8 && short_rest
 }
 
-/// Whether the first heading in `n` is headed by a link to another page: its largest link
-/// holds at least half of its text.
+/// Whether the first heading in `n` is titled by a link to another page ([`titled_by_a_link`]).
 fn main_link_elsewhere(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
-    let Some(h) = n.descendants().find(|d| is_heading(name(*d))) else {
-        return false;
-    };
+    n.descendants()
+        .find(|d| is_heading(name(*d)))
+        .is_some_and(|h| titled_by_a_link(page, h))
+}
+
+/// Whether heading `h`'s largest link holds at least half of its text and leads to another
+/// page (not a person's): an entry's linked title. A section's `[edit]` link is small beside
+/// its heading.
+fn titled_by_a_link(page: &Page<'_>, h: NodeRef<'_, Node>) -> bool {
     let whole = page.text(h).chars().count();
     let largest = h
         .descendants()
@@ -300,5 +317,24 @@ fn main_link_elsewhere(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
             Some((page.text(d).chars().count(), href))
         })
         .max_by_key(|(len, _)| *len);
-    largest.is_some_and(|(len, href)| len * 2 >= whole && !page.is_self(href))
+    largest.is_some_and(|(len, href)| {
+        len * 2 >= whole && !page.is_self(href) && !leads_to_a_person(page, href)
+    })
+}
+
+/// Path segments that name a site's people: `/user/bruno`, `/members/42`, `/profile/ann`.
+const PEOPLE: [&str; 7] = [
+    "user", "users", "member", "members", "profile", "profiles", "people",
+];
+
+/// Whether `href` leads to a person's page: a heading that links its author's name (FlaskBB's
+/// `<h4><a href="/user/bruno">`) heads a post, not an entry of a list, whose headings lead to
+/// the content listed.
+fn leads_to_a_person(page: &Page<'_>, href: &str) -> bool {
+    page.url.join(href).is_ok_and(|u| {
+        u.path_segments()
+            .into_iter()
+            .flatten()
+            .any(|s| PEOPLE.contains(&s.to_ascii_lowercase().as_str()))
+    })
 }

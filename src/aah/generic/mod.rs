@@ -24,6 +24,7 @@ use url::Url;
 
 use super::kb::{Category, LevelKind};
 
+mod columns;
 mod evidence;
 mod host;
 mod item;
@@ -406,5 +407,53 @@ mod tests {
             .collect();
         let reading = read_alone(&table(icons));
         assert_eq!(reading.kind, Some(LevelKind::Intermediate), "{reading:?}");
+    }
+
+    #[test]
+    fn a_board_with_column_headers_is_a_list_however_few_its_rows() {
+        let row = |name: &str| {
+            format!(
+                "<div class=\"row\"><div class=\"info\"><a href=\"/forum/{name}\">{name}</a>\
+                 <p>Everything about {name}: notes, photos and the questions members ask of \
+                 each other, and what the club found out on its walks this year.</p></div>\
+                 <div>6</div><div>22</div><div>18 seconds ago</div></div>"
+            )
+        };
+        let board = |header: &str| {
+            read_alone(&format!(
+                "<html><body><main><div class=\"category\">{header}{}{}</div></main></body></html>",
+                row("birds"),
+                row("rivers")
+            ))
+        };
+        let headed = board(
+            "<div class=\"meta row\"><div>Forum</div><div>Topics</div><div>Posts</div>\
+             <div>Last Post</div></div>",
+        );
+        assert_eq!(headed.kind, Some(LevelKind::Intermediate), "{headed:?}");
+        // Without the header, two rows of prose are no list.
+        assert_eq!(board("").kind, Some(LevelKind::Terminal));
+    }
+
+    #[test]
+    fn posts_headed_by_their_authors_names_are_one_item() {
+        let post = |who: &str| {
+            format!(
+                "<div class=\"post\"><h4><a href=\"/user/{who}\">{who}</a></h4><p>The wren \
+                 sang from the hedge all morning, and by noon three more had joined it along \
+                 the old wall by the mill race. We counted them again at dusk, when the light \
+                 went off the water, and wrote down where each one sat.</p></div>"
+            )
+        };
+        let page = |href: &str| {
+            let posts: String = ["ann", "bob", "cat"].iter().map(|w| post(w)).collect();
+            read_alone(&format!(
+                "<html><body><main><div class=\"topic\">{}</div></main></body></html>",
+                posts.replace("/user/", href)
+            ))
+        };
+        assert_eq!(page("/user/").kind, Some(LevelKind::Terminal));
+        // The same headings leading to content are the entries of a list.
+        assert_eq!(page("/topic/").kind, Some(LevelKind::Intermediate));
     }
 }

@@ -234,11 +234,11 @@ pub fn menu_views(doc: &scraper::Html, page: &Url) -> HashSet<String> {
 }
 
 /// Whether a query key turns pages (`page`) or names an item (`id`, `topic_id`, `p`, `t`,
-/// `title`) rather than a view of the page without it.
+/// `title`, Fossil's `/wiki?name=Heron`) rather than a view of the page without it.
 fn turns_or_names(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
     PAGING_KEYS.iter().any(|&(p, _)| p == k)
-        || ["p", "t", "title"].contains(&k.as_str())
+        || ["p", "t", "title", "name"].contains(&k.as_str())
         || k.ends_with("id")
 }
 
@@ -358,6 +358,16 @@ mod tests {
             None
         );
         assert_eq!(on("http://w/?p=12", "http://w/", &[], &m), None);
+        // Fossil's wiki pages, linked from a page whose menu links the wiki's own landing page.
+        assert_eq!(
+            on(
+                "http://f/wiki?name=Heron",
+                "http://f/home",
+                &["http://f/wiki"],
+                &m
+            ),
+            None
+        );
         assert_eq!(
             on(
                 "http://w/index.php?title=Heron",
