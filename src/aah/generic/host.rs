@@ -93,9 +93,10 @@ impl HostModel {
     }
 
     /// The category of `url`'s part of the host when the host is split, or when that part's
-    /// differs from the host's. A part is a section named for a category (`/docs/`, `/blog/`)
-    /// whose own pages' evidence says so too (at least [`MIN_PAGES`] pages read there, that
-    /// category the clear winner), or the rest of the host, whose own pages may say another
+    /// differs from the host's. A part is the sections named for one category (`/docs/`,
+    /// `/blog/`; Fossil's `/forum` and `/forumpost/`) whose own pages' evidence says so too (at
+    /// least [`MIN_PAGES`] pages read there, that category the clear winner), or the rest of the
+    /// host, whose own pages may say another
     /// category (Material for MkDocs' documentation at the root beside its `/blog/`). The host
     /// is split when a section's category and the rest's differ: each page then has its part's,
     /// whichever part a crawl read first. A section named for nothing (NodeBB's `/category/`,
