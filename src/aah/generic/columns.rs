@@ -38,28 +38,29 @@ pub(super) fn forum_columns(
     };
     let mut found = [false; COLUMNS.len()];
     let mut mark = |texts: &[String]| {
-        let hits: Vec<usize> = (0..COLUMNS.len())
-            .filter(|i| texts.iter().any(|t| t == COLUMNS[*i]))
-            .collect();
-        for i in hits {
-            found[i] = true;
+        for (f, w) in found.iter_mut().zip(COLUMNS) {
+            *f |= texts.iter().any(|t| t == w);
         }
     };
+    // In document order, leaving out what `skip` holds for and all inside it, each element
+    // visited once.
+    let mut stack = vec![root];
     let mut rows = 0;
-    for n in root.descendants().filter(|n| n.value().is_element()) {
+    while let Some(n) = stack.pop() {
         if rows > 2_000 {
             break;
         }
-        if skip(n) || n.ancestors().any(skip) {
+        if skip(n) {
             continue;
         }
+        let cells: Vec<_> = n.children().filter(|c| c.value().is_element()).collect();
+        stack.extend(cells.iter().rev());
         if name(n) == "th" {
             if let Some(t) = cell(n) {
                 mark(&[t]);
             }
             continue;
         }
-        let cells: Vec<_> = n.children().filter(|c| c.value().is_element()).collect();
         if !(3..=MAX_CELLS).contains(&cells.len()) || name(n) == "tr" {
             continue;
         }
