@@ -376,3 +376,55 @@ fn a_crawl_without_the_index_only_archives_and_can_be_indexed_later() {
         .count();
     assert_eq!(report.captures as usize, captures);
 }
+
+/// The live crawl and a rebuild from its WARC files build each capture document the same way:
+/// a real crawl with a topic (relevance and score), the helper (application and level of a
+/// WordPress post), a revisit, a chunked answer and a redirect, then every stored field of
+/// every document compared with those of a rebuild into a second index.
+#[test]
+fn a_rebuild_stores_exactly_the_documents_the_live_crawl_indexed() {
+    let web = FixtureWeb::start(2);
+    let mut seeds = support::twin_site(&web, 0, DUP);
+    seeds.push(support::chunked_page(&web, 0));
+    seeds.push(support::redirect_loop(&web, 0));
+    let post = std::fs::read_to_string("tests/fixtures/kb/wordpress/post.html")
+        .unwrap()
+        .replace("https://blog.example.org", &web.base(1));
+    web.route(1, "/2024/05/14/hello-world/", Reply::html(post));
+    seeds.push(web.url(1, "/2024/05/14/hello-world/"));
+    let data = tempfile::tempdir().unwrap();
+    let spec = harness::spec(
+        "same",
+        &seeds,
+        json!({ "topic": { "keywords": ["hello world", "twin pages"] },
+                "scope": { "max_depth": 1 }, "limits": { "max_pages": 60 } }),
+    );
+    harness::run(spec, data.path());
+
+    let dir = index::index_dir(data.path(), "same");
+    let live = Index::open(&dir).unwrap().capture_docs().unwrap();
+    let limits = TextLimits::load(&dir)
+        .unwrap()
+        .expect("limits stored with the index");
+    let again = tempfile::tempdir().unwrap();
+    let rebuilt = Index::open(again.path()).unwrap();
+    rebuilt
+        .rebuild(&index::warc_dir(data.path(), "same"), &limits)
+        .unwrap();
+    let rebuilt = rebuilt.capture_docs().unwrap();
+
+    let recs = harness::records(data.path(), "same");
+    assert_eq!(
+        live.len(),
+        harness::captured(&recs).len(),
+        "one per capture"
+    );
+    let kinds: Vec<CaptureKind> = live.iter().map(|d| d.kind).collect();
+    assert!(kinds.contains(&CaptureKind::Revisit), "{kinds:?}");
+    assert!(live.iter().any(|d| d.app.as_deref() == Some("wordpress")));
+    assert!(live.iter().any(|d| d.relevance.is_some()));
+    assert_eq!(live.len(), rebuilt.len());
+    for (l, r) in live.iter().zip(&rebuilt) {
+        assert_eq!(l, r, "{}", l.url);
+    }
+}

@@ -1,7 +1,7 @@
 //! Capture lookup and replay: the captures of a URL, the one nearest a time, its stored HTTP
 //! response read straight from the WARC file, and revisits resolved to their originals.
 
-use super::doc::{CaptureKind, Location, RevisitOf};
+use super::doc::{CaptureDoc, CaptureKind, Location, RevisitOf};
 use super::search::SearchQuery;
 use super::stored::Stored;
 use super::{Index, IndexError};
@@ -14,8 +14,8 @@ use serde::Serialize;
 use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
-use tantivy::collector::TopDocs;
-use tantivy::query::TermQuery;
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::query::{AllQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{TantivyDocument, Term};
 
@@ -117,6 +117,24 @@ impl Index {
         top.into_iter()
             .map(|(_, a)| searcher.doc(a).map_err(IndexError::tantivy(ctx())))
             .collect()
+    }
+
+    /// Every capture document in the index as stored, in record-ID order: what an audit of the
+    /// index compares, for example a rebuild from the WARC files against the live crawl's.
+    pub fn capture_docs(&self) -> Result<Vec<CaptureDoc>, IndexError> {
+        self.refresh()?;
+        let searcher = self.reader.searcher();
+        let ctx = || format!("{}: every capture", self.name);
+        let addrs = searcher
+            .search(&AllQuery, &DocSetCollector)
+            .map_err(IndexError::tantivy(ctx()))?;
+        let mut docs = Vec::with_capacity(addrs.len());
+        for a in addrs {
+            let d: TantivyDocument = searcher.doc(a).map_err(IndexError::tantivy(ctx()))?;
+            docs.extend(Stored::new(&d, &self.fields).capture_doc());
+        }
+        docs.sort_by(|a, b| a.record_id.cmp(&b.record_id));
+        Ok(docs)
     }
 
     fn refs(&self, docs: &[TantivyDocument]) -> Vec<CaptureRef> {

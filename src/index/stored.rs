@@ -140,7 +140,6 @@ impl<'a> Stored<'a> {
     }
 }
 
-#[cfg(test)]
 impl Stored<'_> {
     /// The capture document as stored, to compare rebuilt indexes with live ones.
     pub fn capture_doc(&self) -> Option<super::CaptureDoc> {

@@ -11,8 +11,6 @@ use crate::model::{CrawlUri, ExchangeInfo, Hop, Link};
 use chrono::{DateTime, TimeZone, Utc};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use tantivy::collector::DocSetCollector;
-use tantivy::query::AllQuery;
 
 /// A simulated crawl writing into `dir`.
 pub(crate) struct SimCrawl {
@@ -275,18 +273,7 @@ impl SimCrawl {
 
 /// Every capture document stored in `index`, sorted by record ID.
 pub(crate) fn stored_docs(index: &Index) -> Vec<CaptureDoc> {
-    index.refresh().expect("refresh");
-    let searcher = index.reader.searcher();
-    let addrs = searcher.search(&AllQuery, &DocSetCollector).expect("all");
-    let mut docs: Vec<CaptureDoc> = addrs
-        .into_iter()
-        .filter_map(|a| {
-            let d: tantivy::TantivyDocument = searcher.doc(a).expect("doc");
-            super::stored::Stored::new(&d, &index.fields).capture_doc()
-        })
-        .collect();
-    docs.sort_by(|a, b| a.record_id.cmp(&b.record_id));
-    docs
+    index.capture_docs().expect("every capture")
 }
 
 /// `docs` sorted by record ID.

@@ -206,6 +206,14 @@ pub fn captured(recs: &[Rec]) -> Vec<String> {
 /// Runs `warcio check -v` on the files. Without warcio this fails when
 /// `MAGPIE_REQUIRE_WARCIO=1` (as in CI), and otherwise only prints a note.
 pub fn warcio_check(files: &[PathBuf]) {
+    if let Some(problems) = warcio_problems(files) {
+        assert!(problems.is_empty(), "warcio check failed: {problems:?}");
+    }
+}
+
+/// What `warcio check -v` finds wrong, as (record ID, problem) pairs; `None` without warcio
+/// (which fails when `MAGPIE_REQUIRE_WARCIO=1`, as in CI).
+pub fn warcio_problems(files: &[PathBuf]) -> Option<Vec<(String, String)>> {
     assert!(!files.is_empty(), "no WARC files to check");
     let out = match Command::new("warcio")
         .arg("check")
@@ -219,15 +227,35 @@ pub fn warcio_check(files: &[PathBuf]) {
                 panic!("warcio is required but cannot run: {e}");
             }
             eprintln!("note: warcio not available ({e}); independent check skipped");
-            return;
+            return None;
         }
     };
-    assert!(
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut problems = Vec::new();
+    let mut record = String::new();
+    // warcio's own verdicts on a sound record (checker.py); any other line under a record is a
+    // problem it found.
+    const SOUND: [&str; 4] = [
+        "digest pass",
+        "no digest to check",
+        "digest present but not checked (revisit)",
+        "digest present but not checked",
+    ];
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    for line in stdout.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("offset ") {
+            record = rest.split(' ').nth(2).unwrap_or_default().to_string();
+        } else if !line.is_empty() && !SOUND.contains(&line) && !names.iter().any(|n| n == line) {
+            problems.push((record.clone(), line.to_string()));
+        }
+    }
+    assert_eq!(
         out.status.success(),
-        "warcio check failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
+        problems.is_empty(),
+        "warcio's verdict and its lines disagree:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    Some(problems)
 }
 
 /// Whether a third-party tool runs (`cmd args` exits 0). Without it this fails when the

@@ -56,8 +56,13 @@ impl<F: CrawlFrontier> Engine<F> {
                         p.records.response_len,
                         vec![],
                     )?;
-                    self.online
-                        .index_capture(p.capture, &archived, None, None)?;
+                    // The priority its metadata record states, so a rebuild reads the same score.
+                    self.online.index_capture(
+                        p.capture,
+                        &archived,
+                        None,
+                        Some(robots_uri.priority),
+                    )?;
                     self.stats.robots_fetches.fetch_add(1, Relaxed);
                     self.stats.status(p.records.info.status);
                     last = p.robots;
