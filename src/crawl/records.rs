@@ -197,9 +197,8 @@ pub fn encode_revisions(
             },
             &c.record_id,
             AAH_MEDIA_TYPE,
-            &serde_json::to_vec(&r.reading).map_err(|e| ArchiveError::Encode {
-                what: format!("the later reading of {}", r.reading.url),
-                reason: e.to_string(),
+            &json_record(&r.reading, || {
+                format!("the later reading of {}", r.reading.url)
             })?,
             level,
         )?);
@@ -287,12 +286,7 @@ fn json_notes(
     links: &[Link],
     n: &PageNotes,
 ) -> Result<Vec<(&'static str, Vec<u8>)>, ArchiveError> {
-    let encode = |media_type: &str, v: Result<Vec<u8>, serde_json::Error>| {
-        v.map_err(|e| ArchiveError::Encode {
-            what: format!("the {media_type} metadata record of {}", uri.url),
-            reason: e.to_string(),
-        })
-    };
+    let what = |media_type: &str| format!("the {media_type} metadata record of {}", uri.url);
     let mut out = Vec::new();
     if let Some(a) = n.analysis {
         let outlinks: Vec<ScoredLink> = links
@@ -322,19 +316,28 @@ fn json_notes(
         });
         out.push((
             ANALYSIS_MEDIA_TYPE,
-            encode(ANALYSIS_MEDIA_TYPE, serde_json::to_vec(&v))?,
+            json_record(&v, || what(ANALYSIS_MEDIA_TYPE))?,
         ));
     }
     if let Some(m) = n
         .app
         .filter(|m| m.application.is_some() || !m.objects.is_empty())
     {
-        out.push((
-            AAH_MEDIA_TYPE,
-            encode(AAH_MEDIA_TYPE, serde_json::to_vec(m))?,
-        ));
+        out.push((AAH_MEDIA_TYPE, json_record(m, || what(AAH_MEDIA_TYPE))?));
     }
     Ok(out)
+}
+
+/// A JSON record's block; a value that does not serialise is an error naming `what`, never an
+/// empty record.
+fn json_record<T: Serialize + ?Sized>(
+    v: &T,
+    what: impl FnOnce() -> String,
+) -> Result<Vec<u8>, ArchiveError> {
+    serde_json::to_vec(v).map_err(|e| ArchiveError::Encode {
+        what: what(),
+        reason: e.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -400,5 +403,23 @@ mod tests {
             block.lines().filter(|l| l.starts_with("outlink:")).count(),
             1
         );
+    }
+
+    /// Refuses to serialise, as a type with a map keyed by non-strings would.
+    struct Unencodable;
+
+    impl Serialize for Unencodable {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("cannot be written"))
+        }
+    }
+
+    #[test]
+    fn a_note_that_does_not_serialise_is_an_error_naming_it_never_an_empty_record() {
+        let e = json_record(&Unencodable, || "the note of http://a.example/p".into())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("http://a.example/p"), "{e}");
+        assert!(e.contains("cannot be written"), "{e}");
     }
 }

@@ -17,15 +17,24 @@ impl Frontier {
         let mut queued = Vec::new();
         self.store.for_each(&Family::LegacyQueue.prefix(), |k, v| {
             let host = k[1..].split(|&b| b == 0).next().map(<[u8]>::to_vec);
+            let host = host.and_then(|h| String::from_utf8(h).ok());
             let fp = v.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok());
             let uri = v.get(8..).and_then(keys::decode_uri);
-            match (host.and_then(|h| String::from_utf8(h).ok()), fp, uri) {
-                (Some(h), Some(fp), Some(uri)) => {
-                    queued.push((k.to_vec(), h, u64::from_be_bytes(fp), uri))
-                }
-                _ => {
+            match (host, fp, uri) {
+                // A queued URL that does not parse is damage too, never a host without an
+                // origin.
+                (Some(h), Some(fp), Some(uri)) => match url::Url::parse(&uri.url) {
+                    Ok(u) => {
+                        let origin = u.origin().ascii_serialization();
+                        queued.push((k.to_vec(), h, u64::from_be_bytes(fp), uri, origin))
+                    }
+                    Err(e) => {
+                        damage.get_or_insert_with(|| format!("queued URL {:?}: {e}", uri.url));
+                    }
+                },
+                (h, ..) => {
                     damage.get_or_insert_with(|| {
-                        format!("queue entry {}", String::from_utf8_lossy(k))
+                        format!("a queue entry of host {:?}", h.unwrap_or_default())
                     });
                 }
             }
@@ -66,10 +75,7 @@ impl Frontier {
             return Ok(());
         }
         queued.sort_by_key(|(k, ..)| k.get(k.len().saturating_sub(8)..).map(<[u8]>::to_vec));
-        for (key, host, fp, uri) in queued {
-            let origin = url::Url::parse(&uri.url)
-                .map(|u| u.origin().ascii_serialization())
-                .unwrap_or_default();
+        for (key, host, fp, uri, origin) in queued {
             self.offer(fp, &host, &origin, uri);
             self.legacy.delete(key);
         }

@@ -400,6 +400,21 @@ mod tests {
     }
 
     #[test]
+    fn an_older_queued_url_that_does_not_parse_is_damage_and_nothing_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        legacy_state(&store);
+        let mut ws = WriteSet::default();
+        let mut v = 14u64.to_be_bytes().to_vec();
+        keys::encode_uri_into(&mut v, &CrawlUri::seed("no scheme here"));
+        ws.put(b"qa.test\0\0\0\0\0\0\0\0\0\0\0\0\x09".to_vec(), v);
+        store.commit(ws).unwrap();
+        let err = Frontier::open(store.clone(), cfg(0, false)).err().unwrap();
+        assert!(err.to_string().contains("no scheme here"), "{err}");
+        assert_eq!(store.scan(b"q", 10, |_| false).unwrap().len(), 3, "kept");
+    }
+
+    #[test]
     fn a_commit_number_the_log_never_reached_is_damage() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();

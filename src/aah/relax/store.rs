@@ -70,9 +70,14 @@ pub(crate) struct RelaxStore {
     staged: Mutex<WriteSet>,
 }
 
+/// A key as errors name it (its parts are separated by NUL bytes).
+fn printable(k: &[u8]) -> String {
+    String::from_utf8_lossy(k).replace('\0', "/")
+}
+
 fn decode<T: for<'de> Deserialize<'de>>(k: &[u8], v: &[u8]) -> Result<T, AahError> {
     serde_json::from_slice(v).map_err(|e| AahError::Record {
-        key: String::from_utf8_lossy(k).replace('\0', "/"),
+        key: printable(k),
         reason: e.to_string(),
     })
 }
@@ -81,7 +86,7 @@ fn decode<T: for<'de> Deserialize<'de>>(k: &[u8], v: &[u8]) -> Result<T, AahErro
 /// record.
 fn encode<T: Serialize>(k: &[u8], v: &T) -> Result<Vec<u8>, AahError> {
     serde_json::to_vec(v).map_err(|e| AahError::Record {
-        key: String::from_utf8_lossy(k).replace('\0', "/"),
+        key: printable(k),
         reason: e.to_string(),
     })
 }
@@ -145,9 +150,15 @@ impl RelaxStore {
 
     /// The application detected on a host before (staged writes included).
     pub(crate) fn app(&self, host: &str) -> Result<Option<String>, AahError> {
-        Ok(self
-            .read(&Key::HostApp(host).bytes())?
-            .map(|v| String::from_utf8_lossy(&v).into_owned()))
+        let k = Key::HostApp(host).bytes();
+        self.read(&k)?
+            .map(|v| {
+                String::from_utf8(v).map_err(|e| AahError::Record {
+                    key: printable(&k),
+                    reason: e.to_string(),
+                })
+            })
+            .transpose()
     }
 
     fn stage(&self, k: Vec<u8>, v: Vec<u8>) {
@@ -220,5 +231,60 @@ mod tests {
             vec![adoption("a.test", "body")]
         );
         assert_eq!(again.app("a.test").unwrap().as_deref(), Some("phpbb"));
+    }
+
+    /// Refuses to serialise, as a type with a map keyed by non-strings would.
+    struct Unencodable;
+
+    impl Serialize for Unencodable {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("cannot be written"))
+        }
+    }
+
+    #[test]
+    fn a_record_that_does_not_serialise_is_an_error_naming_its_key() {
+        let k = Key::Captured {
+            host: "a.test",
+            url: "http://a.test/p",
+        }
+        .bytes();
+        let e = encode(&k, &Unencodable).unwrap_err().to_string();
+        assert!(e.contains("a.test") && e.contains("http://a.test/p"), "{e}");
+        assert!(e.contains("cannot be written"), "{e}");
+    }
+
+    #[test]
+    fn damaged_records_are_errors_naming_their_keys_never_defaults() {
+        let store = Store::temporary().unwrap();
+        let mut ws = WriteSet::default();
+        let a = adoption("a.test", "body");
+        let k = Key::Adoption {
+            host: &a.host,
+            application: &a.application,
+            action: &a.action,
+        }
+        .bytes();
+        ws.put(k, b"{\"host\": ".to_vec());
+        ws.put(
+            Key::Captured {
+                host: "a.test",
+                url: "http://a.test/p",
+            }
+            .bytes(),
+            b"[1, 2]".to_vec(),
+        );
+        ws.put(Key::HostApp("a.test").bytes(), vec![b'w', 0xff, b'p']);
+        store.commit(ws).unwrap();
+        let rs = RelaxStore::new(store);
+        let errors = [
+            rs.adoptions(None).unwrap_err(),
+            rs.captured("a.test", "http://a.test/p").unwrap_err(),
+            rs.app("a.test").unwrap_err(),
+        ];
+        for e in errors {
+            let e = e.to_string();
+            assert!(e.contains("a.test"), "names the key: {e}");
+        }
     }
 }
