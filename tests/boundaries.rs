@@ -87,8 +87,9 @@ fn modules_name_only_the_modules_below_them() {
         ("aah", &["model", "parse", "store", "uri"]),
         ("analysis", &["model"]),
         ("archive", &["http"]),
-        // The index still reads pages itself for a rebuild (fetch, parse, aah's record type,
-        // spec for the text limits); issue 30 moves that to one capture-document builder.
+        // The index reads stored pages itself for a rebuild, as the crawl reads fetched ones
+        // (fetch's body decoding, parse, aah's record type), and the text limits of an index
+        // made before they were stored with it from the crawl's spec.
         (
             "index",
             &[
