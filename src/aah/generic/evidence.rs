@@ -9,7 +9,9 @@
 
 use std::sync::LazyLock;
 
+use ego_tree::NodeRef;
 use regex::Regex;
+use scraper::Node;
 
 use super::page::Page;
 use super::{name, node_text};
@@ -248,11 +250,14 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
             ev.add(c, 2, format!("keywords say {w}"));
         }
     }
-    // Links: their whole texts, edit and history actions, previous and next pages.
+    // Links: their whole texts, edit and history actions, previous and next pages. A tag's
+    // link says nothing of the engine: a blog's tag "history" is no wiki's history, its
+    // `/blog/category/` no blog's page. (Tags are no evidence of a blog either: boards and
+    // wikis have them too.)
     let links: Vec<_> = page
         .body
         .descendants()
-        .filter(|n| name(*n) == "a" && !page.is_hidden(*n))
+        .filter(|n| name(*n) == "a" && !page.is_hidden(*n) && !is_tag_link(page, *n))
         .take(5_000)
         .collect();
     let texts: std::collections::HashSet<String> =
@@ -293,6 +298,15 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         .filter(|u| u.host_str() == page.url.host_str())
         .map(|u| u.path().to_lowercase())
         .collect();
+    // A blog's archive by month, linked from every page (`/archive/2023/06/`, `/2023/06/`).
+    let months = targets.iter().filter(|p| names_a_month(p)).count();
+    if months >= 3 {
+        ev.add(
+            Category::Blog,
+            2,
+            format!("links to {months} archives by month"),
+        );
+    }
     for (c, re) in CATEGORY_PATHS.iter() {
         if targets.iter().filter(|p| re.is_match(p)).count() >= 3 {
             ev.add(*c, 2, format!("links to {} paths", c.as_str()));
@@ -366,6 +380,47 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         );
     }
     ev
+}
+
+/// Path segments under which a link names a tag or a category of posts.
+const TAG_SEGMENTS: [&str; 6] = ["tag", "tags", "category", "categories", "label", "labels"];
+
+/// Whether the link `a` leads to a tag or category of posts (`rel="tag"`, `/tags/history`).
+fn is_tag_link(page: &Page<'_>, a: NodeRef<'_, Node>) -> bool {
+    let Some(e) = a.value().as_element() else {
+        return false;
+    };
+    if e.attr("rel")
+        .is_some_and(|r| r.split_whitespace().any(|t| t.eq_ignore_ascii_case("tag")))
+    {
+        return true;
+    }
+    let Some(url) = e.attr("href").and_then(|h| page.url.join(h).ok()) else {
+        return false;
+    };
+    let segments: Vec<String> = url
+        .path_segments()
+        .into_iter()
+        .flatten()
+        .map(str::to_ascii_lowercase)
+        .collect();
+    segments
+        .iter()
+        .rev()
+        .skip(1)
+        .any(|s| TAG_SEGMENTS.contains(&s.as_str()))
+}
+
+/// Whether a path names a month: a year segment (19xx or 20xx), then a month number.
+fn names_a_month(path: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').collect();
+    segments.windows(2).any(|w| {
+        let year = w[0].len() == 4
+            && (w[0].starts_with("19") || w[0].starts_with("20"))
+            && w[0].bytes().all(|b| b.is_ascii_digit());
+        let month = w[1].parse::<u8>().is_ok_and(|m| (1..=12).contains(&m)) && w[1].len() <= 2;
+        year && month
+    })
 }
 
 /// Section headings of API reference pages, as documentation generators write them: Doxygen's
@@ -536,6 +591,23 @@ mod tests {
             super::super::best_category(&ev.points),
             Some(Category::Forum)
         );
+    }
+
+    #[test]
+    fn a_blog_s_month_archive_is_blog_evidence_and_its_tags_are_no_wiki_s() {
+        use url::Url;
+        let html = "<html><body><p>Tags: <a href=\"tags/history\">history</a>, \
+            <a href=\"tags/edit\">edit</a>, <a rel=\"tag\" href=\"t?x=1\">changelog</a></p>\
+            <a href=\"archive/2023/06/\">June</a><a href=\"archive/2023/05/\">May</a>\
+            <a href=\"archive/2023/4/\">April</a></body></html>";
+        let tree = crate::parse::parse_document(html);
+        let url = Url::parse("http://c/A_post.html").expect("a URL");
+        let page = Page::new(&tree, &url).expect("a page");
+        let ev = of(&page);
+        // The month archive, and nothing of the tags "history", "edit" and "changelog".
+        assert_eq!(ev.signals, ["links to 3 archives by month"]);
+        assert!(names_a_month("/2023/06/") && names_a_month("/archive/1999/1"));
+        assert!(!names_a_month("/topic/2023/1234") && !names_a_month("/2023/13/"));
     }
 
     #[test]

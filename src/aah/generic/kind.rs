@@ -231,20 +231,35 @@ fn declares_a_list(
         })
 }
 
-/// Whether `n` opens with a heading that is wholly one link to another page: a blog front page
-/// showing whole posts, each under its linked title, is a list however long the posts are.
+/// Whether `n` opens with a heading (or an element classed a title) that is wholly one link to
+/// another page: a blog front page showing whole posts, each under its linked title, is a list
+/// however long the posts are.
 fn opens_with_a_title_link(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
     n.children()
         .find(|c| c.value().is_element())
-        .is_some_and(|h| is_title_link(page, h))
+        .is_some_and(|h| (is_heading(name(h)) || classed_a_title(h)) && wholly_a_link(page, h))
+}
+
+/// Whether an element's class names it a title (`title`, `entry-title`, `headline`): the
+/// heading of templates that draw headings as `div`s (chronicle's entries).
+fn classed_a_title(h: NodeRef<'_, Node>) -> bool {
+    let class = h.value().as_element().and_then(|e| e.attr("class"));
+    class.is_some_and(|c| {
+        c.split_whitespace().any(|w| {
+            let w = w.to_ascii_lowercase();
+            w.split(['-', '_']).any(|p| p == "title" || p == "headline")
+        })
+    })
 }
 
 /// Whether `h` is a heading that is wholly one link to another page: a post's title in a list
 /// (an author's name leads to a person, [`leads_to_a_person`]).
 fn is_title_link(page: &Page<'_>, h: NodeRef<'_, Node>) -> bool {
-    if !is_heading(name(h)) {
-        return false;
-    }
+    is_heading(name(h)) && wholly_a_link(page, h)
+}
+
+/// Whether `h`'s text is wholly one link to another page that is not a person's.
+fn wholly_a_link(page: &Page<'_>, h: NodeRef<'_, Node>) -> bool {
     let links: Vec<_> = h.descendants().filter(|d| name(*d) == "a").collect();
     let [a] = links.as_slice() else {
         return false;

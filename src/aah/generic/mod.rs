@@ -310,6 +310,29 @@ mod tests {
     }
 
     #[test]
+    fn whole_posts_under_linked_titles_drawn_as_divs_are_a_list_and_comments_are_not() {
+        let text = "A long walk by the river, told at length with every bird seen. ".repeat(15);
+        let entry = |title: &str| {
+            format!(
+                "<div class=\"entry\"><div class=\"title\">{title}</div>\
+                 <div class=\"date\">28th June 2023</div><div class=\"body\"><p>{text}</p></div></div>"
+            )
+        };
+        let linked: String = (1..=3)
+            .map(|n| entry(&format!("<a href=\"Post_{n}.html\">Post {n}</a>")))
+            .collect();
+        let list = read_alone(&format!("<html><body>{linked}</body></html>"));
+        assert_eq!(list.kind, Some(LevelKind::Intermediate));
+        // A post and its comments, drawn alike, with titles that link nowhere.
+        let post: String = ["Post 1", "Ann", "Bruno"]
+            .iter()
+            .map(|t| entry(t))
+            .collect();
+        let one = read_alone(&format!("<html><body>{post}</body></html>"));
+        assert_eq!(one.kind, Some(LevelKind::Terminal));
+    }
+
+    #[test]
     fn posts_laid_flat_under_linked_titles_are_a_list_and_related_posts_are_not() {
         let excerpt = "A long walk by the river, told with every bird seen on the way. ".repeat(4);
         let entry = |n: u32| {

@@ -47,16 +47,26 @@ pub(super) fn title_segments(parts: &[&str]) -> HashSet<String> {
 }
 
 /// The core of a title: its parts that are not the site's name, and of a part holding the
-/// site's name after a colon, the other pieces.
+/// site's name before its first colon or after its last, the rest as written ("Field Notes:
+/// Winter visit: the ford" keeps the title's own colon); a name between colons leaves the
+/// other pieces.
 pub(super) fn title_core(parts: &[&str], host: &HostModel) -> String {
     let site = |p: &str| host.is_site_name(&p.to_lowercase());
     let mut core: Vec<&str> = Vec::new();
     for part in parts.iter().copied().filter(|p| !site(p)) {
         let pieces = colon_pieces(part);
-        if pieces.len() > 1 && pieces.iter().any(|p| site(p)) {
-            core.extend(pieces.into_iter().filter(|p| !site(p)));
-        } else {
+        if pieces.len() < 2 || !pieces.iter().any(|p| site(p)) {
             core.push(part);
+            continue;
+        }
+        let colons: Vec<_> = TITLE_COLON.find_iter(part).collect();
+        let (first, last) = (colons[0], colons[colons.len() - 1]);
+        if site(part[..first.start()].trim()) {
+            core.push(part[first.end()..].trim());
+        } else if site(part[last.end()..].trim()) {
+            core.push(part[..last.start()].trim());
+        } else {
+            core.extend(pieces.into_iter().filter(|p| !site(p)));
         }
     }
     core.join(" - ")
@@ -75,6 +85,7 @@ mod tests {
             "Heron: Field Notes",
             "Swift: Field Notes",
             "Rust: a language - Field Notes",
+            "Field Notes: Kite",
         ] {
             let parts = title_parts(t);
             let url = Url::parse("http://w/x").expect("a URL");
@@ -91,6 +102,11 @@ mod tests {
         assert_eq!(
             title_core(&title_parts("Rust: a language - Field Notes"), &host),
             "Rust: a language"
+        );
+        assert_eq!(
+            title_core(&title_parts("Field Notes: Winter visit: the ford"), &host),
+            "Winter visit: the ford",
+            "the name before the first colon, the title's own colon kept"
         );
     }
 }
