@@ -63,9 +63,10 @@ const BELOW: [(&str, [usize; 4]); 14] = [
 ];
 
 /// Recordings whose host the reader adopts another category than the application's, with that
-/// category: the recorded pages of Docusaurus and of Material for MkDocs (documentation with a
-/// blog beside it) are mostly their blog's, and the host's evidence is summed over them; the
-/// documentation is read as such by its section (docs/kb.md, section 8). Each page is held to
+/// category: the recorded pages of Docusaurus (documentation with a blog beside it) are mostly
+/// its blog's, and the host's evidence is summed over them; the documentation is read as such
+/// by its section (docs/kb.md, section 8). (Material for MkDocs, the same kind of site, adopts
+/// documentation since its blog's category links no longer count as blog paths.) Each page is held to
 /// its own category in the truth. Redmine's first three pages that agree are its forum's; its
 /// news, forums and wiki are read by the part its menu marks current.
 const OTHER_CATEGORY: [(&str, &str); 2] = [("docusaurus", "blog"), ("redmine", "forum")];
