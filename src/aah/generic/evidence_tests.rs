@@ -1,0 +1,117 @@
+//! Tests of the category evidence a page gives.
+
+use super::*;
+
+#[test]
+fn category_words_glued_to_a_word_of_the_page_name_the_category() {
+    use super::super::part::category_named;
+    for (segment, c) in [
+        ("forum", Category::Forum),
+        ("forumpost", Category::Forum),
+        ("showthread", Category::Forum),
+        ("wikihelp", Category::Wiki),
+        ("blogpost", Category::Blog),
+    ] {
+        assert_eq!(category_named(segment), Some(c), "{segment}");
+    }
+    for segment in ["forumpostal", "technote", "wikipedian", "blogging"] {
+        assert_eq!(category_named(segment), None, "{segment}");
+    }
+}
+
+#[test]
+fn two_api_reference_headings_are_docs_evidence_and_one_is_not() {
+    use url::Url;
+    let docs = |body: &str| {
+        let html = format!("<html><body>{body}<p>Heron</p></body></html>");
+        let tree = crate::parse::parse_document(&html);
+        let url = Url::parse("http://d/").expect("a URL");
+        let page = Page::new(&tree, &url).expect("a page");
+        of(&page).points[Category::ALL
+            .iter()
+            .position(|c| *c == Category::Docs)
+            .expect("docs is a category")]
+    };
+    let struct_page = r#"<div class="title">heron Struct Reference</div>
+        <h2>Detailed Description</h2><h2>Member Data Documentation</h2>"#;
+    assert_eq!(docs(struct_page), 3);
+    assert_eq!(docs("<h2>Documentation</h2><h2>Documentation</h2>"), 0);
+    assert_eq!(
+        docs("<h2>Detailed Description</h2><p>Member Data Documentation</p>"),
+        0,
+        "a paragraph is no heading"
+    );
+}
+
+#[test]
+fn a_manual_s_collection_links_are_docs_evidence() {
+    use url::Url;
+    let doc = |head: &str| {
+        let html = format!("<html><head>{head}</head><body><p>Heron</p></body></html>");
+        let tree = crate::parse::parse_document(&html);
+        let url = Url::parse("http://d/").expect("a URL");
+        let page = Page::new(&tree, &url).expect("a page");
+        of(&page).points[Category::ALL
+            .iter()
+            .position(|c| *c == Category::Docs)
+            .expect("docs is a category")]
+    };
+    assert_eq!(doc(r#"<link rel="index" href="genindex.html">"#), 1);
+    assert_eq!(
+        doc(r#"<link rel="index" href="genindex.html"><link rel="next" href="b.html">"#),
+        3
+    );
+    assert_eq!(doc(r#"<link rel="stylesheet" href="a.css">"#), 0);
+}
+
+#[test]
+fn a_mailing_list_archive_is_a_discussion() {
+    use url::Url;
+    let html = "<html><body><a href=\"threads.html\">Thread Index</a>\
+        <a href=\"msg1.html\">Re: Heron</a><a href=\"msg2.html\">Re: Weir</a></body></html>";
+    let tree = crate::parse::parse_document(html);
+    let url = Url::parse("http://l/maillist.html").expect("a URL");
+    let page = Page::new(&tree, &url).expect("a page");
+    let ev = of(&page);
+    assert_eq!(
+        super::super::best_category(&ev.points),
+        Some(Category::Forum)
+    );
+}
+
+#[test]
+fn a_blog_s_month_archive_is_blog_evidence_and_its_tags_are_no_wiki_s() {
+    use url::Url;
+    let html = "<html><body><p>Tags: <a href=\"tags/history\">history</a>, \
+        <a href=\"tags/edit\">edit</a>, <a rel=\"tag\" href=\"t?x=1\">changelog</a></p>\
+        <a href=\"archive/2023/06/\">June</a><a href=\"archive/2023/05/\">May</a>\
+        <a href=\"archive/2023/4/\">April</a></body></html>";
+    let tree = crate::parse::parse_document(html);
+    let url = Url::parse("http://c/A_post.html").expect("a URL");
+    let page = Page::new(&tree, &url).expect("a page");
+    let ev = of(&page);
+    // The month archive, and nothing of the tags "history", "edit" and "changelog".
+    assert_eq!(ev.signals, ["links to 3 archives by month"]);
+    assert!(names_a_month("/2023/06/") && names_a_month("/archive/1999/1"));
+    assert!(!names_a_month("/topic/2023/1234") && !names_a_month("/2023/13/"));
+}
+
+#[test]
+fn a_generator_word_counts_at_the_start_of_a_word_only() {
+    assert!(!starts_a_word("ikiwiki 3.2", "wiki"));
+    for (name, word) in [
+        ("TiddlyWiki", "wiki"),
+        ("phpBB 3", "bb"),
+        ("XWiki 15", "wiki"),
+    ] {
+        let words = camel_words(name).to_lowercase();
+        assert!(starts_a_word(&words, word), "{name}: {words}");
+    }
+    assert!(!starts_a_word(
+        &camel_words("ikiwiki").to_lowercase(),
+        "wiki"
+    ));
+    assert!(!starts_a_word(&camel_words("Nikola").to_lowercase(), "la"));
+    assert!(starts_a_word("my wiki engine", "wiki"));
+    assert!(starts_a_word("docs builder", "docs"));
+}
