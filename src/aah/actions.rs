@@ -281,6 +281,7 @@ impl Helper {
                     action,
                     boost,
                     rule,
+                    instead: None,
                 };
                 if let Some(r) = ctx
                     .app

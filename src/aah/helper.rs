@@ -492,6 +492,7 @@ pub(crate) fn default_verdicts(links: &[Link]) -> Vec<super::output::LinkVerdict
             action: super::output::LinkAction::Follow,
             boost: None,
             rule: super::output::DEFAULT_RULE.into(),
+            instead: None,
         })
         .collect()
 }

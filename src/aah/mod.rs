@@ -43,6 +43,7 @@ pub(crate) mod xpath;
 
 pub use builtin::builtin;
 pub use error::AahError;
+pub use generic::NoPage;
 pub use helper::{Helper, HelperOptions};
 pub use kb::{Category, KnowledgeBase, LevelKind};
 pub use output::{

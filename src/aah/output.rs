@@ -104,6 +104,10 @@ pub struct LinkVerdict {
     /// The deciding rule: `app/level/name` for a knowledge-base action, `app/*/name` for an
     /// application-wide one or a skipped URL pattern, `default` when no rule applied.
     pub rule: String,
+    /// The URL to queue in its place: the host is known to redirect this one there (a folder's
+    /// path without its final slash), so the redirect is not fetched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instead: Option<String>,
 }
 
 /// How an action fared on the page.

@@ -5,7 +5,7 @@
 //! is adopted for the host, stored with the pages that showed it and listed with the other
 //! relaxations (API and cockpit).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use url::Url;
@@ -49,7 +49,7 @@ impl Helper {
     /// page's tree when the helper has already built it. A page read before the host's model
     /// could judge it is kept to be read again (`reread`); so are the host's earlier pages
     /// that this one lets the model judge now read again. Returns the links the page offers as
-    /// views of itself (`generic::menu_views`), for [`Helper::unknown_verdicts`].
+    /// views of itself, with why (`generic::page_views`), for [`Helper::unknown_verdicts`].
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn read_unknown(
         &self,
@@ -60,7 +60,7 @@ impl Helper {
         parsed: Option<&scraper::Html>,
         out: &mut AppMatch,
         capture: Option<Capture>,
-    ) -> HashSet<String> {
+    ) -> HashMap<String, &'static str> {
         let adopted = adopted_category(st);
         let model = self.host_model(host);
         let mut model = model.lock().unwrap_or_else(|p| p.into_inner());
@@ -85,7 +85,7 @@ impl Helper {
             };
             self.lock_rereads()
                 .keep(host, kept, self.options.reread_bytes);
-            return HashSet::new();
+            return HashMap::new();
         }
         // The tree the helper already parsed, or a parse of its own (only past the check above).
         let own;
@@ -97,7 +97,7 @@ impl Helper {
             }
         };
         let reading = generic::read(html, url, &mut model);
-        let views = generic::menu_views(html, url);
+        let views = generic::page_views(html, url, &model);
         let early = generic::too_early(url, &model);
         let pages = model.pages();
         // The host's own category is the vote, whatever part of a split host the page is in.
@@ -264,7 +264,7 @@ impl Helper {
         page: &Url,
         out: &mut AppMatch,
         links: &[Link],
-        views: &HashSet<String>,
+        views: &HashMap<String, &'static str>,
     ) {
         out.links = default_verdicts(links);
         let model = self.host_model(host);
@@ -296,15 +296,14 @@ impl Helper {
         }
         for (i, u) in same_host {
             let v = &mut out.links[i];
-            let in_menu = || {
-                let template = model.nav_template(&u);
-                (
-                    template,
-                    "in a menu of views of the page that links it".to_owned(),
-                )
-            };
-            let found = generic::not_worth_on(&u, page, &linked, &model)
-                .or_else(|| views.contains(&v.url).then(in_menu));
+            if let Some(w) = model.with_slash(&u) {
+                v.rule = format!("{UNKNOWN_APP}/*/slash {}", model.nav_template(&u));
+                v.instead = Some(w.into());
+            }
+            let found = generic::not_worth_on(&u, page, &linked, &model).or_else(|| {
+                let why = views.get(&v.url)?;
+                Some((model.nav_template(&u), (*why).to_owned()))
+            });
             let Some((template, why)) = found else {
                 // Fetched last: once a page shows places of this shape beside their pages,
                 // the host's rule skips them, and the queued ones are taken out.
@@ -375,15 +374,24 @@ impl Helper {
         })
     }
 
-    /// Notes that `url` answered no page (a redirect or an error), for a host read as
-    /// unknown: a URL template whose URLs answer no page is not followed further
-    /// (`generic::not_worth`). Returns the template when this answer is the one that taught
-    /// it, so that the crawl can take the URLs of that shape already queued out of the queue
-    /// ([`Helper::not_worth_queued`]).
-    pub fn note_no_page(&self, url: &Url) -> Option<String> {
+    /// The URL to queue in place of `url`, already queued, when its host is now known to
+    /// redirect it there (see `LinkVerdict::instead`).
+    pub fn queued_instead(&self, url: &Url) -> Option<Url> {
+        let m = self.existing_model(url)?;
+        let m = m.lock().unwrap_or_else(|p| p.into_inner());
+        m.with_slash(url)
+    }
+
+    /// Notes that `url` answered no page (a redirect to `location`, or an error), for a host
+    /// read as unknown: a URL template whose URLs answer no page is not followed further
+    /// (`generic::not_worth`), and one whose URLs redirect to themselves with a final slash
+    /// is queued with it (`LinkVerdict::instead`). Returns what this answer taught, when it is
+    /// the one that taught it, so that the crawl can log it and take the URLs of a shape that
+    /// answers no page out of the queue ([`Helper::not_worth_queued`]).
+    pub fn note_no_page(&self, url: &Url, location: Option<&Url>) -> Option<generic::NoPage> {
         let model = self.existing_model(url)?;
         let mut m = model.lock().unwrap_or_else(|p| p.into_inner());
-        m.note_no_page(url)
+        m.note_no_page(url, location)
     }
 
     /// The reader's model of `url`'s host, if one was made.

@@ -11,7 +11,7 @@
 use super::dedup::{Dedup, Original};
 use super::records::{self, EncodedRecords, PageNotes};
 use super::CrawlError;
-use crate::aah::{AppMatch, Helper, LinkAction, DEFAULT_RULE};
+use crate::aah::{AppMatch, Helper, LinkAction, NoPage, DEFAULT_RULE};
 use crate::analysis::{Analyzer, PageAnalysis, ReferenceVector};
 use crate::fetch::{self, robots::Robots, Fetched};
 use crate::index::CaptureDoc;
@@ -161,14 +161,27 @@ pub fn process_page(
 ) -> Result<Processed, CrawlError> {
     let original = ctx.original(&fetched.info)?;
     let mut notes = Vec::new();
-    let purge_queue = ctx
+    let (links, nofollow, parsed) = extract(ctx, uri, fetched, &mut notes);
+    let mut purge_queue = None;
+    if let Some((h, url)) = ctx
         .helper
         .as_ref()
         .filter(|_| !(200..300).contains(&fetched.info.status))
         .zip(Url::parse(&fetched.info.url).ok())
-        .and_then(|(h, url)| h.note_no_page(&url))
-        .map(|t| format!("URLs like {t} answer no page"));
-    let (links, nofollow, parsed) = extract(ctx, uri, fetched, &mut notes);
+    {
+        let location = links
+            .iter()
+            .find(|l| l.hop == Hop::Redirect)
+            .and_then(|l| Url::parse(&l.url).ok());
+        purge_queue = h
+            .note_no_page(&url, location.as_ref())
+            .map(|learned| match learned {
+                NoPage::Answers(t) => format!("URLs like {t} answer no page"),
+                NoPage::AddsSlash(t) => {
+                    format!("URLs like {t} redirect to themselves with a final slash")
+                }
+            });
+    }
     let Some((page, doc)) = parsed else {
         let records = records::encode(
             records::capture_of(fetched),
@@ -256,7 +269,7 @@ pub fn process_page(
         doc
     });
     let nofollow = page.nofollow && ctx.obey_meta_robots;
-    let links = page.links;
+    let links = queued_instead(page.links, app.as_ref());
     let (outlinks, rejected) = scope_links(ctx, uri, links, nofollow, page_url, &judged);
     let purge_queue = purge_queue.or_else(|| {
         app.as_ref()
@@ -349,6 +362,23 @@ fn judge_links(links: &[Link], a: Option<&PageAnalysis>, m: Option<&AppMatch>) -
             }
         })
         .collect()
+}
+
+/// The links with the URL the helper queues in place of each (see `LinkVerdict::instead`).
+fn queued_instead(mut links: Vec<Link>, m: Option<&AppMatch>) -> Vec<Link> {
+    let instead: HashMap<&str, &str> = m
+        .iter()
+        .flat_map(|m| &m.links)
+        .filter_map(|v| Some((v.url.as_str(), v.instead.as_deref()?)))
+        .collect();
+    if !instead.is_empty() {
+        for l in &mut links {
+            if let Some(w) = instead.get(l.url.as_str()) {
+                l.url = (*w).to_owned();
+            }
+        }
+    }
+    links
 }
 
 /// Processes a fetched robots.txt: parses the rules and encodes the WARC records.

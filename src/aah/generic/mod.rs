@@ -36,14 +36,14 @@ mod template;
 mod title;
 mod views;
 
-pub use host::HostModel;
 use host::MIN_PAGES;
+pub use host::{HostModel, NoPage};
 pub use nav::not_worth;
 use page::{Page, Stats};
 use template::Shape;
 use title::{title_core, title_parts, title_segments};
 pub(crate) use views::PLACE_IN;
-pub use views::{among_children, looks_like_a_place, menu_views, not_worth_on};
+pub use views::{among_children, looks_like_a_place, not_worth_on, page_views};
 
 /// Characters of body text kept.
 pub(super) const BODY_CHARS: usize = 8_000;

@@ -11,6 +11,8 @@
 use url::Url;
 
 use super::host::HostModel;
+#[cfg(test)]
+use super::host::NoPage;
 use super::template::{Shape, MARKS};
 
 /// Words of a fixed path segment that lead to views, actions and renderings, not content.
@@ -296,16 +298,48 @@ mod tests {
     #[test]
     fn permalinks_that_answer_no_page_are_skipped_after_two() {
         let mut m = host(&["http://f/post/1", "http://f/post/2", "http://f/post/3"]);
-        assert_eq!(m.note_no_page(&url("http://f/post/1")), None);
+        let topic = url("http://f/topic/7-heron");
+        assert_eq!(m.note_no_page(&url("http://f/post/1"), Some(&topic)), None);
         assert_eq!(not_worth(&url("http://f/post/3"), &m), None);
         // The answer that teaches the template names it, once.
         assert_eq!(
-            m.note_no_page(&url("http://f/post/2")),
-            Some("post/N".into())
+            m.note_no_page(&url("http://f/post/2"), None),
+            Some(NoPage::Answers("post/N".into()))
         );
         assert!(not_worth(&url("http://f/post/3"), &m).is_some());
         assert!(m.url_answers_no_page(&url("http://f/post/3")));
-        assert_eq!(m.note_no_page(&url("http://f/post/3")), None);
+        assert_eq!(m.note_no_page(&url("http://f/post/3"), None), None);
+    }
+
+    #[test]
+    fn folders_that_redirect_to_their_slash_are_queued_with_it_after_two() {
+        let tags = ["birds", "bread", "maps", "rivers"].map(|t| format!("http://b/tags/{t}"));
+        let mut m = host(&tags.iter().map(String::as_str).collect::<Vec<_>>());
+        let slashed = |u: &str| url(&format!("{u}/"));
+        assert_eq!(
+            m.note_no_page(&url(&tags[0]), Some(&slashed(&tags[0]))),
+            None
+        );
+        assert_eq!(m.with_slash(&url(&tags[2])), None);
+        assert_eq!(
+            m.note_no_page(&url(&tags[1]), Some(&slashed(&tags[1]))),
+            Some(NoPage::AddsSlash("tags/*".into()))
+        );
+        assert_eq!(m.with_slash(&url(&tags[3])), Some(slashed(&tags[3])));
+        // They are pages, under their own URL: not skipped.
+        assert!(!m.url_answers_no_page(&url(&tags[3])));
+        assert_eq!(not_worth(&url(&tags[3]), &m), None);
+        // A file, a query or another template keeps its URL.
+        for u in [
+            "http://b/tags/birds.html",
+            "http://b/tags/birds?x=1",
+            "http://b/about",
+        ] {
+            assert_eq!(m.with_slash(&url(u)), None, "{u}");
+        }
+        // A redirect elsewhere is no slash added.
+        let other = url("http://b/tags/birds/page/2/");
+        assert_eq!(m.note_no_page(&url("http://b/tags/x"), Some(&other)), None);
     }
 
     #[test]

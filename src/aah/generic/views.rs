@@ -4,7 +4,7 @@
 //! permalink's or a sort's query added, a post's place in a topic, a marked view before a
 //! page's path, a filter in a menu of views of the page.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use scraper::Selector;
@@ -65,7 +65,7 @@ pub fn not_worth_on(
             return Some((template(), format!("the first page of {}", first.path())));
         }
     }
-    if url.query().is_some() && !url.query_pairs().all(|(k, _)| turns_or_names(&k)) {
+    if url.query().is_some() && !url.query_pairs().all(|(k, v)| turns_or_names(&k, &v)) {
         let mut x = url.clone();
         x.set_query(None);
         if clean(&x) && known(&x) {
@@ -196,49 +196,112 @@ fn is_small_number(s: &str) -> bool {
     s.len() <= 3 && !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// The links a page offers as views of itself: in a menu (`role="menu"`, a dropdown's list of
-/// choices) that holds a link to the page, the page's own URL with a query (NodeBB's "All
-/// categories" chooser on `/recent`: `/recent?cid=1`, `/recent?cid=2`). Their query keys are
-/// ones that usually name an item (`cid`); the menu says they filter this list. Links with a
-/// segment appended are left alone: a documentation theme's dropdown lists the page's
-/// subpages so.
-pub fn menu_views(doc: &scraper::Html, page: &Url) -> HashSet<String> {
+/// Why a page offers a link as a view of itself rather than a page of its own.
+pub const IN_MENU: &str = "in a menu of views of the page that links it";
+/// See [`page_views`].
+pub const LABELLED: &str = "every link to it is labelled a permalink or a source";
+/// See [`page_views`].
+pub const NUMBERED: &str = "every link to it is a post's number, to another of the page's kind";
+
+/// Anchor texts that label a link as another URL of what the page shows or its markup
+/// (Fossil's `[link]` and `[source]` beside each post, a wiki's "permalink", a
+/// documentation theme's "show source").
+const VIEW_LABELS: &[&str] = &[
+    "link",
+    "permalink",
+    "permanent link",
+    "source",
+    "raw",
+    "view source",
+    "show source",
+    "page source",
+];
+
+/// The links a page offers as views of itself, with why ([`IN_MENU`], [`LABELLED`]):
+/// - In a menu (`role="menu"`, a dropdown's list of choices) that holds a link to the page,
+///   the page's own URL with a query (NodeBB's "All categories" chooser on `/recent`:
+///   `/recent?cid=1`, `/recent?cid=2`). Their query keys are ones that usually name an item
+///   (`cid`); the menu says they filter this list. Links with a segment appended are left
+///   alone: a documentation theme's dropdown lists the page's subpages so.
+/// - A same-host URL every link of the page labels as a permalink or a source rendering
+///   ([`VIEW_LABELS`], brackets aside); one link to it with other words (a post's title on a
+///   list beside its "permalink") keeps it.
+/// - A URL of the page's own template every link of the page names by a small number alone
+///   (Fossil's "in reply to 1" in a thread: another post of a thread, whose URL shows the
+///   thread again), unless it differs from the page by numbers only: a pager's `/page/2`
+///   beside `/page/3`, `?page=2`, `/topic/12` beside `/topic/7`.
+pub fn page_views(
+    doc: &scraper::Html,
+    page: &Url,
+    host: &HostModel,
+) -> HashMap<String, &'static str> {
     static MENU: LazyLock<Selector> =
         LazyLock::new(|| Selector::parse("[role=menu]").expect("a valid selector"));
     static LINK: LazyLock<Selector> =
         LazyLock::new(|| Selector::parse("a[href]").expect("a valid selector"));
+    let join = |a: scraper::ElementRef<'_>| {
+        let mut u = page.join(a.value().attr("href")?).ok()?;
+        u.set_fragment(None);
+        Some(u)
+    };
     let same = |u: &Url| {
         u.host_str() == page.host_str()
             && u.path().trim_end_matches('/') == page.path().trim_end_matches('/')
     };
-    let mut views = HashSet::new();
+    let mut views = HashMap::new();
     for menu in doc.select(&MENU) {
-        let urls: Vec<Url> = menu
-            .select(&LINK)
-            .filter_map(|a| page.join(a.value().attr("href")?).ok())
-            .map(|mut u| {
-                u.set_fragment(None);
-                u
-            })
-            .collect();
+        let urls: Vec<Url> = menu.select(&LINK).filter_map(join).collect();
         if !urls.iter().any(|u| same(u) && u.query() == page.query()) {
             continue;
         }
         views.extend(
             urls.into_iter()
                 .filter(|u| same(u) && u.query().is_some() && u.query() != page.query())
-                .map(String::from),
+                .map(|u| (String::from(u), IN_MENU)),
         );
+    }
+    // Per URL: whether every link to it is labelled, and whether every one is a number.
+    let mut texts: HashMap<Url, (bool, bool)> = HashMap::new();
+    for a in doc.select(&LINK).take(5_000) {
+        let Some(u) = join(a).filter(|u| u.host_str() == page.host_str()) else {
+            continue;
+        };
+        let text: String = a.text().collect();
+        let label = text
+            .trim_matches(|c: char| c.is_whitespace() || "[]()<>{}|".contains(c))
+            .to_lowercase();
+        let (labelled, numbered) = texts.entry(u).or_insert((true, true));
+        *labelled &= VIEW_LABELS.contains(&label.as_str());
+        *numbered &= is_small_number(text.trim());
+    }
+    let shapes = host.nav_shapes();
+    let own = Shape::of(page);
+    let own_template = shapes.template(&own);
+    for (u, (labelled, numbered)) in texts {
+        let why = if labelled {
+            LABELLED
+        } else if numbered && u != *page && {
+            let shape = Shape::of(&u);
+            shape.key() != own.key() && shapes.template(&shape) == own_template
+        } {
+            NUMBERED
+        } else {
+            continue;
+        };
+        views.entry(String::from(u)).or_insert(why);
     }
     views
 }
 
-/// Whether a query key turns pages (`page`) or names an item (`id`, `topic_id`, `p`, `t`,
-/// `title`, Fossil's `/wiki?name=Heron`) rather than a view of the page without it.
-fn turns_or_names(key: &str) -> bool {
+/// Whether a query pair turns pages (`page`) or names an item (`id`, `topic_id`, `p=12`,
+/// `t=5`, `title`, Fossil's `/wiki?name=Heron`) rather than a view of the page without it.
+/// A one-letter key names an item by a number; with a word it picks a view (Fossil's
+/// chronological `?t=c`).
+fn turns_or_names(key: &str, value: &str) -> bool {
     let k = key.to_ascii_lowercase();
     PAGING_KEYS.iter().any(|&(p, _)| p == k)
-        || ["p", "t", "title", "name"].contains(&k.as_str())
+        || ["title", "name"].contains(&k.as_str())
+        || (["p", "t"].contains(&k.as_str()) && value.bytes().any(|b| b.is_ascii_digit()))
         || k.ends_with("id")
 }
 
@@ -297,230 +360,5 @@ fn without_pairs(url: &Url, drop: impl Fn(&str, &str) -> bool) -> Option<Url> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::aah::generic::not_worth;
-
-    fn url(u: &str) -> Url {
-        Url::parse(u).unwrap()
-    }
-
-    fn host(urls: &[&str]) -> HostModel {
-        let mut m = HostModel::default();
-        for u in urls {
-            m.observe_link(&url(u));
-        }
-        m
-    }
-
-    fn on(u: &str, page: &str, links: &[&str], m: &HostModel) -> Option<(String, String)> {
-        let linked: HashSet<String> = links.iter().map(|l| url(l).to_string()).collect();
-        not_worth_on(&url(u), &url(page), &linked, m)
-    }
-
-    #[test]
-    fn the_first_page_under_a_second_url_is_skipped_when_the_list_is_known() {
-        let m = host(&["http://f/category/5/birds"]);
-        let list = "http://f/category/5/birds";
-        assert!(on("http://f/category/5/birds?page=1", list, &[], &m).is_some());
-        assert!(on("http://f/c/5?page=1", "http://f/", &["http://f/c/5"], &m).is_some());
-        // The list's own URL unknown: `?page=1` may be the only way to it.
-        assert_eq!(on("http://f/c/5?page=1", "http://f/", &[], &m), None);
-        assert_eq!(on("http://f/category/5/birds?page=2", list, &[], &m), None);
-        // On the list's second page, which links to `?page=1` and not to the list itself.
-        let second = "http://f/forum/1/?page=2";
-        assert!(on("http://f/forum/1/?page=1", second, &[], &m).is_some());
-        assert_eq!(on("http://f/forum/2/?page=1", second, &[], &m), None);
-        let q = "http://q/questions/sort:activity-desc/page:1/";
-        assert!(on(
-            q,
-            "http://q/",
-            &["http://q/questions/sort:activity-desc/"],
-            &m
-        )
-        .is_some());
-    }
-
-    #[test]
-    fn a_clean_url_with_a_query_added_is_a_view_of_it() {
-        let m = host(&[]);
-        let q = "http://q/question/1/lapwing/";
-        assert!(on("http://q/question/1/lapwing/?answer=2", q, &[], &m).is_some());
-        let list = "http://f/forum/birds/";
-        let topic = "http://f/forum/birds/topic/wren/";
-        assert!(on(&format!("{topic}?post=21"), list, &[topic], &m).is_some());
-        // Not linked: nothing says what the query is a view of.
-        assert_eq!(on(&format!("{topic}?post=21"), list, &[], &m), None);
-        // Pages turned, items named, or a path that is no page by itself.
-        assert_eq!(on(&format!("{q}?page=2"), q, &[], &m), None);
-        assert_eq!(
-            on("http://w/shop/item?id=5", "http://w/shop/item", &[], &m),
-            None
-        );
-        assert_eq!(on("http://w/?p=12", "http://w/", &[], &m), None);
-        // Fossil's wiki pages, linked from a page whose menu links the wiki's own landing page.
-        assert_eq!(
-            on(
-                "http://f/wiki?name=Heron",
-                "http://f/home",
-                &["http://f/wiki"],
-                &m
-            ),
-            None
-        );
-        assert_eq!(
-            on(
-                "http://w/index.php?title=Heron",
-                "http://w/index.php",
-                &[],
-                &m
-            ),
-            None
-        );
-    }
-
-    #[test]
-    fn a_number_after_another_url_of_the_page_is_a_place_in_it() {
-        let m = host(&[]);
-        let topic = "http://f/topic/2/lapwing";
-        assert!(on(
-            "http://f/topic/2/lapwing/3",
-            "http://f/recent",
-            &[topic],
-            &m
-        )
-        .is_some());
-        // On the topic itself, `/2` turns its pages; a year or an id under a one-segment list
-        // is a page of its own.
-        assert_eq!(on("http://f/topic/2/lapwing/2", topic, &[topic], &m), None);
-        assert_eq!(
-            on(
-                "http://b/archives/2023",
-                "http://b/",
-                &["http://b/archives"],
-                &m
-            ),
-            None
-        );
-        assert_eq!(
-            on("http://t/report/1", "http://t/", &["http://t/report"], &m),
-            None
-        );
-    }
-
-    #[test]
-    fn a_pager_of_a_topic_is_not_a_place_and_places_once_seen_are_skipped_on_the_host() {
-        let mut m = host(&[
-            "http://f/topic/2/lapwing/3",
-            "http://f/topic/5/heron/1",
-            "http://f/topic/7/swift/2",
-            "http://f/topic/8/crane/5",
-        ]);
-        let topic = "http://f/topic/2/lapwing";
-        let pager = [
-            topic,
-            "http://f/topic/2/lapwing/2",
-            "http://f/topic/2/lapwing/3",
-        ];
-        assert_eq!(
-            on("http://f/topic/2/lapwing/2", "http://f/", &pager, &m),
-            None
-        );
-        // A place learned on one page is a place wherever its topic is not linked.
-        let teaser = url("http://f/topic/9/wren/4");
-        assert!(not_worth(&teaser, &m).is_none());
-        assert!(looks_like_a_place(
-            &teaser,
-            &url("http://f/"),
-            &HashSet::new()
-        ));
-        let wren = HashSet::from(["http://f/topic/9/wren".to_string()]);
-        assert!(!looks_like_a_place(&teaser, &url("http://f/"), &wren));
-        let (template, why) =
-            on("http://f/topic/2/lapwing/3", "http://f/c/1", &[topic], &m).unwrap();
-        assert!(why.starts_with(PLACE_IN), "{why}");
-        m.learn_place(&template);
-        assert!(not_worth(&teaser, &m).is_some());
-        assert!(not_worth(&url("http://f/topic/9/wren"), &m).is_none());
-        // The topic's own paging stays followed on the topic, and a pager of it on a list.
-        assert_eq!(on("http://f/topic/2/lapwing/2", topic, &[topic], &m), None);
-        assert_eq!(
-            on("http://f/topic/2/lapwing/2", "http://f/", &pager, &m),
-            None
-        );
-    }
-
-    #[test]
-    fn a_list_combined_with_others_is_a_view_of_it_and_a_name_with_a_comma_is_not() {
-        let m = host(&[]);
-        let birds = "http://g/_category/Birds";
-        let (_, why) = on("http://g/_category/Birds,maps", birds, &[], &m).expect("on Birds");
-        assert!(why.contains("combined"), "{why}");
-        assert!(on("http://g/_category/maps,Birds", "http://g/", &[birds], &m).is_some());
-        // Neither list the page or linked from it.
-        assert_eq!(
-            on("http://g/_category/maps,Birds", "http://g/", &[], &m),
-            None
-        );
-        let dc = "http://w/wiki/Washington";
-        assert_eq!(on("http://w/wiki/Washington,_D.C.", dc, &[], &m), None);
-        assert_eq!(
-            on("http://w/map/48.85,2.35", "http://w/map/48.85", &[], &m),
-            None
-        );
-    }
-
-    #[test]
-    fn children_listed_side_by_side_are_never_places_in_their_parent() {
-        // Redmine: a topic's breadcrumb links the list of forums and its own forum; the list
-        // of forums links every forum.
-        let mut m = host(&["http://r/p/x/boards/1", "http://r/p/x/boards/2"]);
-        let (forums, birds) = ("http://r/p/x/boards", "http://r/p/x/boards/1");
-        let (template, why) = on(birds, "http://r/boards/1/topics/4", &[forums, birds], &m)
-            .expect("alone beside its parent, a forum looks like a place in it");
-        assert!(why.starts_with(PLACE_IN), "{why}");
-        m.learn_place(&template);
-        assert!(not_worth(&url(birds), &m).is_some());
-        let listed: HashSet<String> = [birds, "http://r/p/x/boards/2"]
-            .iter()
-            .map(|l| url(l).to_string())
-            .collect();
-        assert!(among_children(&url(birds), &listed));
-        assert!(!among_children(&url(forums), &listed));
-        m.learn_children(&template);
-        assert!(not_worth(&url(birds), &m).is_none(), "unlearned");
-        m.learn_place(&template);
-        assert!(not_worth(&url(birds), &m).is_none(), "never learned again");
-        assert_eq!(
-            on(birds, "http://r/boards/1/topics/4", &[forums, birds], &m),
-            None
-        );
-    }
-
-    #[test]
-    fn a_menu_holding_the_page_offers_views_of_it_with_a_query_never_subpages() {
-        let page = url("http://f/recent");
-        let html = scraper::Html::parse_document(
-            r#"<ul role="menu"><li><a href="/recent">All</a></li><li><a href="/recent?cid=1">
-            Birds</a></li><li><a href="/recent/new">New</a></li></ul>
-            <ul role="menu"><li><a href="/docs/">Docs</a></li><li><a href="/docs/?v=2">v2</a></li>
-            </ul><nav><a href="/recent?cid=2">Rivers</a></nav>"#,
-        );
-        let views = menu_views(&html, &page);
-        assert_eq!(views, HashSet::from(["http://f/recent?cid=1".to_string()]));
-    }
-
-    #[test]
-    fn a_marked_first_segment_before_a_page_path_is_a_view_of_it() {
-        let m = host(&["http://w/Birds/Heron", "http://w/Birds/Wren"]);
-        for u in [
-            "http://w/+meta/Birds/Heron",
-            "http://w/+show/+7300a14b/Birds/Heron",
-        ] {
-            assert!(not_worth(&url(u), &m).is_some(), "{u}");
-        }
-        // Before no page of the host: a section of its own.
-        assert_eq!(not_worth(&url("http://w/+tags/rivers"), &m), None);
-        assert!(on("http://w/+index/Birds/Owl", "http://w/Birds/Owl", &[], &m).is_some());
-    }
-}
+#[path = "views_tests.rs"]
+mod tests;

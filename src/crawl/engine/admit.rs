@@ -184,11 +184,13 @@ impl<F: CrawlFrontier> Engine<F> {
         let Some(helper) = self.ctx.helper.clone() else {
             return Ok(());
         };
-        let mut doomed = Vec::new();
+        let (mut doomed, mut moved) = (Vec::new(), Vec::new());
         self.frontier.for_each_queued_on(host, &mut |u| {
             if let Ok(url) = url::Url::parse(&u.url) {
                 if helper.not_worth_queued(&url) {
                     doomed.push((url, u));
+                } else if let Some(instead) = helper.queued_instead(&url) {
+                    moved.push((url, instead, u));
                 }
             }
         })?;
@@ -199,9 +201,20 @@ impl<F: CrawlFrontier> Engine<F> {
                 removed += 1;
             }
         }
+        // A URL the host redirects elsewhere leaves the queue for the URL it redirects to.
+        let requeued = moved.len();
+        for (url, instead, u) in moved {
+            let again = CrawlUri {
+                url: instead.to_string(),
+                ..u.clone()
+            };
+            self.admit(Arrival::new(url, u, Action::Blacklist, Scoping::Decided))?;
+            let a = Arrival::new(instead, again, Action::Offer, Scoping::Decided);
+            self.admit(a)?;
+        }
         self.stats.event(
             "helper-purge",
-            format!("{host}: {why}; {removed} queued URLs removed"),
+            format!("{host}: {why}; {removed} queued URLs removed, {requeued} queued in place of their redirects"),
         );
         Ok(())
     }

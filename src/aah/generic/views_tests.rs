@@ -1,0 +1,285 @@
+//! Tests of the views a link can be of the page it is on.
+
+use super::*;
+use crate::aah::generic::not_worth;
+
+fn url(u: &str) -> Url {
+    Url::parse(u).unwrap()
+}
+
+fn host(urls: &[&str]) -> HostModel {
+    let mut m = HostModel::default();
+    for u in urls {
+        m.observe_link(&url(u));
+    }
+    m
+}
+
+fn on(u: &str, page: &str, links: &[&str], m: &HostModel) -> Option<(String, String)> {
+    let linked: HashSet<String> = links.iter().map(|l| url(l).to_string()).collect();
+    not_worth_on(&url(u), &url(page), &linked, m)
+}
+
+#[test]
+fn the_first_page_under_a_second_url_is_skipped_when_the_list_is_known() {
+    let m = host(&["http://f/category/5/birds"]);
+    let list = "http://f/category/5/birds";
+    assert!(on("http://f/category/5/birds?page=1", list, &[], &m).is_some());
+    assert!(on("http://f/c/5?page=1", "http://f/", &["http://f/c/5"], &m).is_some());
+    // The list's own URL unknown: `?page=1` may be the only way to it.
+    assert_eq!(on("http://f/c/5?page=1", "http://f/", &[], &m), None);
+    assert_eq!(on("http://f/category/5/birds?page=2", list, &[], &m), None);
+    // On the list's second page, which links to `?page=1` and not to the list itself.
+    let second = "http://f/forum/1/?page=2";
+    assert!(on("http://f/forum/1/?page=1", second, &[], &m).is_some());
+    assert_eq!(on("http://f/forum/2/?page=1", second, &[], &m), None);
+    let q = "http://q/questions/sort:activity-desc/page:1/";
+    assert!(on(
+        q,
+        "http://q/",
+        &["http://q/questions/sort:activity-desc/"],
+        &m
+    )
+    .is_some());
+}
+
+#[test]
+fn a_clean_url_with_a_query_added_is_a_view_of_it() {
+    let m = host(&[]);
+    let q = "http://q/question/1/lapwing/";
+    assert!(on("http://q/question/1/lapwing/?answer=2", q, &[], &m).is_some());
+    let list = "http://f/forum/birds/";
+    let topic = "http://f/forum/birds/topic/wren/";
+    assert!(on(&format!("{topic}?post=21"), list, &[topic], &m).is_some());
+    // Not linked: nothing says what the query is a view of.
+    assert_eq!(on(&format!("{topic}?post=21"), list, &[], &m), None);
+    // Pages turned, items named, or a path that is no page by itself.
+    assert_eq!(on(&format!("{q}?page=2"), q, &[], &m), None);
+    assert_eq!(
+        on("http://w/shop/item?id=5", "http://w/shop/item", &[], &m),
+        None
+    );
+    assert_eq!(on("http://w/?p=12", "http://w/", &[], &m), None);
+    // A one-letter key names an item by a number, and picks a view with a word.
+    let thread = "http://f/forumpost/9187fc3a55";
+    assert_eq!(
+        on("http://f/viewtopic?t=5", "http://f/viewtopic", &[], &m),
+        None
+    );
+    assert!(on(&format!("{thread}?t=c"), thread, &[], &m).is_some());
+    // Fossil's wiki pages, linked from a page whose menu links the wiki's own landing page.
+    assert_eq!(
+        on(
+            "http://f/wiki?name=Heron",
+            "http://f/home",
+            &["http://f/wiki"],
+            &m
+        ),
+        None
+    );
+    assert_eq!(
+        on(
+            "http://w/index.php?title=Heron",
+            "http://w/index.php",
+            &[],
+            &m
+        ),
+        None
+    );
+}
+
+#[test]
+fn a_number_after_another_url_of_the_page_is_a_place_in_it() {
+    let m = host(&[]);
+    let topic = "http://f/topic/2/lapwing";
+    assert!(on(
+        "http://f/topic/2/lapwing/3",
+        "http://f/recent",
+        &[topic],
+        &m
+    )
+    .is_some());
+    // On the topic itself, `/2` turns its pages; a year or an id under a one-segment list
+    // is a page of its own.
+    assert_eq!(on("http://f/topic/2/lapwing/2", topic, &[topic], &m), None);
+    assert_eq!(
+        on(
+            "http://b/archives/2023",
+            "http://b/",
+            &["http://b/archives"],
+            &m
+        ),
+        None
+    );
+    assert_eq!(
+        on("http://t/report/1", "http://t/", &["http://t/report"], &m),
+        None
+    );
+}
+
+#[test]
+fn a_pager_of_a_topic_is_not_a_place_and_places_once_seen_are_skipped_on_the_host() {
+    let mut m = host(&[
+        "http://f/topic/2/lapwing/3",
+        "http://f/topic/5/heron/1",
+        "http://f/topic/7/swift/2",
+        "http://f/topic/8/crane/5",
+    ]);
+    let topic = "http://f/topic/2/lapwing";
+    let pager = [
+        topic,
+        "http://f/topic/2/lapwing/2",
+        "http://f/topic/2/lapwing/3",
+    ];
+    assert_eq!(
+        on("http://f/topic/2/lapwing/2", "http://f/", &pager, &m),
+        None
+    );
+    // A place learned on one page is a place wherever its topic is not linked.
+    let teaser = url("http://f/topic/9/wren/4");
+    assert!(not_worth(&teaser, &m).is_none());
+    assert!(looks_like_a_place(
+        &teaser,
+        &url("http://f/"),
+        &HashSet::new()
+    ));
+    let wren = HashSet::from(["http://f/topic/9/wren".to_string()]);
+    assert!(!looks_like_a_place(&teaser, &url("http://f/"), &wren));
+    let (template, why) = on("http://f/topic/2/lapwing/3", "http://f/c/1", &[topic], &m).unwrap();
+    assert!(why.starts_with(PLACE_IN), "{why}");
+    m.learn_place(&template);
+    assert!(not_worth(&teaser, &m).is_some());
+    assert!(not_worth(&url("http://f/topic/9/wren"), &m).is_none());
+    // The topic's own paging stays followed on the topic, and a pager of it on a list.
+    assert_eq!(on("http://f/topic/2/lapwing/2", topic, &[topic], &m), None);
+    assert_eq!(
+        on("http://f/topic/2/lapwing/2", "http://f/", &pager, &m),
+        None
+    );
+}
+
+#[test]
+fn a_list_combined_with_others_is_a_view_of_it_and_a_name_with_a_comma_is_not() {
+    let m = host(&[]);
+    let birds = "http://g/_category/Birds";
+    let (_, why) = on("http://g/_category/Birds,maps", birds, &[], &m).expect("on Birds");
+    assert!(why.contains("combined"), "{why}");
+    assert!(on("http://g/_category/maps,Birds", "http://g/", &[birds], &m).is_some());
+    // Neither list the page or linked from it.
+    assert_eq!(
+        on("http://g/_category/maps,Birds", "http://g/", &[], &m),
+        None
+    );
+    let dc = "http://w/wiki/Washington";
+    assert_eq!(on("http://w/wiki/Washington,_D.C.", dc, &[], &m), None);
+    assert_eq!(
+        on("http://w/map/48.85,2.35", "http://w/map/48.85", &[], &m),
+        None
+    );
+}
+
+#[test]
+fn children_listed_side_by_side_are_never_places_in_their_parent() {
+    // Redmine: a topic's breadcrumb links the list of forums and its own forum; the list
+    // of forums links every forum.
+    let mut m = host(&["http://r/p/x/boards/1", "http://r/p/x/boards/2"]);
+    let (forums, birds) = ("http://r/p/x/boards", "http://r/p/x/boards/1");
+    let (template, why) = on(birds, "http://r/boards/1/topics/4", &[forums, birds], &m)
+        .expect("alone beside its parent, a forum looks like a place in it");
+    assert!(why.starts_with(PLACE_IN), "{why}");
+    m.learn_place(&template);
+    assert!(not_worth(&url(birds), &m).is_some());
+    let listed: HashSet<String> = [birds, "http://r/p/x/boards/2"]
+        .iter()
+        .map(|l| url(l).to_string())
+        .collect();
+    assert!(among_children(&url(birds), &listed));
+    assert!(!among_children(&url(forums), &listed));
+    m.learn_children(&template);
+    assert!(not_worth(&url(birds), &m).is_none(), "unlearned");
+    m.learn_place(&template);
+    assert!(not_worth(&url(birds), &m).is_none(), "never learned again");
+    assert_eq!(
+        on(birds, "http://r/boards/1/topics/4", &[forums, birds], &m),
+        None
+    );
+}
+
+#[test]
+fn a_menu_holding_the_page_offers_views_of_it_with_a_query_never_subpages() {
+    let page = url("http://f/recent");
+    let html = scraper::Html::parse_document(
+        r#"<ul role="menu"><li><a href="/recent">All</a></li><li><a href="/recent?cid=1">
+        Birds</a></li><li><a href="/recent/new">New</a></li></ul>
+        <ul role="menu"><li><a href="/docs/">Docs</a></li><li><a href="/docs/?v=2">v2</a></li>
+        </ul><nav><a href="/recent?cid=2">Rivers</a></nav>"#,
+    );
+    let views = page_views(&html, &page, &host(&[]));
+    assert_eq!(
+        views,
+        HashMap::from([("http://f/recent?cid=1".to_string(), IN_MENU)])
+    );
+}
+
+#[test]
+fn links_labelled_permalink_or_source_are_views_unless_one_link_names_them_otherwise() {
+    let page = url("http://f/forumpost/9187fc3a55");
+    let html = scraper::Html::parse_document(
+        r#"<h3>By Alice <a href="/forumpost/81a2bf4d79f">[link]</a>
+        <a href="/forumpost/81a2bf4d79f?raw">[source]</a></h3>
+        <p><a href="/post/7">Permalink</a> <a href="/post/7">Heron at dusk</a>
+        <a href="http://elsewhere/x">link</a> <a href="/wiki/Link">Link farm</a></p>"#,
+    );
+    let views = page_views(&html, &page, &host(&[]));
+    let mut got: Vec<&str> = views.keys().map(String::as_str).collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "http://f/forumpost/81a2bf4d79f",
+            "http://f/forumpost/81a2bf4d79f?raw"
+        ]
+    );
+    assert!(views.values().all(|&why| why == LABELLED));
+}
+
+#[test]
+fn a_post_numbered_alone_is_a_view_unless_it_only_turns_the_page() {
+    let m = host(&[
+        "http://f/forumpost/9187fc3a55",
+        "http://f/forumpost/adac4e8e65",
+        "http://f/forumpost/d7ca71dbd7",
+        "http://f/blog/page/3",
+    ]);
+    let thread = url("http://f/forumpost/9187fc3a55");
+    let html = scraper::Html::parse_document(
+        r#"<h3>in reply to <a href="/forumpost/81a2bf4d79">1</a></h3>
+        <a href="/forum">2</a> <a href="/forumpost/c843a2a7bc">3</a>
+        <a href="/forumpost/c843a2a7bc">A weir</a>"#,
+    );
+    let views = page_views(&html, &thread, &m);
+    assert_eq!(
+        views,
+        HashMap::from([("http://f/forumpost/81a2bf4d79".to_string(), NUMBERED)])
+    );
+    // A pager: the same URLs but for numbers.
+    let list = url("http://f/blog/page/3");
+    let html = scraper::Html::parse_document(
+        r#"<a href="/blog/page/2">2</a> <a href="/blog/page/4">4</a>"#,
+    );
+    assert!(page_views(&html, &list, &m).is_empty());
+}
+
+#[test]
+fn a_marked_first_segment_before_a_page_path_is_a_view_of_it() {
+    let m = host(&["http://w/Birds/Heron", "http://w/Birds/Wren"]);
+    for u in [
+        "http://w/+meta/Birds/Heron",
+        "http://w/+show/+7300a14b/Birds/Heron",
+    ] {
+        assert!(not_worth(&url(u), &m).is_some(), "{u}");
+    }
+    // Before no page of the host: a section of its own.
+    assert_eq!(not_worth(&url("http://w/+tags/rivers"), &m), None);
+    assert!(on("http://w/+index/Birds/Owl", "http://w/Birds/Owl", &[], &m).is_some());
+}
