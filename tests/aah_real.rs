@@ -659,29 +659,14 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
         );
         // At most 15% of requests on URLs not worth crawling; Redmine, FlaskBB and Fossil held
         // to what they reach, so it cannot fall: Redmine's project list's and overview's links
-        // to each module's lists (23 of 123), FlaskBB's `/auth/` forms, member list, slugless
-        // `/topic/N?page=K` copies and `/post/N` permalinks (15 of 52), Fossil's main menu
-        // (files, branches, tags, tickets, site map), wiki help and history (14 of 66).
+        // to each module's lists (23 of 123), FlaskBB's `/auth/` forms beside no other action,
+        // member list, who-is-online, search and two `/post/N` permalinks that teach they only
+        // redirect (7 of 44), Fossil's main menu (files, branches, tags, tickets, site map),
+        // wiki help and history (14 of 66).
         // `MAGPIE_SHOW_WASTE=1` lists the URLs, and the pages fetched without a reading.
-        // Chronicle links its tags without their folder's slash: two redirects teach it, and
-        // the rest are queued with it (the queued ones moved), so every tag page is archived
-        // under its own URL with no redirect before it.
-        let tags = |slash: bool| {
-            on.iter()
-                .filter(|u| u.contains("/tags/") && u.ends_with('/') == slash)
-                .count()
-        };
-        if site == "chronicle" {
-            eprintln!(
-                "    tag pages {}, tag redirects {}",
-                tags(true),
-                tags(false)
-            );
-            assert!(tags(true) >= 12 && tags(false) <= 2, "{site}: tag pages");
-        }
         let most = match site.as_str() {
             "redmine" => 19,
-            "flaskbb" => 29,
+            "flaskbb" => 16,
             "fossil" => 22,
             _ => 15,
         };

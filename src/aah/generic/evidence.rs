@@ -140,6 +140,18 @@ pub(super) static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::n
 static CHANGES_FEED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"change|history|revision").expect("a valid literal pattern"));
 
+/// Header names of a mail message, as an archive shows them above its text (lowercased, with
+/// the space after the colon).
+const MAIL_HEADERS: [&str; 7] = [
+    "from: ",
+    "to: ",
+    "subject: ",
+    "date: ",
+    "message-id: ",
+    "in-reply-to: ",
+    "references: ",
+];
+
 /// `<link rel>` types that HTML 4 defines for documents of a collection (section 6.12):
 /// `next` and `prev` are left out, since lists page with them too.
 const COLLECTION_LINK_TYPES: [&str; 7] = [
@@ -353,6 +365,19 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
     let text = page.text(page.body).to_lowercase();
     if text.contains("on this page") || text.contains("table of contents") {
         ev.add(Category::Docs, 1, "a table of contents of the page");
+    }
+    // A message shown with its mail headers: a mailing list's archive, a discussion.
+    let headers: Vec<&str> = MAIL_HEADERS
+        .iter()
+        .copied()
+        .filter(|h| text.contains(h))
+        .collect();
+    if headers.len() >= 3 && headers.contains(&"from: ") && headers.contains(&"subject: ") {
+        ev.add(
+            Category::Forum,
+            3,
+            format!("mail headers ({})", headers.join("").trim_end()),
+        );
     }
     // Column headers of a board index or topic list.
     let hits = super::columns::forum_columns(page, page.body, &|n| page.is_hidden(n));

@@ -115,3 +115,28 @@ fn a_generator_word_counts_at_the_start_of_a_word_only() {
     assert!(starts_a_word("my wiki engine", "wiki"));
     assert!(starts_a_word("docs builder", "docs"));
 }
+
+/// The evidence of a page made of `head` and `body`, at `http://e/page`.
+fn evidence(head: &str, body: &str) -> Evidence {
+    let html = format!("<html><head>{head}</head><body>{body}</body></html>");
+    let tree = crate::parse::parse_document(&html);
+    let url = url::Url::parse("http://e/page").expect("a URL");
+    of(&Page::new(&tree, &url).expect("a page"))
+}
+
+#[test]
+fn a_message_shown_with_its_mail_headers_is_a_discussion() {
+    let message =
+        "<pre>From: Alice Marsh &lt;alice@example.test&gt;\nTo: field-notes@example.test\n\
+        Subject: Re: Heron at dusk\nDate: Sun, 5 Mar 2023\n\nI saw it too.</pre>";
+    let ev = evidence("", message);
+    assert_eq!(
+        ev.signals,
+        ["mail headers (from: to: subject: date:)"],
+        "{:?}",
+        ev.signals
+    );
+    // A date and an author's line are any post's; a subject is needed too.
+    let ev = evidence("", "<p>From: Alice</p><p>Date: 2023</p><p>To: Bruno</p>");
+    assert!(ev.signals.is_empty());
+}

@@ -85,17 +85,32 @@ const PATH_WORDS: &[&str] = &[
 const MENU_ONLY: &[&str] = &["about", "help"];
 
 /// Whether place `i` is a menu of actions and `value` one of them: the value is a word of
-/// [`PATH_WORDS`] and two or more other values offered there are too (`/login`, `/prefs`,
-/// `/timeline` beside `/wiki` and `/ticket`; `/-/login` beside `/-/changelog`). A tag or an
+/// [`PATH_WORDS`] and two or more other values offered there are actions too (`/login`,
+/// `/prefs`, `/timeline` beside `/wiki` and `/ticket`; `/-/login` beside `/-/changelog`;
+/// FlaskBB's `/auth/login` beside `/auth/register` and `/auth/reset-password`). A tag or an
 /// article that happens to be called "History" sits among names, not actions.
 fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value: &str) -> bool {
     PATH_WORDS.contains(&value)
         && shapes
             .siblings(shape, i)
             .iter()
-            .filter(|v| **v != value && PATH_WORDS.contains(&v.to_ascii_lowercase().as_str()))
+            .filter(|v| **v != value && names_an_action(&v.to_ascii_lowercase()))
             .count()
             >= 2
+}
+
+/// Whether a value offered beside others names an action: a word of [`PATH_WORDS`], or words
+/// joined by `-` or `_` one of which is (`reset-password`, `edit_profile`). A marked value
+/// (`_search` beside Gitit's `/About`) is left as it is: what its mark sets apart is judged
+/// elsewhere, and the names beside it stay names.
+fn names_an_action(v: &str) -> bool {
+    let joined = || {
+        let mut words = v.split(['-', '_']);
+        v.contains(['-', '_'])
+            && words.clone().all(|w| !w.is_empty())
+            && words.any(|w| PATH_WORDS.contains(&w))
+    };
+    PATH_WORDS.contains(&v) || joined()
 }
 
 /// Query keys of views and actions (`?action=edit`, `?oldid=`, `?replytocom=`, searches).
@@ -362,6 +377,30 @@ mod tests {
             "http://b/History",
         ]);
         assert_eq!(not_worth(&url("http://b/History"), &names), None);
+        // Actions joined to other words count beside it; alone they are names.
+        let auth = host(&[
+            "http://f/auth/login",
+            "http://f/auth/register",
+            "http://f/auth/reset-password",
+            "http://f/auth/activate",
+        ]);
+        assert!(not_worth(&url("http://f/auth/login"), &auth).is_some());
+        assert_eq!(not_worth(&url("http://f/auth/activate"), &auth), None);
+        let tags = host(&[
+            "http://b/tags/history",
+            "http://b/tags/river-history",
+            "http://b/tags/bread",
+            "http://b/tags/maps",
+        ]);
+        assert_eq!(not_worth(&url("http://b/tags/history"), &tags), None);
+        let marked = host(&[
+            "http://g/About",
+            "http://g/Heron",
+            "http://g/_search",
+            "http://g/_upload",
+            "http://g/_activity",
+        ]);
+        assert_eq!(not_worth(&url("http://g/About"), &marked), None);
     }
 
     #[test]

@@ -75,6 +75,12 @@ pub fn not_worth_on(
             ));
         }
     }
+    if let Some(item) = slugged(url, linked) {
+        return Some((
+            template(),
+            format!("{item} under its bare number: a second URL of it"),
+        ));
+    }
     if let Some(list) = combined_list(url, page, linked) {
         return Some((
             template(),
@@ -115,6 +121,31 @@ pub fn not_worth_on(
             format!("{PLACE_IN}{}, which the page links to", x.path()),
         )
     })
+}
+
+/// The URL the page links whose last segment is `url`'s bare number followed by a slug
+/// (`/topic/2-wren-photos` for `/topic/2?page=2`, FlaskBB's pager beside each topic of a
+/// list): an item whose application answers its number alone too. Its own pages are linked
+/// from it with its slug.
+fn slugged(url: &Url, linked: &HashSet<String>) -> Option<String> {
+    let path = url.path().trim_end_matches('/');
+    let (parent, last) = path.rsplit_once('/')?;
+    if last.is_empty() || last.len() > 9 || !last.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut base = url.clone();
+    base.set_query(None);
+    base.set_path(parent);
+    let prefix = format!("{}/{last}-", base.as_str().trim_end_matches('/'));
+    linked
+        .iter()
+        .take(5_000)
+        .filter_map(|l| l.strip_prefix(&prefix).map(|rest| (l, rest)))
+        .find(|(_, rest)| {
+            let slug = rest.split(['?', '/']).next().unwrap_or("");
+            slug.bytes().any(|b| b.is_ascii_alphabetic())
+        })
+        .map(|(l, _)| l.split('?').next().unwrap_or(l).to_owned())
 }
 
 /// The list `url` combines with others, when its last segment joins names by bare commas

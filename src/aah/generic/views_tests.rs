@@ -44,6 +44,28 @@ fn the_first_page_under_a_second_url_is_skipped_when_the_list_is_known() {
 }
 
 #[test]
+fn an_item_under_its_bare_number_beside_its_slugged_url_is_a_second_url_of_it() {
+    let m = host(&[]);
+    let list = "http://f/forum/1-birds";
+    let topic = "http://f/topic/2-wren-photos-2";
+    for u in ["http://f/topic/2?page=2", "http://f/topic/2"] {
+        assert!(on(u, list, &[topic], &m).is_some(), "{u}");
+    }
+    // Another number, no slug beside it, or a number that is a year in a slug of words.
+    assert_eq!(on("http://f/topic/3?page=2", list, &[topic], &m), None);
+    assert_eq!(on("http://f/topic/2", list, &[], &m), None);
+    assert_eq!(
+        on(
+            "http://b/archive/2023",
+            "http://b/",
+            &["http://b/archive/2023-04"],
+            &m
+        ),
+        None
+    );
+}
+
+#[test]
 fn a_clean_url_with_a_query_added_is_a_view_of_it() {
     let m = host(&[]);
     let q = "http://q/question/1/lapwing/";
