@@ -361,7 +361,6 @@ impl HostModel {
     }
 }
 
-/// Pages of `pages` a block must be on to be common: `share` of them, and two at least.
 /// Redirects to the same URL with a final slash that teach a template's URLs to be queued so.
 const SLASH_REDIRECTS: u32 = 2;
 
@@ -383,6 +382,7 @@ fn adds_slash(url: &url::Url, location: &url::Url) -> bool {
     !url.path().ends_with('/') && slashed == target
 }
 
+/// Pages of `pages` a block must be on to be common: `share` of them, and two at least.
 fn common(pages: u32, share: f64) -> u32 {
     ((f64::from(pages) * share).ceil() as u32).max(2)
 }

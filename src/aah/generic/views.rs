@@ -248,7 +248,8 @@ const VIEW_LABELS: &[&str] = &[
     "page source",
 ];
 
-/// The links a page offers as views of itself, with why ([`IN_MENU`], [`LABELLED`]):
+/// The links a page offers as views of itself, with why ([`IN_MENU`], [`LABELLED`],
+/// [`NUMBERED`]):
 /// - In a menu (`role="menu"`, a dropdown's list of choices) that holds a link to the page,
 ///   the page's own URL with a query (NodeBB's "All categories" chooser on `/recent`:
 ///   `/recent?cid=1`, `/recent?cid=2`). Their query keys are ones that usually name an item
@@ -326,7 +327,7 @@ pub fn page_views(
 
 /// Whether a query pair turns pages (`page`) or names an item (`id`, `topic_id`, `p=12`,
 /// `t=5`, `title`, Fossil's `/wiki?name=Heron`) rather than a view of the page without it.
-/// A one-letter key names an item by a number; with a word it picks a view (Fossil's
+/// `p` and `t` name an item by a number; with a word they pick a view (Fossil's
 /// chronological `?t=c`).
 fn turns_or_names(key: &str, value: &str) -> bool {
     let k = key.to_ascii_lowercase();
