@@ -24,6 +24,7 @@ pub mod records;
 mod state;
 pub mod stats;
 pub mod supervise;
+mod verdicts;
 
 use crate::archive::{ArchiveError, WriterConfig};
 use crate::fetch::{FetchConfig, FetchError, Fetcher};

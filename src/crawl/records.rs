@@ -4,7 +4,7 @@
 //! happens here, on worker threads, so the engine only appends bytes.
 
 use super::dedup::Original;
-use super::pipeline::Judged;
+use super::verdicts::Judged;
 use crate::aah::{AppMatch, Capture, Revision, AAH_MEDIA_TYPE};
 use crate::analysis::PageAnalysis;
 use crate::archive::{self, ArchiveError, RecordCommon};

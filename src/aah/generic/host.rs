@@ -297,6 +297,10 @@ impl HostModel {
     /// `url` with its folder's final slash, when two URLs of its template without one
     /// redirected there. A URL with a query or a file name (`.html`) is left alone.
     pub fn with_slash(&self, url: &url::Url) -> Option<url::Url> {
+        // Asked of every link of the host's pages: nothing to work out until one was learned.
+        if self.slash_redirects.is_empty() {
+            return None;
+        }
         let last = url.path_segments()?.next_back()?;
         if last.is_empty() || last.contains('.') || url.query().is_some() {
             return None;
