@@ -53,10 +53,9 @@ const BELOW: [(&str, [usize; 4]); 16] = [
     ("ikiwiki", [95, 93, 94, 94]),
     ("mezzanine", [95, 90, 95, 95]),
     ("mkdocs-material", [90, 95, 95, 95]),
-    // The eighth held-out round, as first read (docs/kb.md, section 15): pdoc's host is read
-    // as a forum (its modules under `fieldnotes/forum/`), public-inbox's thread views as
-    // single messages.
-    ("pdoc", [0, 95, 95, 95]),
+    // The eighth held-out round (docs/kb.md, section 15): pdoc's module index pages read as
+    // single items, public-inbox's thread views as single messages.
+    ("pdoc", [95, 90, 95, 95]),
     ("publicinbox", [90, 65, 90, 95]),
     ("moin", [95, 90, 95, 95]),
     ("puput", [95, 94, 95, 95]),
@@ -73,14 +72,8 @@ const BELOW: [(&str, [usize; 4]); 16] = [
 /// by its section (docs/kb.md, section 8). (Material for MkDocs, the same kind of site, adopts
 /// documentation since its blog's category links no longer count as blog paths.) Each page is held to
 /// its own category in the truth. Redmine's first three pages that agree are its forum's; its
-/// news, forums and wiki are read by the part its menu marks current. pdoc's API documentation
-/// carries no evidence of documentation the reader knows, and the paths of its modules named
-/// `forum` make it a forum: a known failure of the eighth held-out round.
-const OTHER_CATEGORY: [(&str, &str); 3] = [
-    ("docusaurus", "blog"),
-    ("pdoc", "forum"),
-    ("redmine", "forum"),
-];
+/// news, forums and wiki are read by the part its menu marks current.
+const OTHER_CATEGORY: [(&str, &str); 2] = [("docusaurus", "blog"), ("redmine", "forum")];
 
 /// The category the reader adopts for `site`'s host: the application's, or the one it is known
 /// to give.
@@ -624,7 +617,6 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
         // categories).
         let (categories, kinds, titles) = match site.as_str() {
             "mezzanine" | "puput" => (95, 94, 90),
-            "pdoc" => (0, 95, 90),
             // Read in a crawl's order, public-inbox's host adopts the blog's category from its
             // first pages' feeds before a message's mail headers are read.
             "publicinbox" => (0, 65, 90),

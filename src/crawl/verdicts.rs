@@ -34,7 +34,9 @@ pub(super) fn judge_links(
             m.links
                 .iter()
                 .map(|v| {
-                    let explicit = v.rule != DEFAULT_RULE;
+                    // Queuing a link under its slashed URL asks for nothing it was not
+                    // already given: it stays a default verdict.
+                    let explicit = v.rule != DEFAULT_RULE && v.instead.is_none();
                     (v.url.as_str(), (v.action, v.boost.unwrap_or(0.0), explicit))
                 })
                 .collect()
@@ -89,4 +91,48 @@ pub(super) fn queued_instead(mut links: Vec<Link>, m: Option<&AppMatch>) -> Vec<
         }
     }
     links
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aah::LinkVerdict;
+    use crate::model::Hop;
+
+    fn verdict(url: &str, rule: &str, instead: Option<&str>) -> LinkVerdict {
+        LinkVerdict {
+            url: url.into(),
+            action: LinkAction::Follow,
+            boost: None,
+            rule: rule.into(),
+            instead: instead.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn a_link_queued_with_its_slash_keeps_a_default_verdict_and_its_new_url() {
+        let link = |url: &str| Link {
+            url: url.into(),
+            hop: Hop::Link,
+            context: "a/@href".into(),
+            text: String::new(),
+            block: None,
+        };
+        let links = vec![link("http://b/tags/birds"), link("http://b/feed")];
+        let mut m = AppMatch::nothing("http://b/");
+        m.links = vec![
+            verdict(
+                "http://b/tags/birds",
+                "unknown/*/slash tags/*",
+                Some("http://b/tags/birds/"),
+            ),
+            verdict("http://b/feed", "app/*/feeds", None),
+        ];
+        let judged = judge_links(&links, None, Some(&m));
+        assert!(!judged[0].by_rule, "a slash asks for nothing");
+        assert!(judged[1].by_rule);
+        let queued = queued_instead(links, Some(&m));
+        assert_eq!(queued[0].url, "http://b/tags/birds/");
+        assert_eq!(queued[1].url, "http://b/feed");
+    }
 }

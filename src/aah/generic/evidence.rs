@@ -152,6 +152,44 @@ const MAIL_HEADERS: [&str; 7] = [
     "references: ",
 ];
 
+/// The [`MAIL_HEADERS`] shown together around the first `from: ` of `text` that has a
+/// `subject: ` near it: each starts a word (`update: ` holds no `date: `) and lies within a few
+/// hundred bytes of that `from: `, as a message's headers do; words scattered over prose are
+/// no header block.
+fn mail_headers(text: &str) -> Vec<&'static str> {
+    const BEFORE: usize = 300;
+    const AFTER: usize = 500;
+    let starts_word = |t: &str, i: usize| {
+        t[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '-')
+    };
+    let found = |t: &str, h: &str| t.match_indices(h).any(|(i, _)| starts_word(t, i));
+    for (i, _) in text.match_indices("from: ").take(50) {
+        if !starts_word(text, i) {
+            continue;
+        }
+        let mut lo = i.saturating_sub(BEFORE);
+        while !text.is_char_boundary(lo) {
+            lo -= 1;
+        }
+        let mut hi = (i + AFTER).min(text.len());
+        while !text.is_char_boundary(hi) {
+            hi += 1;
+        }
+        let window = &text[lo..hi];
+        if found(window, "subject: ") {
+            return MAIL_HEADERS
+                .iter()
+                .copied()
+                .filter(|h| found(window, h))
+                .collect();
+        }
+    }
+    Vec::new()
+}
+
 /// `<link rel>` types that HTML 4 defines for documents of a collection (section 6.12):
 /// `next` and `prev` are left out, since lists page with them too.
 const COLLECTION_LINK_TYPES: [&str; 7] = [
@@ -202,6 +240,21 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         .find(|(w, _)| starts_a_word(&generator, w))
     {
         ev.add(*c, 4, format!("generator says {w}"));
+    } else if let Some(name) = page
+        .meta("generator")
+        .unwrap_or_default()
+        .to_lowercase()
+        .split_whitespace()
+        .next()
+        .filter(|w| w.len() > 3 && (w.ends_with("doc") || w.ends_with("docs")))
+        .map(str::to_owned)
+    {
+        // Documentation generators are named so: pdoc, rustdoc, javadoc, TypeDoc, JSDoc.
+        ev.add(
+            Category::Docs,
+            4,
+            format!("generator {name} names documentation"),
+        );
     }
     if meta("og:type") == "article" {
         ev.add(Category::Blog, 1, "og:type article");
@@ -367,11 +420,7 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         ev.add(Category::Docs, 1, "a table of contents of the page");
     }
     // A message shown with its mail headers: a mailing list's archive, a discussion.
-    let headers: Vec<&str> = MAIL_HEADERS
-        .iter()
-        .copied()
-        .filter(|h| text.contains(h))
-        .collect();
+    let headers = mail_headers(&text);
     if headers.len() >= 3 && headers.contains(&"from: ") && headers.contains(&"subject: ") {
         ev.add(
             Category::Forum,

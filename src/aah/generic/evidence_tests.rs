@@ -139,4 +139,27 @@ fn a_message_shown_with_its_mail_headers_is_a_discussion() {
     // A date and an author's line are any post's; a subject is needed too.
     let ev = evidence("", "<p>From: Alice</p><p>Date: 2023</p><p>To: Bruno</p>");
     assert!(ev.signals.is_empty());
+    // Header words inside other words, or scattered over prose, are no header block.
+    let filler = "<p>".to_owned() + &"the heron waited by the weir ".repeat(30) + "</p>";
+    let prose = format!(
+        "<p>Update: the path is open.</p>{filler}<p>How to: reach it from: the north.</p>\
+        {filler}<p>Subject: birds</p>"
+    );
+    let ev = evidence("", &prose);
+    assert!(ev.signals.is_empty(), "{:?}", ev.signals);
+}
+
+#[test]
+fn a_generator_named_for_documentation_is_docs_evidence() {
+    for (generator, docs) in [
+        ("pdoc 16.0.0", true),
+        ("TypeDoc 0.25", true),
+        ("Hugo 0.111", false),
+        ("doc", false),
+    ] {
+        let head = format!(r#"<meta name="generator" content="{generator}">"#);
+        let ev = evidence(&head, "<p>Heron</p>");
+        let named = ev.signals.iter().any(|s| s.contains("names documentation"));
+        assert_eq!(named, docs, "{generator}: {:?}", ev.signals);
+    }
 }

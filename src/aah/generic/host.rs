@@ -66,8 +66,10 @@ pub struct HostModel {
     /// Pages read per URL shape, and answers that were no page (redirects, errors).
     read: HashMap<String, u32>,
     redirects: HashMap<String, u32>,
-    /// URL templates whose URLs without a final slash redirected to themselves with one.
+    /// URL templates whose URLs without a final slash redirected to themselves with one, and
+    /// those whose URLs without one were pages: such a template's slashless URLs are kept.
     slash_redirects: HashMap<String, u32>,
+    slashless_pages: HashMap<String, u32>,
 }
 
 impl HostModel {
@@ -270,9 +272,13 @@ impl HostModel {
         }
     }
 
-    /// Counts a page read with this shape.
-    pub(super) fn count_read(&mut self, shape: &Shape) {
+    /// Counts a page read at `url`, with its shape.
+    pub(super) fn count_read(&mut self, url: &url::Url, shape: &Shape) {
         bump(&mut self.read, shape.key(), MAX_TEMPLATES);
+        if folder_without_slash(url) {
+            let template = self.nav_template(url);
+            bump(&mut self.slashless_pages, template, MAX_TEMPLATES);
+        }
     }
 
     /// Counts an answer for `url` that was no page: a redirect to `location` (a permalink that
@@ -295,18 +301,18 @@ impl HostModel {
     }
 
     /// `url` with its folder's final slash, when two URLs of its template without one
-    /// redirected there. A URL with a query or a file name (`.html`) is left alone.
+    /// redirected there and none was a page. A URL with a query or a file name (`.html`) is
+    /// left alone.
     pub fn with_slash(&self, url: &url::Url) -> Option<url::Url> {
         // Asked of every link of the host's pages: nothing to work out until one was learned.
-        if self.slash_redirects.is_empty() {
+        if self.slash_redirects.is_empty() || !folder_without_slash(url) {
             return None;
         }
-        let last = url.path_segments()?.next_back()?;
-        if last.is_empty() || last.contains('.') || url.query().is_some() {
-            return None;
-        }
-        let n = self.slash_redirects.get(&self.nav_template(url)).copied();
-        n.is_some_and(|n| n >= SLASH_REDIRECTS).then(|| {
+        let template = self.nav_template(url);
+        let n = self.slash_redirects.get(&template).copied();
+        let learned = n.is_some_and(|n| n >= SLASH_REDIRECTS)
+            && !self.slashless_pages.contains_key(&template);
+        learned.then(|| {
             let mut out = url.clone();
             out.set_path(&format!("{}/", url.path()));
             out
@@ -377,13 +383,22 @@ pub enum NoPage {
     AddsSlash(String),
 }
 
-/// Whether `location` is `url` with a final slash added, and nothing else changed.
+/// Whether `url` names a folder without its final slash: no query, and a last segment that is
+/// no file name (`.html`).
+fn folder_without_slash(url: &url::Url) -> bool {
+    url.query().is_none()
+        && url
+            .path_segments()
+            .and_then(|mut s| s.next_back())
+            .is_some_and(|last| !last.is_empty() && !last.contains('.'))
+}
+
+/// Whether `location` is `url` with a final slash added, and nothing else changed (escapes
+/// compared in their canonical form: `%c3` is `%C3`).
 fn adds_slash(url: &url::Url, location: &url::Url) -> bool {
     let mut slashed = url.clone();
     slashed.set_path(&format!("{}/", url.path()));
-    let mut target = location.clone();
-    target.set_fragment(None);
-    !url.path().ends_with('/') && slashed == target
+    folder_without_slash(url) && crate::uri::canonical(&slashed) == crate::uri::canonical(location)
 }
 
 /// Pages of `pages` a block must be on to be common: `share` of them, and two at least.

@@ -118,7 +118,7 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     );
     let template = host.template(&shape);
     host.observe_template(&template, &keys);
-    host.count_read(&shape);
+    host.count_read(url, &shape);
     let (r, strong) = judge(&page, ev, &parts, &template, host);
     if let Some(own) = strong {
         host.vote(template, own);

@@ -90,27 +90,34 @@ const MENU_ONLY: &[&str] = &["about", "help"];
 /// FlaskBB's `/auth/login` beside `/auth/register` and `/auth/reset-password`). A tag or an
 /// article that happens to be called "History" sits among names, not actions.
 fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value: &str) -> bool {
-    PATH_WORDS.contains(&value)
-        && shapes
-            .siblings(shape, i)
-            .iter()
-            .filter(|v| **v != value && names_an_action(&v.to_ascii_lowercase()))
-            .count()
-            >= 2
+    if !PATH_WORDS.contains(&value) {
+        return false;
+    }
+    let (mut words, mut joined) = (0, 0);
+    for v in shapes.siblings(shape, i) {
+        let v = v.to_ascii_lowercase();
+        if v == value {
+            continue;
+        }
+        if PATH_WORDS.contains(&v.as_str()) {
+            words += 1;
+        } else if joins_an_action(&v) {
+            joined += 1;
+        }
+    }
+    words >= 1 && words + joined >= 2
 }
 
-/// Whether a value offered beside others names an action: a word of [`PATH_WORDS`], or words
-/// joined by `-` or `_` one of which is (`reset-password`, `edit_profile`). A marked value
-/// (`_search` beside Gitit's `/About`) is left as it is: what its mark sets apart is judged
-/// elsewhere, and the names beside it stay names.
-fn names_an_action(v: &str) -> bool {
-    let joined = || {
-        let mut words = v.split(['-', '_']);
-        v.contains(['-', '_'])
-            && words.clone().all(|w| !w.is_empty())
-            && words.any(|w| PATH_WORDS.contains(&w))
-    };
-    PATH_WORDS.contains(&v) || joined()
+/// Whether a value offered beside others is words joined by `-` or `_`, one of which names an
+/// action (`reset-password`, `edit_profile`). Such a value counts only beside an action named
+/// by one word: a slug (`open-source`, `river-history`) reads the same, and a list of tags is
+/// where slugs are. A marked value (`_search` beside Gitit's `/About`) is left as it is: what
+/// its mark sets apart is judged elsewhere, and the names beside it stay names.
+fn joins_an_action(v: &str) -> bool {
+    let mut words = v.split(['-', '_']);
+    v.contains(['-', '_'])
+        && words.clone().all(|w| !w.is_empty())
+        && words.any(|w| PATH_WORDS.contains(&w))
 }
 
 /// Query keys of views and actions (`?action=edit`, `?oldid=`, `?replytocom=`, searches).
@@ -355,6 +362,21 @@ mod tests {
         // A redirect elsewhere is no slash added.
         let other = url("http://b/tags/birds/page/2/");
         assert_eq!(m.note_no_page(&url("http://b/tags/x"), Some(&other)), None);
+        // An escape in another case is the same URL.
+        let mut esc = host(&["http://b/tags/caf%C3%A9", "http://b/tags/caf%C3%A8"]);
+        let lower = url("http://b/tags/caf%c3%a9/");
+        esc.note_no_page(&url("http://b/tags/caf%C3%A9"), Some(&lower));
+        let lower = url("http://b/tags/caf%c3%a8/");
+        let taught = esc.note_no_page(&url("http://b/tags/caf%C3%A8"), Some(&lower));
+        assert!(matches!(taught, Some(NoPage::AddsSlash(_))), "{taught:?}");
+        // A template whose slashless URLs were pages too keeps them as they are.
+        let mut pages = host(&tags.iter().map(String::as_str).collect::<Vec<_>>());
+        let html = scraper::Html::parse_document("<html><body><p>Maps</p></body></html>");
+        super::super::read(&html, &url(&tags[2]), &mut pages);
+        for t in &tags[..2] {
+            pages.note_no_page(&url(t), Some(&slashed(t)));
+        }
+        assert_eq!(pages.with_slash(&url(&tags[3])), None);
     }
 
     #[test]
@@ -393,6 +415,13 @@ mod tests {
             "http://b/tags/maps",
         ]);
         assert_eq!(not_worth(&url("http://b/tags/history"), &tags), None);
+        let slugs = host(&[
+            "http://b/tags/history",
+            "http://b/tags/open-source",
+            "http://b/tags/view-source",
+            "http://b/tags/maps",
+        ]);
+        assert_eq!(not_worth(&url("http://b/tags/history"), &slugs), None);
         let marked = host(&[
             "http://g/About",
             "http://g/Heron",

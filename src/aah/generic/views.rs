@@ -126,11 +126,15 @@ pub fn not_worth_on(
 /// The URL the page links whose last segment is `url`'s bare number followed by a slug
 /// (`/topic/2-wren-photos` for `/topic/2?page=2`, FlaskBB's pager beside each topic of a
 /// list): an item whose application answers its number alone too. Its own pages are linked
-/// from it with its slug.
+/// from it with its slug. A year is no item's number: `/tag/2024` beside `/tag/2024-election`
+/// is a tag of its own.
 fn slugged(url: &Url, linked: &HashSet<String>) -> Option<String> {
     let path = url.path().trim_end_matches('/');
     let (parent, last) = path.rsplit_once('/')?;
     if last.is_empty() || last.len() > 9 || !last.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if last.len() == 4 && (1900..2100).contains(&last.parse::<u32>().unwrap_or(0)) {
         return None;
     }
     let mut base = url.clone();
@@ -248,6 +252,11 @@ const VIEW_LABELS: &[&str] = &[
     "page source",
 ];
 
+/// Labels of [`VIEW_LABELS`] that name a URL of what the page shows, not its markup: they make
+/// a view only of the page's own template (another post of a thread). A list whose posts are
+/// linked by "Permalink" alone (a microblog) links its terminal pages so.
+const PERMALINK_LABELS: &[&str] = &["link", "permalink", "permanent link"];
+
 /// The links a page offers as views of itself, with why ([`IN_MENU`], [`LABELLED`],
 /// [`NUMBERED`]):
 /// - In a menu (`role="menu"`, a dropdown's list of choices) that holds a link to the page,
@@ -255,9 +264,10 @@ const VIEW_LABELS: &[&str] = &[
 ///   `/recent?cid=1`, `/recent?cid=2`). Their query keys are ones that usually name an item
 ///   (`cid`); the menu says they filter this list. Links with a segment appended are left
 ///   alone: a documentation theme's dropdown lists the page's subpages so.
-/// - A same-host URL every link of the page labels as a permalink or a source rendering
-///   ([`VIEW_LABELS`], brackets aside); one link to it with other words (a post's title on a
-///   list beside its "permalink") keeps it.
+/// - A same-host URL every link of the page labels as a source rendering, or a URL of the
+///   page's own template every link labels as a permalink ([`VIEW_LABELS`], brackets aside);
+///   one link to it with other words (a post's title on a list beside its "permalink") keeps
+///   it.
 /// - A URL of the page's own template every link of the page names by a small number alone
 ///   (Fossil's "in reply to 1" in a thread: another post of a thread, whose URL shows the
 ///   thread again), unless it differs from the page by numbers only: a pager's `/page/2`
@@ -292,8 +302,9 @@ pub fn page_views(
                 .map(|u| (String::from(u), IN_MENU)),
         );
     }
-    // Per URL: whether every link to it is labelled, and whether every one is a number.
-    let mut texts: HashMap<Url, (bool, bool)> = HashMap::new();
+    // Per URL: whether every link to it is labelled (a permalink, a rendering), and whether
+    // every one is a number.
+    let mut texts: HashMap<Url, (Option<bool>, bool)> = HashMap::new();
     for a in doc.select(&LINK).take(5_000) {
         let Some(u) = join(a).filter(|u| u.host_str() == page.host_str()) else {
             continue;
@@ -302,20 +313,21 @@ pub fn page_views(
         let label = text
             .trim_matches(|c: char| c.is_whitespace() || "[]()<>{}|".contains(c))
             .to_lowercase();
-        let (labelled, numbered) = texts.entry(u).or_insert((true, true));
-        *labelled &= VIEW_LABELS.contains(&label.as_str());
+        let (labelled, numbered) = texts.entry(u).or_insert((Some(false), true));
+        *labelled = match (*labelled, VIEW_LABELS.contains(&label.as_str())) {
+            (Some(permalink), true) => Some(permalink || PERMALINK_LABELS.contains(&&*label)),
+            _ => None,
+        };
         *numbered &= is_small_number(text.trim());
     }
     let shapes = host.nav_shapes();
     let own = Shape::of(page);
     let own_template = shapes.template(&own);
+    let own_kind = |u: &Url| shapes.template(&Shape::of(u)) == own_template;
     for (u, (labelled, numbered)) in texts {
-        let why = if labelled {
+        let why = if labelled.is_some_and(|permalink| !permalink || own_kind(&u)) {
             LABELLED
-        } else if numbered && u != *page && {
-            let shape = Shape::of(&u);
-            shape.key() != own.key() && shapes.template(&shape) == own_template
-        } {
+        } else if numbered && u != *page && Shape::of(&u).key() != own.key() && own_kind(&u) {
             NUMBERED
         } else {
             continue;

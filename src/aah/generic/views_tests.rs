@@ -63,6 +63,8 @@ fn an_item_under_its_bare_number_beside_its_slugged_url_is_a_second_url_of_it() 
         ),
         None
     );
+    let election = ["http://b/tag/2024-election"];
+    assert_eq!(on("http://b/tag/2024", "http://b/", &election, &m), None);
 }
 
 #[test]
@@ -252,7 +254,12 @@ fn links_labelled_permalink_or_source_are_views_unless_one_link_names_them_other
         <p><a href="/post/7">Permalink</a> <a href="/post/7">Heron at dusk</a>
         <a href="http://elsewhere/x">link</a> <a href="/wiki/Link">Link farm</a></p>"#,
     );
-    let views = page_views(&html, &page, &host(&[]));
+    let m = host(&[
+        "http://f/forumpost/9187fc3a55",
+        "http://f/forumpost/adac4e8e65",
+        "http://f/forumpost/d7ca71dbd7",
+    ]);
+    let views = page_views(&html, &page, &m);
     let mut got: Vec<&str> = views.keys().map(String::as_str).collect();
     got.sort();
     assert_eq!(
@@ -263,6 +270,17 @@ fn links_labelled_permalink_or_source_are_views_unless_one_link_names_them_other
         ]
     );
     assert!(views.values().all(|&why| why == LABELLED));
+    // A list whose posts are linked by "Permalink" alone links its terminal pages so.
+    let list = url("http://m/");
+    let html = scraper::Html::parse_document(
+        r#"<p>Herons at dusk <a href="/posts/7">Permalink</a></p>
+        <p>Wrens <a href="/posts/8">Permalink</a> <a href="/posts/8.md">source</a></p>"#,
+    );
+    let views = page_views(&html, &list, &host(&[]));
+    assert_eq!(
+        views,
+        HashMap::from([("http://m/posts/8.md".to_string(), LABELLED)])
+    );
 }
 
 #[test]
