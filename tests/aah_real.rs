@@ -675,9 +675,6 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             "redmine" => 19,
             "flaskbb" => 16,
             "fossil" => 22,
-            // The eighth round's public-inbox, as first crawled: each thread's flat and nested
-            // views under every message of it, help texts, mbox downloads (70 of 131).
-            "publicinbox" => 54,
             _ => 15,
         };
         assert!(

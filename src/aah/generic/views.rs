@@ -123,6 +123,15 @@ pub fn not_worth_on(
     })
 }
 
+/// The path `url` adds one ASCII letter to as a segment (`/l/m1/` for `/l/m1/T/`), without its
+/// final slash, when it has no query. The host's root is left out: one-letter sections there
+/// are the site's own (an imageboard's `/b/`).
+fn lettered_parent(url: &Url) -> Option<&str> {
+    let (parent, seg) = url.path().trim_end_matches('/').rsplit_once('/')?;
+    let letter = seg.len() == 1 && seg.bytes().all(|b| b.is_ascii_alphabetic());
+    (letter && !parent.is_empty() && url.query().is_none()).then_some(parent)
+}
+
 /// The URL the page links whose last segment is `url`'s bare number followed by a slug
 /// (`/topic/2-wren-photos` for `/topic/2?page=2`, FlaskBB's pager beside each topic of a
 /// list): an item whose application answers its number alone too. Its own pages are linked
@@ -236,6 +245,8 @@ pub const IN_MENU: &str = "in a menu of views of the page that links it";
 /// See [`page_views`].
 pub const LABELLED: &str = "every link to it is labelled a permalink or a source";
 /// See [`page_views`].
+pub const LETTERED: &str = "a letter added to the page or to a URL it links: another display";
+/// See [`page_views`].
 pub const NUMBERED: &str = "every link to it is a post's number, to another of the page's kind";
 
 /// Anchor texts that label a link as another URL of what the page shows or its markup
@@ -268,6 +279,11 @@ const PERMALINK_LABELS: &[&str] = &["link", "permalink", "permanent link"];
 ///   page's own template every link labels as a permalink ([`VIEW_LABELS`], brackets aside);
 ///   one link to it with other words (a post's title on a list beside its "permalink") keeps
 ///   it.
+/// - The page's own URL, or a URL it links, with one letter added as a segment, when the page
+///   links at most two such URLs under it (public-inbox's `T/` and `t/` beside each message:
+///   its thread, flat and nested, under a second URL per message; the list of threads links
+///   one thread view each, not the messages). An index by initial (`/glossary/a/` to `/z/`)
+///   links more.
 /// - A URL of the page's own template every link of the page names by a small number alone
 ///   (Fossil's "in reply to 1" in a thread: another post of a thread, whose URL shows the
 ///   thread again), unless it differs from the page by numbers only: a pager's `/page/2`
@@ -319,6 +335,21 @@ pub fn page_views(
             _ => None,
         };
         *numbered &= is_small_number(text.trim());
+    }
+    // Per URL Y that is the page or that the page links: its one-letter children linked.
+    let paths: HashSet<&str> = texts
+        .keys()
+        .map(|u| u.path().trim_end_matches('/'))
+        .chain([page.path().trim_end_matches('/')])
+        .collect();
+    let mut lettered: HashMap<&str, Vec<&Url>> = HashMap::new();
+    for u in texts.keys() {
+        if let Some(parent) = lettered_parent(u).filter(|p| paths.contains(p)) {
+            lettered.entry(parent).or_default().push(u);
+        }
+    }
+    for u in lettered.into_values().filter(|v| v.len() <= 2).flatten() {
+        views.entry(String::from(u.clone())).or_insert(LETTERED);
     }
     let shapes = host.nav_shapes();
     let own = Shape::of(page);

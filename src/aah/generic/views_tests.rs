@@ -323,3 +323,47 @@ fn a_marked_first_segment_before_a_page_path_is_a_view_of_it() {
     assert_eq!(not_worth(&url("http://w/+tags/rivers"), &m), None);
     assert!(on("http://w/+index/Birds/Owl", "http://w/Birds/Owl", &[], &m).is_some());
 }
+
+#[test]
+fn the_page_with_a_letter_added_is_another_display_of_it_unless_it_is_an_index_by_initial() {
+    let page = url("http://l/notes/m1@example.test/");
+    let html = scraper::Html::parse_document(
+        r#"<a href="T/#u">flat</a> <a href="t/#u">nested</a> <a href="raw">raw</a>
+        <a href="../m2@example.test/">next</a>"#,
+    );
+    let views = page_views(&html, &page, &host(&[]));
+    assert_eq!(
+        views.get("http://l/notes/m1@example.test/T/"),
+        Some(&LETTERED)
+    );
+    assert_eq!(
+        views.get("http://l/notes/m1@example.test/t/"),
+        Some(&LETTERED)
+    );
+    assert_eq!(views.get("http://l/notes/m2@example.test/"), None);
+    // The thread view links each message and its displays; the list of threads, a thread view
+    // of each thread alone.
+    let thread = url("http://l/notes/m2@example.test/T/");
+    let html = scraper::Html::parse_document(
+        r#"<a href="../../m1@example.test/">permalink</a> <a href="../../m1@example.test/T/">
+        </a> <a href="../../m1@example.test/t/">nested</a>"#,
+    );
+    let views = page_views(&html, &thread, &host(&[]));
+    assert_eq!(views.len(), 2, "{views:?}");
+    assert!(views
+        .keys()
+        .all(|k| k.starts_with("http://l/notes/m1@example.test/")));
+    let list = url("http://l/notes/");
+    let html = scraper::Html::parse_document(
+        r#"<a href="m1@example.test/T/#t">Herons</a> <a href="m3@example.test/T/#u">Weirs</a>"#,
+    );
+    assert!(page_views(&html, &list, &host(&[])).is_empty());
+    let glossary = url("http://g/glossary/");
+    let html = scraper::Html::parse_document(
+        r#"<a href="a/">A</a> <a href="b/">B</a> <a href="c/">C</a>"#,
+    );
+    assert!(page_views(&html, &glossary, &host(&[])).is_empty());
+    let root = url("http://i/");
+    let html = scraper::Html::parse_document(r#"<a href="/b/">random</a>"#);
+    assert!(page_views(&html, &root, &host(&[])).is_empty());
+}
