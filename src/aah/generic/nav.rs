@@ -87,10 +87,13 @@ const MENU_ONLY: &[&str] = &["about", "help"];
 /// Whether place `i` is a menu of actions and `value` one of them: the value is a word of
 /// [`PATH_WORDS`] and two or more other values offered there are actions too (`/login`,
 /// `/prefs`, `/timeline` beside `/wiki` and `/ticket`; `/-/login` beside `/-/changelog`;
-/// FlaskBB's `/auth/login` beside `/auth/register` and `/auth/reset-password`). A tag or an
-/// article that happens to be called "History" sits among names, not actions.
+/// FlaskBB's `/auth/login` beside `/auth/register` and `/auth/reset-password`), or the value
+/// joins an action word to others and two other values are action words
+/// (`/auth/reset-password` beside `/auth/login` and `/auth/register`). A tag or an article
+/// that happens to be called "History" sits among names, not actions.
 fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value: &str) -> bool {
-    if !PATH_WORDS.contains(&value) {
+    let joined_value = joins_an_action(value);
+    if !PATH_WORDS.contains(&value) && !joined_value {
         return false;
     }
     let (mut words, mut joined) = (0, 0);
@@ -105,11 +108,17 @@ fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value:
             joined += 1;
         }
     }
-    words >= 1 && words + joined >= 2
+    if joined_value {
+        // A slug beside one action word and another slug is no action.
+        words >= 2
+    } else {
+        words >= 1 && words + joined >= 2
+    }
 }
 
 /// Whether a value offered beside others is words joined by `-` or `_`, one of which names an
-/// action (`reset-password`, `edit_profile`). Such a value counts only beside an action named
+/// action (`reset-password`, `edit_profile`); not a word of [`MENU_ONLY`], which names content
+/// as often (`about-us`, MoinMoin's help namespace `help-en`). Such a value counts only beside an action named
 /// by one word: a slug (`open-source`, `river-history`) reads the same, and a list of tags is
 /// where slugs are. A marked value (`_search` beside Gitit's `/About`) is left as it is: what
 /// its mark sets apart is judged elsewhere, and the names beside it stay names.
@@ -117,7 +126,7 @@ fn joins_an_action(v: &str) -> bool {
     let mut words = v.split(['-', '_']);
     v.contains(['-', '_'])
         && words.clone().all(|w| !w.is_empty())
-        && words.any(|w| PATH_WORDS.contains(&w))
+        && words.any(|w| PATH_WORDS.contains(&w) && !MENU_ONLY.contains(&w))
 }
 
 /// Query keys of views and actions (`?action=edit`, `?oldid=`, `?replytocom=`, searches).
@@ -255,6 +264,12 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
             && (!MENU_ONLY.contains(&stem) || action_menu(shapes, &shape, i, stem))
         {
             return Some((literal(&template, i, seg), format!("{stem:?} in the path")));
+        }
+        if joins_an_action(stem) && action_menu(shapes, &shape, i, stem) {
+            return Some((
+                literal(&template, i, seg),
+                format!("{stem:?} in a menu of actions"),
+            ));
         }
     }
     for (k, _) in url.query_pairs() {
@@ -407,6 +422,7 @@ mod tests {
             "http://f/auth/activate",
         ]);
         assert!(not_worth(&url("http://f/auth/login"), &auth).is_some());
+        assert!(not_worth(&url("http://f/auth/reset-password"), &auth).is_some());
         assert_eq!(not_worth(&url("http://f/auth/activate"), &auth), None);
         let tags = host(&[
             "http://b/tags/history",
@@ -422,6 +438,14 @@ mod tests {
             "http://b/tags/maps",
         ]);
         assert_eq!(not_worth(&url("http://b/tags/history"), &slugs), None);
+        assert_eq!(not_worth(&url("http://b/tags/open-source"), &slugs), None);
+        let moin = host(&[
+            "http://m/help-en",
+            "http://m/users",
+            "http://m/login",
+            "http://m/Home",
+        ]);
+        assert_eq!(not_worth(&url("http://m/help-en"), &moin), None);
         let marked = host(&[
             "http://g/About",
             "http://g/Heron",
