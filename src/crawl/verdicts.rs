@@ -34,9 +34,11 @@ pub(super) fn judge_links(
             m.links
                 .iter()
                 .map(|v| {
-                    // Queuing a link under its slashed URL asks for nothing it was not
-                    // already given: it stays a default verdict.
-                    let explicit = v.rule != DEFAULT_RULE && v.instead.is_none();
+                    // A rule asks for a link when it follows or boosts it; queuing a link
+                    // under its slashed URL, or deferring it, asks for nothing more than the
+                    // default.
+                    let asks = matches!(v.action, LinkAction::Follow | LinkAction::Boost);
+                    let explicit = v.rule != DEFAULT_RULE && asks && v.instead.is_none();
                     (v.url.as_str(), (v.action, v.boost.unwrap_or(0.0), explicit))
                 })
                 .collect()
@@ -128,11 +130,17 @@ mod tests {
             ),
             verdict("http://b/feed", "app/*/feeds", None),
         ];
+        let mut deferred = verdict("http://b/wp-json/", "unknown/*/defer *", None);
+        deferred.action = LinkAction::Defer;
+        m.links.push(deferred);
+        let links = [links, vec![link("http://b/wp-json/")]].concat();
         let judged = judge_links(&links, None, Some(&m));
         assert!(!judged[0].by_rule, "a slash asks for nothing");
         assert!(judged[1].by_rule);
+        assert!(!judged[2].by_rule, "a deferred link asks for nothing");
         let queued = queued_instead(links, Some(&m));
         assert_eq!(queued[0].url, "http://b/tags/birds/");
         assert_eq!(queued[1].url, "http://b/feed");
+        assert_eq!(queued[2].url, "http://b/wp-json/");
     }
 }

@@ -153,37 +153,37 @@ const MAIL_HEADERS: [&str; 7] = [
 ];
 
 /// The [`MAIL_HEADERS`] shown together around the first `from: ` of `text` that has a
-/// `subject: ` near it: each starts a word (`update: ` holds no `date: `) and lies within a few
-/// hundred bytes of that `from: `, as a message's headers do; words scattered over prose are
-/// no header block.
+/// `subject: ` near it: each starts a word (`update: ` holds no `date: `) and lies within a
+/// couple of kilobytes of that `from: `, as a message's headers do, long `To:` and `Cc:` lists
+/// included; words scattered over prose are no header block.
 fn mail_headers(text: &str) -> Vec<&'static str> {
-    const BEFORE: usize = 300;
-    const AFTER: usize = 500;
-    let starts_word = |t: &str, i: usize| {
-        t[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_alphanumeric() && c != '-')
-    };
-    let found = |t: &str, h: &str| t.match_indices(h).any(|(i, _)| starts_word(t, i));
-    for (i, _) in text.match_indices("from: ").take(50) {
-        if !starts_word(text, i) {
-            continue;
-        }
-        let mut lo = i.saturating_sub(BEFORE);
-        while !text.is_char_boundary(lo) {
-            lo -= 1;
-        }
-        let mut hi = (i + AFTER).min(text.len());
-        while !text.is_char_boundary(hi) {
-            hi += 1;
-        }
-        let window = &text[lo..hi];
-        if found(window, "subject: ") {
+    const BEFORE: usize = 500;
+    const AFTER: usize = 2_000;
+    // Where each header starts a word in `text` (a few at most on any page that has them).
+    let at: Vec<Vec<usize>> = MAIL_HEADERS
+        .iter()
+        .map(|h| {
+            text.match_indices(h)
+                .map(|(i, _)| i)
+                .filter(|&i| {
+                    text[..i]
+                        .chars()
+                        .next_back()
+                        .is_none_or(|c| !c.is_alphanumeric() && c != '-')
+                })
+                .take(50)
+                .collect()
+        })
+        .collect();
+    let near = |i: usize, j: usize| j + BEFORE >= i && j <= i + AFTER;
+    let (from, subject) = (&at[0], &at[2]);
+    for &i in from {
+        if subject.iter().any(|&j| near(i, j)) {
             return MAIL_HEADERS
                 .iter()
-                .copied()
-                .filter(|h| found(window, h))
+                .zip(&at)
+                .filter(|(_, js)| js.iter().any(|&j| near(i, j)))
+                .map(|(h, _)| *h)
                 .collect();
         }
     }
@@ -247,6 +247,8 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         .split_whitespace()
         .next()
         .filter(|w| w.len() > 3 && (w.ends_with("doc") || w.ends_with("docs")))
+        // Pandoc converts any document, a blog's posts as often as a manual.
+        .filter(|w| *w != "pandoc")
         .map(str::to_owned)
     {
         // Documentation generators are named so: pdoc, rustdoc, javadoc, TypeDoc, JSDoc.

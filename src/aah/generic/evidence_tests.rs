@@ -140,13 +140,19 @@ fn a_message_shown_with_its_mail_headers_is_a_discussion() {
     let ev = evidence("", "<p>From: Alice</p><p>Date: 2023</p><p>To: Bruno</p>");
     assert!(ev.signals.is_empty());
     // Header words inside other words, or scattered over prose, are no header block.
-    let filler = "<p>".to_owned() + &"the heron waited by the weir ".repeat(30) + "</p>";
+    let filler = "<p>".to_owned() + &"the heron waited by the weir ".repeat(90) + "</p>";
     let prose = format!(
         "<p>Update: the path is open.</p>{filler}<p>How to: reach it from: the north.</p>\
         {filler}<p>Subject: birds</p>"
     );
     let ev = evidence("", &prose);
     assert!(ev.signals.is_empty(), "{:?}", ev.signals);
+    // A long list of recipients between `From:` and `Subject:` is one header block.
+    let cc: String = (0..40)
+        .map(|n| format!("reader{n}@example.test, "))
+        .collect();
+    let message = format!("<pre>From: Alice\nTo: {cc}\nDate: 2023\nSubject: Weirs</pre>");
+    assert_eq!(evidence("", &message).signals.len(), 1);
 }
 
 #[test]
@@ -156,6 +162,7 @@ fn a_generator_named_for_documentation_is_docs_evidence() {
         ("TypeDoc 0.25", true),
         ("Hugo 0.111", false),
         ("doc", false),
+        ("pandoc", false),
     ] {
         let head = format!(r#"<meta name="generator" content="{generator}">"#);
         let ev = evidence(&head, "<p>Heron</p>");

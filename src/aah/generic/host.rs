@@ -287,6 +287,19 @@ impl HostModel {
     /// URL, which [`HostModel::with_slash`] gives once two URLs of a template did so.
     /// Returns what this answer taught, when it is the one that taught it.
     pub fn note_no_page(&mut self, url: &url::Url, location: Option<&url::Url>) -> Option<NoPage> {
+        // A slashed URL queued in place of its link that answers an error: the template's
+        // URLs without the slash are pages of their own (a static host's `/about` for
+        // `about.html`), and are queued as they are from now on.
+        if location.is_none() && !self.slash_redirects.is_empty() && url.path().len() > 1 {
+            if let Some(bare) = url.path().strip_suffix('/') {
+                let mut slashless = url.clone();
+                slashless.set_path(bare);
+                if self.with_slash(&slashless).is_some() {
+                    let template = self.nav_template(&slashless);
+                    bump(&mut self.slashless_pages, template, MAX_TEMPLATES);
+                }
+            }
+        }
         if location.is_some_and(|l| adds_slash(url, l)) {
             let template = self.nav_template(url);
             let n = self.slash_redirects.get(&template).copied().unwrap_or(0);

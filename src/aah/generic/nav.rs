@@ -79,6 +79,17 @@ const PATH_WORDS: &[&str] = &[
     "groups",
 ];
 
+/// Words of [`PATH_WORDS`] that, alone at a host's root and written in lower case (`/login`,
+/// `/search.html`), name its account or search form whatever the menu beside them: an
+/// application puts its forms there, and a page named so lives under a folder (`/docs/login`,
+/// judged by the rules above) or is capitalised (a wiki's `/Search` article). On the 39 recordings every such URL is one
+/// the truth calls not worth a fetch (13 of them).
+const ROOT_ACTIONS: &[&str] = &["login", "logout", "signin", "signup", "register", "search"];
+
+/// Extensions of a page a script or a template writes (`/login.php`, `/search.html`): a
+/// document (`/register.pdf`) is no form.
+const SCRIPT_EXTENSIONS: &[&str] = &["html", "htm", "php", "asp", "aspx", "jsp", "cgi", "pl"];
+
 /// Words of [`PATH_WORDS`] that name content as often as a view: a blog's `/about/` is a page
 /// of its own, Trac's `/about` and An Otter Wiki's `/-/about` sit in a menu beside `/login`
 /// and `/prefs`. They count only in such a menu.
@@ -89,17 +100,19 @@ const MENU_ONLY: &[&str] = &["about", "help"];
 /// `/prefs`, `/timeline` beside `/wiki` and `/ticket`; `/-/login` beside `/-/changelog`;
 /// FlaskBB's `/auth/login` beside `/auth/register` and `/auth/reset-password`), or the value
 /// joins an action word to others and two other values are action words
-/// (`/auth/reset-password` beside `/auth/login` and `/auth/register`). A tag or an article
-/// that happens to be called "History" sits among names, not actions.
+/// (`/auth/reset-password` beside `/auth/login` and `/auth/register`), not at the host's root,
+/// where a blog's posts sit beside `/about/` and `/feed/` (`/how-to-edit-photos/`), and with
+/// `about` and `help` beside it counting for nothing, since they name pages as often. A tag or
+/// an article that happens to be called "History" sits among names, not actions.
 fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value: &str) -> bool {
     let joined_value = joins_an_action(value);
-    if !PATH_WORDS.contains(&value) && !joined_value {
+    if !(PATH_WORDS.contains(&value) || joined_value && i >= 1) {
         return false;
     }
     let (mut words, mut joined) = (0, 0);
     for v in shapes.siblings(shape, i) {
         let v = v.to_ascii_lowercase();
-        if v == value {
+        if v == value || (joined_value && MENU_ONLY.contains(&v.as_str())) {
             continue;
         }
         if PATH_WORDS.contains(&v.as_str()) {
@@ -212,8 +225,19 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
             "its URLs answer redirects or errors, no page".into(),
         ));
     }
+    let path = url.path().trim_matches('/');
+    let (root_word, ext) = path.split_once('.').unwrap_or((path, ""));
+    if !path.contains('/')
+        && ROOT_ACTIONS.contains(&root_word)
+        && (ext.is_empty() || SCRIPT_EXTENSIONS.contains(&ext))
+    {
+        return Some((
+            literal(&template, 0, path),
+            format!("{root_word:?} at the host's root: a form"),
+        ));
+    }
     let fixed = template.split('?').next().unwrap_or("").split('/');
-    let segments = url.path().trim_matches('/').split('/');
+    let segments = path.split('/');
     for (i, (t, seg)) in fixed.zip(segments).enumerate() {
         let lower = seg.to_ascii_lowercase();
         // A rendering is one whatever the place: no page is named `index.md`.
@@ -321,6 +345,27 @@ mod tests {
     }
 
     #[test]
+    fn an_account_or_search_form_at_the_root_is_not_worth_a_fetch_whatever_its_menu() {
+        let m = host(&["http://r/projects", "http://r/news", "http://r/login"]);
+        for u in [
+            "http://r/login",
+            "http://r/search",
+            "http://r/search.html",
+            "http://r/login.php",
+        ] {
+            assert!(not_worth(&url(u), &m).is_some(), "{u}");
+        }
+        for u in [
+            "http://r/projects",
+            "http://r/searching",
+            "http://r/Search",
+            "http://r/register.pdf",
+        ] {
+            assert_eq!(not_worth(&url(u), &m), None, "{u}");
+        }
+    }
+
+    #[test]
     fn a_word_in_a_variable_part_is_a_name() {
         let m = host(&[
             "http://b/tag/birds/",
@@ -392,6 +437,10 @@ mod tests {
             pages.note_no_page(&url(t), Some(&slashed(t)));
         }
         assert_eq!(pages.with_slash(&url(&tags[3])), None);
+        // A slashed URL that answers an error unlearns the rule.
+        assert!(m.with_slash(&url(&tags[3])).is_some());
+        m.note_no_page(&slashed(&tags[2]), None);
+        assert_eq!(m.with_slash(&url(&tags[3])), None);
     }
 
     #[test]
@@ -439,6 +488,18 @@ mod tests {
         ]);
         assert_eq!(not_worth(&url("http://b/tags/history"), &slugs), None);
         assert_eq!(not_worth(&url("http://b/tags/open-source"), &slugs), None);
+        let blog = host(&[
+            "http://b/about/",
+            "http://b/feed/",
+            "http://b/search/",
+            "http://b/how-to-edit-photos/",
+            "http://b/sub/login",
+            "http://b/sub/about",
+            "http://b/sub/help",
+            "http://b/sub/reset-password",
+        ]);
+        assert_eq!(not_worth(&url("http://b/how-to-edit-photos/"), &blog), None);
+        assert_eq!(not_worth(&url("http://b/sub/reset-password"), &blog), None);
         let moin = host(&[
             "http://m/help-en",
             "http://m/users",

@@ -52,6 +52,16 @@ impl Shape {
 }
 
 impl Shape {
+    /// Places in the path (the root has one, empty).
+    pub(super) fn places(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// Whether this is the host's root, `/`.
+    pub(super) fn is_root(&self) -> bool {
+        self.raw.iter().all(String::is_empty)
+    }
+
     /// The shape as text: segments with digits as `N`, and the query keys (`post/N`,
     /// `index.php?page`).
     pub(super) fn key(&self) -> String {

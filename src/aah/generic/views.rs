@@ -123,13 +123,13 @@ pub fn not_worth_on(
     })
 }
 
-/// The path `url` adds one ASCII letter to as a segment (`/l/m1/` for `/l/m1/T/`), without its
-/// final slash, when it has no query. The host's root is left out: one-letter sections there
-/// are the site's own (an imageboard's `/b/`).
-fn lettered_parent(url: &Url) -> Option<&str> {
+/// The path `url` adds one ASCII letter to as a segment (`/l/m1` for `/l/m1/T/`), without its
+/// final slash, and the letter, when it has no query. The host's root is left out: one-letter
+/// sections there are the site's own (an imageboard's `/b/`).
+fn lettered_parent(url: &Url) -> Option<(&str, &str)> {
     let (parent, seg) = url.path().trim_end_matches('/').rsplit_once('/')?;
     let letter = seg.len() == 1 && seg.bytes().all(|b| b.is_ascii_alphabetic());
-    (letter && !parent.is_empty() && url.query().is_none()).then_some(parent)
+    (letter && !parent.is_empty() && url.query().is_none()).then_some((parent, seg))
 }
 
 /// The URL the page links whose last segment is `url`'s bare number followed by a slug
@@ -279,11 +279,12 @@ const PERMALINK_LABELS: &[&str] = &["link", "permalink", "permanent link"];
 ///   page's own template every link labels as a permalink ([`VIEW_LABELS`], brackets aside);
 ///   one link to it with other words (a post's title on a list beside its "permalink") keeps
 ///   it.
-/// - The page's own URL, or a URL it links, with one letter added as a segment, when the page
-///   links at most two such URLs under it (public-inbox's `T/` and `t/` beside each message:
-///   its thread, flat and nested, under a second URL per message; the list of threads links
-///   one thread view each, not the messages). An index by initial (`/glossary/a/` to `/z/`)
-///   links more.
+/// - The page's own URL, or a URL it links, with one letter added as a segment that follows
+///   other paths of the host too, when the page links at most two such letters under it
+///   (public-inbox's `T/` and `t/` beside each message: its thread, flat and nested, under a
+///   second URL per message; the list of threads links one thread view each, not the
+///   messages). An index by initial (`/glossary/a/` to `/z/`) links more letters, and tags
+///   named by a letter (`/tags/c/`) sit under one folder.
 /// - A URL of the page's own template every link of the page names by a small number alone
 ///   (Fossil's "in reply to 1" in a thread: another post of a thread, whose URL shows the
 ///   thread again), unless it differs from the page by numbers only: a pager's `/page/2`
@@ -336,27 +337,47 @@ pub fn page_views(
         };
         *numbered &= is_small_number(text.trim());
     }
-    // Per URL Y that is the page or that the page links: its one-letter children linked.
+    let shapes = host.nav_shapes();
+    // Per URL Y that is the page or that the page links: its one-letter children linked, and
+    // their letters.
     let paths: HashSet<&str> = texts
         .keys()
         .map(|u| u.path().trim_end_matches('/'))
         .chain([page.path().trim_end_matches('/')])
         .collect();
-    let mut lettered: HashMap<&str, Vec<&Url>> = HashMap::new();
+    let mut lettered: HashMap<&str, (HashSet<&str>, Vec<&Url>)> = HashMap::new();
     for u in texts.keys() {
-        if let Some(parent) = lettered_parent(u).filter(|p| paths.contains(p)) {
-            lettered.entry(parent).or_default().push(u);
+        let Some((parent, letter)) = lettered_parent(u).filter(|(p, _)| paths.contains(p)) else {
+            continue;
+        };
+        // The letter follows other paths on the host too: an action of each, not a name under
+        // one folder (`/tags/c/` and `/tags/r/` beside `/tags/`).
+        let shape = Shape::of(u);
+        if shapes.repeats(&shape, shape.places() - 1) {
+            let (letters, urls) = lettered.entry(parent).or_default();
+            letters.insert(letter);
+            urls.push(u);
         }
     }
-    for u in lettered.into_values().filter(|v| v.len() <= 2).flatten() {
-        views.entry(String::from(u.clone())).or_insert(LETTERED);
+    for (_, urls) in lettered.into_values().filter(|(l, _)| l.len() <= 2) {
+        for u in urls {
+            views.entry(String::from(u.clone())).or_insert(LETTERED);
+        }
     }
-    let shapes = host.nav_shapes();
     let own = Shape::of(page);
     let own_template = shapes.template(&own);
-    let own_kind = |u: &Url| shapes.template(&Shape::of(u)) == own_template;
+    // Asked once per template: a page can label thousands of links.
+    let mut kinds: HashMap<String, bool> = HashMap::new();
+    let mut own_kind = |u: &Url| {
+        let shape = Shape::of(u);
+        *kinds
+            .entry(shape.key())
+            .or_insert_with(|| shapes.template(&shape) == own_template)
+    };
+    // The host's root is a list whatever its template: a post it links is no second URL of it.
+    let root = own.is_root();
     for (u, (labelled, numbered)) in texts {
-        let why = if labelled.is_some_and(|permalink| !permalink || own_kind(&u)) {
+        let why = if labelled.is_some_and(|permalink| !permalink || (!root && own_kind(&u))) {
             LABELLED
         } else if numbered && u != *page && Shape::of(&u).key() != own.key() && own_kind(&u) {
             NUMBERED

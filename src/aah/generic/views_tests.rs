@@ -281,6 +281,10 @@ fn links_labelled_permalink_or_source_are_views_unless_one_link_names_them_other
         views,
         HashMap::from([("http://m/posts/8.md".to_string(), LABELLED)])
     );
+    // Posts at the root share the root's template: the root is a list all the same.
+    let notes = host(&["http://w/heron-at-dusk", "http://w/wren", "http://w/weir"]);
+    let html = scraper::Html::parse_document(r#"<p>Herons <a href="/heron-at-dusk">Permalink</a>"#);
+    assert!(page_views(&html, &url("http://w/"), &notes).is_empty());
 }
 
 #[test]
@@ -331,7 +335,18 @@ fn the_page_with_a_letter_added_is_another_display_of_it_unless_it_is_an_index_b
         r#"<a href="T/#u">flat</a> <a href="t/#u">nested</a> <a href="raw">raw</a>
         <a href="../m2@example.test/">next</a>"#,
     );
-    let views = page_views(&html, &page, &host(&[]));
+    // The list of threads showed the letters after several messages.
+    let inbox = host(&[
+        "http://l/notes/m1@example.test/T/",
+        "http://l/notes/m3@example.test/T/",
+        "http://l/notes/m5@example.test/t/",
+    ]);
+    let alone = page_views(&html, &page, &host(&[]));
+    assert!(
+        !alone.values().any(|&w| w == LETTERED),
+        "no letter seen twice"
+    );
+    let views = page_views(&html, &page, &inbox);
     assert_eq!(
         views.get("http://l/notes/m1@example.test/T/"),
         Some(&LETTERED)
@@ -348,7 +363,7 @@ fn the_page_with_a_letter_added_is_another_display_of_it_unless_it_is_an_index_b
         r#"<a href="../../m1@example.test/">permalink</a> <a href="../../m1@example.test/T/">
         </a> <a href="../../m1@example.test/t/">nested</a>"#,
     );
-    let views = page_views(&html, &thread, &host(&[]));
+    let views = page_views(&html, &thread, &inbox);
     assert_eq!(views.len(), 2, "{views:?}");
     assert!(views
         .keys()
@@ -357,7 +372,18 @@ fn the_page_with_a_letter_added_is_another_display_of_it_unless_it_is_an_index_b
     let html = scraper::Html::parse_document(
         r#"<a href="m1@example.test/T/#t">Herons</a> <a href="m3@example.test/T/#u">Weirs</a>"#,
     );
-    assert!(page_views(&html, &list, &host(&[])).is_empty());
+    assert!(page_views(&html, &list, &inbox).is_empty());
+    // Tags named by a letter sit under one folder: names, not displays.
+    let tags = host(&[
+        "http://t/tags/c/",
+        "http://t/tags/r/",
+        "http://t/tags/rust/",
+    ]);
+    let post = url("http://t/posts/pointers/");
+    let html = scraper::Html::parse_document(
+        r#"<a href="/tags/">Tags</a> <a href="/tags/c/">c</a> <a href="/tags/r/">r</a>"#,
+    );
+    assert!(page_views(&html, &post, &tags).is_empty());
     let glossary = url("http://g/glossary/");
     let html = scraper::Html::parse_document(
         r#"<a href="a/">A</a> <a href="b/">B</a> <a href="c/">C</a>"#,
