@@ -176,7 +176,13 @@ fn mail_headers(text: &str) -> Vec<&'static str> {
         })
         .collect();
     let near = |i: usize, j: usize| j + BEFORE >= i && j <= i + AFTER;
-    let (from, subject) = (&at[0], &at[2]);
+    let of = |h: &str| {
+        MAIL_HEADERS
+            .iter()
+            .position(|m| *m == h)
+            .map_or(&[][..], |k| &at[k])
+    };
+    let (from, subject) = (of("from: "), of("subject: "));
     for &i in from {
         if subject.iter().any(|&j| near(i, j)) {
             return MAIL_HEADERS
@@ -240,10 +246,7 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         .find(|(w, _)| starts_a_word(&generator, w))
     {
         ev.add(*c, 4, format!("generator says {w}"));
-    } else if let Some(name) = page
-        .meta("generator")
-        .unwrap_or_default()
-        .to_lowercase()
+    } else if let Some(name) = meta("generator")
         .split_whitespace()
         .next()
         .filter(|w| w.len() > 3 && (w.ends_with("doc") || w.ends_with("docs")))

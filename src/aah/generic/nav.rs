@@ -82,8 +82,8 @@ const PATH_WORDS: &[&str] = &[
 /// Words of [`PATH_WORDS`] that, alone at a host's root and written in lower case (`/login`,
 /// `/search.html`), name its account or search form whatever the menu beside them: an
 /// application puts its forms there, and a page named so lives under a folder (`/docs/login`,
-/// judged by the rules above) or is capitalised (a wiki's `/Search` article). On the 39 recordings every such URL is one
-/// the truth calls not worth a fetch (13 of them).
+/// judged by the rules above) or is capitalised (a wiki's `/Search` article). On the 39
+/// recordings every such URL is one the truth calls not worth a fetch (13 of them).
 const ROOT_ACTIONS: &[&str] = &["login", "logout", "signin", "signup", "register", "search"];
 
 /// Extensions of a page a script or a template writes (`/login.php`, `/search.html`): a
@@ -131,10 +131,10 @@ fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value:
 
 /// Whether a value offered beside others is words joined by `-` or `_`, one of which names an
 /// action (`reset-password`, `edit_profile`); not a word of [`MENU_ONLY`], which names content
-/// as often (`about-us`, MoinMoin's help namespace `help-en`). Such a value counts only beside an action named
-/// by one word: a slug (`open-source`, `river-history`) reads the same, and a list of tags is
-/// where slugs are. A marked value (`_search` beside Gitit's `/About`) is left as it is: what
-/// its mark sets apart is judged elsewhere, and the names beside it stay names.
+/// as often (`about-us`, MoinMoin's help namespace `help-en`). Such a value counts only beside
+/// an action named by one word: a slug (`open-source`, `river-history`) reads the same, and a
+/// list of tags is where slugs are. A marked value (`_search` beside Gitit's `/About`) is left
+/// as it is: what its mark sets apart is judged elsewhere, and the names beside it stay names.
 fn joins_an_action(v: &str) -> bool {
     let mut words = v.split(['-', '_']);
     v.contains(['-', '_'])
