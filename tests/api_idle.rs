@@ -180,8 +180,11 @@ async fn created_crawls_hold_no_threads_or_files_until_they_start() {
     assert_eq!(srv.get("/api/v1/crawls/idle-07/topic").await.0, 200);
     let after = srv.settled().await;
     // Before engines were opened on demand, each crawl held eleven threads and five files.
+    // Threads get a wider margin than files: tokio's blocking pool keeps the few threads
+    // that wrote the status files alive for ten seconds, and how many it started depends
+    // on the machine. One thread per crawl would still show as twenty.
     assert!(
-        after.0 <= before.0 + 2 && after.1 <= before.1 + 2,
+        after.0 < before.0 + 8 && after.1 <= before.1 + 2,
         "threads and fds before {before:?} and after 20 idle crawls {after:?}"
     );
     assert!(
