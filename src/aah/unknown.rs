@@ -301,8 +301,16 @@ impl Helper {
                 v.instead = Some(w.into());
             }
             let found = generic::not_worth_on(&u, page, &linked, &model).or_else(|| {
-                let why = views.get(&v.url)?;
-                Some((model.nav_template(&u), (*why).to_owned()))
+                let why = *views.get(&v.url)?;
+                // Another display is learned by its own path (`whistory?name`), which the
+                // host's template of it (`*?name=*`) would not tell from the page itself.
+                let displayed = (why == generic::REQUERIED)
+                    .then(|| generic::display_key(&u))
+                    .flatten();
+                Some((
+                    displayed.unwrap_or_else(|| model.nav_template(&u)),
+                    why.to_owned(),
+                ))
             });
             let Some((template, why)) = found else {
                 // Fetched last: once a page shows places of this shape beside their pages,
@@ -322,6 +330,8 @@ impl Helper {
             v.rule = format!("{UNKNOWN_APP}/*/skip {template}");
             if why.starts_with(generic::PLACE_IN) {
                 model.learn_place(&template);
+            } else if why == generic::REQUERIED {
+                model.learn_display(&template);
             }
             let rules: Vec<&Adoption> = st
                 .adoptions

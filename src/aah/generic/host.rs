@@ -60,6 +60,10 @@ pub struct HostModel {
     /// URL templates whose URLs were places in pages their pages linked to (see
     /// `views::place_in`): skipped on the whole host.
     places: HashSet<String>,
+    /// Paths and query keys pages showed as other displays of themselves (their own query
+    /// under another path, see `views::display_key`), with the pages that did: skipped on the
+    /// whole host once two pages did.
+    displays: HashMap<String, u32>,
     /// URL templates a page showed two or more of under one parent (`boards/1`, `boards/2`
     /// on a list of forums): children or pages of that parent, never places in it.
     not_places: HashSet<String>,
@@ -359,6 +363,21 @@ impl HostModel {
         if self.not_places.len() < MAX_PLACES {
             self.not_places.insert(template.to_owned());
         }
+    }
+
+    /// Counts a page that showed URLs of `key` (`views::display_key`) as other displays of
+    /// itself (at most 64 keys).
+    pub(crate) fn learn_display(&mut self, key: &str) {
+        if let Some(n) = self.displays.get_mut(key) {
+            *n += 1;
+        } else if self.displays.len() < MAX_PLACES {
+            self.displays.insert(key.to_owned(), 1);
+        }
+    }
+
+    /// Whether two or more pages showed URLs of `key` as other displays of themselves.
+    pub(super) fn is_display(&self, key: &str) -> bool {
+        self.displays.get(key).is_some_and(|&n| n >= 2)
     }
 
     /// Whether URLs of `template` were places in other pages.

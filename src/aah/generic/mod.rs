@@ -36,14 +36,34 @@ mod template;
 mod title;
 mod views;
 
+/// URLs and host models the navigation tests build their cases from.
+#[cfg(test)]
+mod test_hosts {
+    use super::HostModel;
+    use url::Url;
+
+    pub(super) fn url(u: &str) -> Url {
+        Url::parse(u).unwrap()
+    }
+
+    /// A host model that has seen links to `urls`.
+    pub(super) fn host(urls: &[&str]) -> HostModel {
+        let mut m = HostModel::default();
+        for u in urls {
+            m.observe_link(&url(u));
+        }
+        m
+    }
+}
+
 use host::MIN_PAGES;
 pub use host::{HostModel, NoPage};
 pub use nav::not_worth;
 use page::{Page, Stats};
 use template::Shape;
 use title::{title_core, title_parts, title_segments};
-pub(crate) use views::PLACE_IN;
 pub use views::{among_children, looks_like_a_place, not_worth_on, page_views};
+pub(crate) use views::{display_key, PLACE_IN, REQUERIED};
 
 /// Characters of body text kept.
 pub(super) const BODY_CHARS: usize = 8_000;

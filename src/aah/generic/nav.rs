@@ -34,6 +34,7 @@ const PATH_WORDS: &[&str] = &[
     "timeline",
     "activity",
     "calendar",
+    "gantt",
     "random",
     "upload",
     "feed",
@@ -95,10 +96,34 @@ const SCRIPT_EXTENSIONS: &[&str] = &["html", "htm", "php", "asp", "aspx", "jsp",
 /// and `/prefs`. They count only in such a menu.
 const MENU_ONLY: &[&str] = &["about", "help"];
 
+/// Words of [`PATH_WORDS`] that name the application's own screens, hardly a topic: two of them
+/// side by side below the root make a menu (Redmine's `/projects/P/activity` beside
+/// `/projects/P/search`, `/issues/gantt` beside `/issues/calendar`), where `history`, `about`
+/// or `feed` may be a post, an article or a tag (`/blog/history/` beside `/blog/feed/`).
+const INTERFACE_WORDS: &[&str] = &[
+    "search",
+    "activity",
+    "timeline",
+    "calendar",
+    "gantt",
+    "login",
+    "logout",
+    "signin",
+    "signup",
+    "register",
+    "settings",
+    "preferences",
+    "prefs",
+    "recentchanges",
+    "lostpassword",
+];
+
 /// Whether place `i` is a menu of actions and `value` one of them: the value is a word of
 /// [`PATH_WORDS`] and two or more other values offered there are actions too (`/login`,
 /// `/prefs`, `/timeline` beside `/wiki` and `/ticket`; `/-/login` beside `/-/changelog`;
-/// FlaskBB's `/auth/login` beside `/auth/register` and `/auth/reset-password`), or the value
+/// FlaskBB's `/auth/login` beside `/auth/register` and `/auth/reset-password`), or, below
+/// the root, the value and one other are [`INTERFACE_WORDS`] (Redmine's
+/// `/projects/P/activity` beside `/projects/P/search`, among the project's modules), or the value
 /// joins an action word to others and two other values are action words
 /// (`/auth/reset-password` beside `/auth/login` and `/auth/register`), not at the host's root,
 /// where a blog's posts sit beside `/about/` and `/feed/` (`/how-to-edit-photos/`), and with
@@ -109,7 +134,7 @@ fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value:
     if !(PATH_WORDS.contains(&value) || joined_value && i >= 1) {
         return false;
     }
-    let (mut words, mut joined) = (0, 0);
+    let (mut words, mut interface, mut joined) = (0, 0, 0);
     for v in shapes.siblings(shape, i) {
         let v = v.to_ascii_lowercase();
         if v == value || (joined_value && MENU_ONLY.contains(&v.as_str())) {
@@ -117,6 +142,7 @@ fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value:
         }
         if PATH_WORDS.contains(&v.as_str()) {
             words += 1;
+            interface += usize::from(INTERFACE_WORDS.contains(&v.as_str()));
         } else if joins_an_action(&v) {
             joined += 1;
         }
@@ -126,6 +152,7 @@ fn action_menu(shapes: &super::template::Shapes, shape: &Shape, i: usize, value:
         words >= 2
     } else {
         words >= 1 && words + joined >= 2
+            || i >= 1 && interface >= 1 && INTERFACE_WORDS.contains(&value)
     }
 }
 
@@ -140,6 +167,67 @@ fn joins_an_action(v: &str) -> bool {
     v.contains(['-', '_'])
         && words.clone().all(|w| !w.is_empty())
         && words.any(|w| PATH_WORDS.contains(&w) && !MENU_ONLY.contains(&w))
+}
+
+/// Verbs that name an action when added to a name (`wikiedit`): ones that rarely end a
+/// compound noun, unlike `source` (`EventSource`), `history` (`arthistory`) or `feed`
+/// (`newsfeed`).
+const SUFFIX_VERBS: &[&str] = &[
+    "edit",
+    "diff",
+    "blame",
+    "revert",
+    "delete",
+    "rename",
+    "upload",
+    "login",
+    "logout",
+    "signin",
+    "signup",
+    "subscribe",
+    "unsubscribe",
+    "publish",
+];
+
+/// The verb `seg` adds to another value offered at place `i`, if it does: `wikiedit` beside
+/// `wiki` (Fossil's wiki editor) names an action after what it acts on. The name has three
+/// letters or more, and a capital where the verb starts makes one name of both (a reference's
+/// `PreferenceEdit` beside `Preference`).
+fn suffixed_action(
+    shapes: &super::template::Shapes,
+    shape: &Shape,
+    i: usize,
+    seg: &str,
+) -> Option<&'static str> {
+    let stem = seg
+        .split('.')
+        .next()
+        .unwrap_or("")
+        .trim_start_matches(['_', '@', '+', '~']);
+    let lower = stem.to_ascii_lowercase();
+    let word = SUFFIX_VERBS.iter().copied().find(|w| {
+        lower.strip_suffix(w).is_some_and(|name| {
+            name.len() >= 3 && !stem.as_bytes()[name.len()].is_ascii_uppercase()
+        })
+    })?;
+    let name = &lower[..lower.len() - word.len()];
+    shapes
+        .siblings(shape, i)
+        .iter()
+        .any(|v| v.eq_ignore_ascii_case(name))
+        .then_some(word)
+}
+
+/// Whether a segment begins or ends with an action word of four letters or more, other than
+/// `about` and `help` (`whistory`, `printthread`, `show_activity`): a path that names a view.
+pub(super) fn names_a_view(seg: &str) -> bool {
+    let lower = seg.split('.').next().unwrap_or("").to_ascii_lowercase();
+    PATH_WORDS.iter().any(|w| {
+        w.len() >= 4
+            && !MENU_ONLY.contains(w)
+            && lower.len() > w.len()
+            && (lower.starts_with(w) || lower.ends_with(w))
+    })
 }
 
 /// Query keys of views and actions (`?action=edit`, `?oldid=`, `?replytocom=`, searches).
@@ -203,7 +291,9 @@ const EXTENSIONS: &[&str] = &["xml", "atom", "rss", "txt", "md", "json"];
 /// Why a link of a page of this host leads to nothing worth archiving, if it does; with the
 /// URL template the decision is made on.
 pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
-    learned_place(url, host).or_else(|| by_url(url, host))
+    learned_place(url, host)
+        .or_else(|| learned_display(url, host))
+        .or_else(|| by_url(url, host))
 }
 
 /// A URL of a template the host's pages showed as places in other pages (see
@@ -212,6 +302,18 @@ pub(super) fn learned_place(url: &Url, host: &HostModel) -> Option<(String, Stri
     let template = host.nav_shapes().template(&Shape::of(url));
     (host.is_place(&template) && super::views::place_in(url).is_some())
         .then(|| (template, "a place in a page, as URLs like it were".into()))
+}
+
+/// A URL whose path and query keys the host's pages showed as other displays of themselves,
+/// with a query that names a page (see `views::page_views`).
+pub(super) fn learned_display(url: &Url, host: &HostModel) -> Option<(String, String)> {
+    let key = super::views::display_key(url)?;
+    host.is_display(&key).then(|| {
+        (
+            key,
+            "another display of a page, as URLs like it were".into(),
+        )
+    })
 }
 
 /// [`not_worth`] but for learned places.
@@ -280,6 +382,12 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
                 format!("{seg:?} after every page: an action"),
             ));
         }
+        if let Some(word) = suffixed_action(shapes, &shape, i, seg) {
+            return Some((
+                literal(&template, i, seg),
+                format!("{word:?} added to a name offered beside it"),
+            ));
+        }
         if t == "*" && !shapes.repeats(&shape, i) && !action_menu(shapes, &shape, i, stem) {
             continue;
         }
@@ -306,279 +414,5 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn url(u: &str) -> Url {
-        Url::parse(u).unwrap()
-    }
-
-    fn host(urls: &[&str]) -> HostModel {
-        let mut m = HostModel::default();
-        for u in urls {
-            m.observe_link(&url(u));
-        }
-        m
-    }
-
-    #[test]
-    fn views_actions_and_renderings_are_not_worth_a_fetch() {
-        let m = host(&["http://w/wiki/Heron", "http://w/wiki/Wren"]);
-        for u in [
-            "http://w/wiki/Heron?action=history",
-            "http://w/timeline?from=2026-01-01",
-            "http://w/login",
-            "http://w/wiki/Heron?format=txt",
-            "http://w/feed.xml",
-            "http://w/history/Heron",
-        ] {
-            assert!(not_worth(&url(u), &m).is_some(), "{u}");
-        }
-        for u in [
-            "http://w/wiki/Owl",
-            "http://w/page/2/",
-            "http://w/",
-            "http://w/wiki/Birds?page=2",
-        ] {
-            assert_eq!(not_worth(&url(u), &m), None, "{u}");
-        }
-    }
-
-    #[test]
-    fn an_account_or_search_form_at_the_root_is_not_worth_a_fetch_whatever_its_menu() {
-        let m = host(&["http://r/projects", "http://r/news", "http://r/login"]);
-        for u in [
-            "http://r/login",
-            "http://r/search",
-            "http://r/search.html",
-            "http://r/login.php",
-        ] {
-            assert!(not_worth(&url(u), &m).is_some(), "{u}");
-        }
-        for u in [
-            "http://r/projects",
-            "http://r/searching",
-            "http://r/Search",
-            "http://r/register.pdf",
-        ] {
-            assert_eq!(not_worth(&url(u), &m), None, "{u}");
-        }
-    }
-
-    #[test]
-    fn a_word_in_a_variable_part_is_a_name() {
-        let m = host(&[
-            "http://b/tag/birds/",
-            "http://b/tag/rivers/",
-            "http://b/tag/bread/",
-        ]);
-        assert_eq!(not_worth(&url("http://b/tag/history/"), &m), None);
-        let few = host(&["http://b/tag/birds/"]);
-        assert!(not_worth(&url("http://b/tag/history/"), &few).is_some());
-    }
-
-    #[test]
-    fn permalinks_that_answer_no_page_are_skipped_after_two() {
-        let mut m = host(&["http://f/post/1", "http://f/post/2", "http://f/post/3"]);
-        let topic = url("http://f/topic/7-heron");
-        assert_eq!(m.note_no_page(&url("http://f/post/1"), Some(&topic)), None);
-        assert_eq!(not_worth(&url("http://f/post/3"), &m), None);
-        // The answer that teaches the template names it, once.
-        assert_eq!(
-            m.note_no_page(&url("http://f/post/2"), None),
-            Some(NoPage::Answers("post/N".into()))
-        );
-        assert!(not_worth(&url("http://f/post/3"), &m).is_some());
-        assert!(m.url_answers_no_page(&url("http://f/post/3")));
-        assert_eq!(m.note_no_page(&url("http://f/post/3"), None), None);
-    }
-
-    #[test]
-    fn folders_that_redirect_to_their_slash_are_queued_with_it_after_two() {
-        let tags = ["birds", "bread", "maps", "rivers"].map(|t| format!("http://b/tags/{t}"));
-        let mut m = host(&tags.iter().map(String::as_str).collect::<Vec<_>>());
-        let slashed = |u: &str| url(&format!("{u}/"));
-        assert_eq!(
-            m.note_no_page(&url(&tags[0]), Some(&slashed(&tags[0]))),
-            None
-        );
-        assert_eq!(m.with_slash(&url(&tags[2])), None);
-        assert_eq!(
-            m.note_no_page(&url(&tags[1]), Some(&slashed(&tags[1]))),
-            Some(NoPage::AddsSlash("tags/*".into()))
-        );
-        assert_eq!(m.with_slash(&url(&tags[3])), Some(slashed(&tags[3])));
-        // They are pages, under their own URL: not skipped.
-        assert!(!m.url_answers_no_page(&url(&tags[3])));
-        assert_eq!(not_worth(&url(&tags[3]), &m), None);
-        // A file, a query or another template keeps its URL.
-        for u in [
-            "http://b/tags/birds.html",
-            "http://b/tags/birds?x=1",
-            "http://b/about",
-        ] {
-            assert_eq!(m.with_slash(&url(u)), None, "{u}");
-        }
-        // A redirect elsewhere is no slash added.
-        let other = url("http://b/tags/birds/page/2/");
-        assert_eq!(m.note_no_page(&url("http://b/tags/x"), Some(&other)), None);
-        // An escape in another case is the same URL.
-        let mut esc = host(&["http://b/tags/caf%C3%A9", "http://b/tags/caf%C3%A8"]);
-        let lower = url("http://b/tags/caf%c3%a9/");
-        esc.note_no_page(&url("http://b/tags/caf%C3%A9"), Some(&lower));
-        let lower = url("http://b/tags/caf%c3%a8/");
-        let taught = esc.note_no_page(&url("http://b/tags/caf%C3%A8"), Some(&lower));
-        assert!(matches!(taught, Some(NoPage::AddsSlash(_))), "{taught:?}");
-        // A template whose slashless URLs were pages too keeps them as they are.
-        let mut pages = host(&tags.iter().map(String::as_str).collect::<Vec<_>>());
-        let html = scraper::Html::parse_document("<html><body><p>Maps</p></body></html>");
-        super::super::read(&html, &url(&tags[2]), &mut pages);
-        for t in &tags[..2] {
-            pages.note_no_page(&url(t), Some(&slashed(t)));
-        }
-        assert_eq!(pages.with_slash(&url(&tags[3])), None);
-        // A slashed URL that answers an error unlearns the rule.
-        assert!(m.with_slash(&url(&tags[3])).is_some());
-        m.note_no_page(&slashed(&tags[2]), None);
-        assert_eq!(m.with_slash(&url(&tags[3])), None);
-    }
-
-    #[test]
-    fn a_menu_of_actions_is_not_worth_a_fetch() {
-        let m = host(&[
-            "http://t/wiki",
-            "http://t/ticket",
-            "http://t/login",
-            "http://t/prefs",
-            "http://t/timeline",
-            "http://t/History",
-            "http://t/Birds",
-        ]);
-        assert!(not_worth(&url("http://t/login"), &m).is_some());
-        assert_eq!(not_worth(&url("http://t/Birds"), &m), None);
-        let names = host(&[
-            "http://b/Birds",
-            "http://b/Rivers",
-            "http://b/Bread",
-            "http://b/History",
-        ]);
-        assert_eq!(not_worth(&url("http://b/History"), &names), None);
-        // Actions joined to other words count beside it; alone they are names.
-        let auth = host(&[
-            "http://f/auth/login",
-            "http://f/auth/register",
-            "http://f/auth/reset-password",
-            "http://f/auth/activate",
-        ]);
-        assert!(not_worth(&url("http://f/auth/login"), &auth).is_some());
-        assert!(not_worth(&url("http://f/auth/reset-password"), &auth).is_some());
-        assert_eq!(not_worth(&url("http://f/auth/activate"), &auth), None);
-        let tags = host(&[
-            "http://b/tags/history",
-            "http://b/tags/river-history",
-            "http://b/tags/bread",
-            "http://b/tags/maps",
-        ]);
-        assert_eq!(not_worth(&url("http://b/tags/history"), &tags), None);
-        let slugs = host(&[
-            "http://b/tags/history",
-            "http://b/tags/open-source",
-            "http://b/tags/view-source",
-            "http://b/tags/maps",
-        ]);
-        assert_eq!(not_worth(&url("http://b/tags/history"), &slugs), None);
-        assert_eq!(not_worth(&url("http://b/tags/open-source"), &slugs), None);
-        let blog = host(&[
-            "http://b/about/",
-            "http://b/feed/",
-            "http://b/search/",
-            "http://b/how-to-edit-photos/",
-            "http://b/sub/login",
-            "http://b/sub/about",
-            "http://b/sub/help",
-            "http://b/sub/reset-password",
-        ]);
-        assert_eq!(not_worth(&url("http://b/how-to-edit-photos/"), &blog), None);
-        assert_eq!(not_worth(&url("http://b/sub/reset-password"), &blog), None);
-        let moin = host(&[
-            "http://m/help-en",
-            "http://m/users",
-            "http://m/login",
-            "http://m/Home",
-        ]);
-        assert_eq!(not_worth(&url("http://m/help-en"), &moin), None);
-        let marked = host(&[
-            "http://g/About",
-            "http://g/Heron",
-            "http://g/_search",
-            "http://g/_upload",
-            "http://g/_activity",
-        ]);
-        assert_eq!(not_worth(&url("http://g/About"), &marked), None);
-    }
-
-    #[test]
-    fn an_about_page_is_content_unless_it_sits_in_a_menu_of_actions() {
-        let blog = host(&[
-            "http://b/about/index.html",
-            "http://b/tags/birds/",
-            "http://b/tags/rivers/",
-            "http://b/categories/bread/",
-            "http://b/categories/rivers/",
-        ]);
-        assert_eq!(not_worth(&url("http://b/about/index.html"), &blog), None);
-        let wiki = host(&[
-            "http://o/-/about",
-            "http://o/-/login",
-            "http://o/-/changelog",
-            "http://o/Birds",
-        ]);
-        assert!(not_worth(&url("http://o/-/about"), &wiki).is_some());
-    }
-
-    #[test]
-    fn a_word_after_many_prefixes_is_an_action() {
-        let m = host(&[
-            "http://w/Birds/Heron/history",
-            "http://w/Birds/Wren/history",
-            "http://w/Birds/Wren/edit",
-            "http://w/Birds/Owl/blame",
-        ]);
-        assert!(not_worth(&url("http://w/Birds/Owl/history"), &m).is_some());
-        assert_eq!(not_worth(&url("http://w/Birds/Owl"), &m), None);
-    }
-
-    #[test]
-    fn a_marked_segment_after_many_pages_is_an_action() {
-        let m = host(&[
-            "http://w/birds/heron/_dir/",
-            "http://w/rivers/weir/_dir/",
-            "http://w/birds/heron/",
-        ]);
-        let (rule, _) = not_worth(&url("http://w/bread/crust/_dir/"), &m).unwrap();
-        assert!(rule.ends_with("/_dir"), "{rule}");
-        assert_eq!(not_worth(&url("http://w/bread/crust/"), &m), None);
-        let once = host(&["http://w/birds/heron/_dir/"]);
-        assert_eq!(not_worth(&url("http://w/birds/heron/_dir/"), &once), None);
-    }
-
-    #[test]
-    fn a_sort_in_the_path_is_a_view_unless_it_turns_the_list() {
-        let m = host(&[]);
-        assert!(not_worth(&url("http://q/questions/scope:all/sort:age-desc/"), &m).is_some());
-        assert_eq!(
-            not_worth(
-                &url("http://q/questions/scope:all/sort:activity-desc/page:2/"),
-                &m
-            ),
-            None
-        );
-    }
-
-    #[test]
-    fn a_link_that_carries_the_page_to_return_to_is_an_action() {
-        let m = host(&[]);
-        assert!(not_worth(&url("http://q/feedback/?next=eyJhbGci"), &m).is_some());
-        assert!(not_worth(&url("http://s/accounts/in/?next=/"), &m).is_some());
-    }
-}
+#[path = "nav_tests.rs"]
+mod tests;

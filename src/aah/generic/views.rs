@@ -11,7 +11,7 @@ use scraper::Selector;
 use url::Url;
 
 use super::host::HostModel;
-use super::nav::{by_url, learned_place, literal};
+use super::nav::{by_url, learned_display, learned_place, literal, names_a_view};
 use super::template::{Shape, MARKS};
 
 /// Query keys that number the pages of a list, with the first page's value: `?page=1` is the
@@ -48,7 +48,7 @@ pub fn not_worth_on(
     linked: &HashSet<String>,
     host: &HostModel,
 ) -> Option<(String, String)> {
-    if let Some(found) = by_url(url, host) {
+    if let Some(found) = by_url(url, host).or_else(|| learned_display(url, host)) {
         return Some(found);
     }
     let template = || host.nav_shapes().template(&Shape::of(url));
@@ -247,6 +247,8 @@ pub const LABELLED: &str = "every link to it is labelled a permalink or a source
 /// See [`page_views`].
 pub const LETTERED: &str = "a letter added to the page or to a URL it links: another display";
 /// See [`page_views`].
+pub const REQUERIED: &str = "the page's own query under another path: another display of it";
+/// See [`page_views`].
 pub const NUMBERED: &str = "every link to it is a post's number, to another of the page's kind";
 
 /// Anchor texts that label a link as another URL of what the page shows or its markup
@@ -269,7 +271,7 @@ const VIEW_LABELS: &[&str] = &[
 const PERMALINK_LABELS: &[&str] = &["link", "permalink", "permanent link"];
 
 /// The links a page offers as views of itself, with why ([`IN_MENU`], [`LABELLED`],
-/// [`NUMBERED`]):
+/// [`LETTERED`], [`REQUERIED`], [`NUMBERED`]):
 /// - In a menu (`role="menu"`, a dropdown's list of choices) that holds a link to the page,
 ///   the page's own URL with a query (NodeBB's "All categories" chooser on `/recent`:
 ///   `/recent?cid=1`, `/recent?cid=2`). Their query keys are ones that usually name an item
@@ -285,6 +287,12 @@ const PERMALINK_LABELS: &[&str] = &["link", "permalink", "permanent link"];
 ///   second URL per message; the list of threads links one thread view each, not the
 ///   messages). An index by initial (`/glossary/a/` to `/z/`) links more letters, and tags
 ///   named by a letter (`/tags/c/`) sit under one folder.
+/// - The page's own query, when it names the page (`?name=Birds`, `?id=12`), under another
+///   path that names a view (an action word begins or ends its last segment), when the page
+///   links at most two such URLs: Fossil's `/whistory?name=Birds` on `/wiki?name=Birds`, a
+///   print or history view of the item the query names. A query that other links carry too (a
+///   language, a project's modules) is a context, not a page's name; a forum's
+///   `viewforum?id=1` on `viewtopic?id=1` shares its query by chance.
 /// - A URL of the page's own template every link of the page names by a small number alone
 ///   (Fossil's "in reply to 1" in a thread: another post of a thread, whose URL shows the
 ///   thread again), unless it differs from the page by numbers only: a pager's `/page/2`
@@ -364,6 +372,22 @@ pub fn page_views(
             views.entry(String::from(u.clone())).or_insert(LETTERED);
         }
     }
+    if names_a_page(page) {
+        let requeried: Vec<&Url> = texts
+            .keys()
+            .filter(|u| u.query() == page.query() && !same(u))
+            .filter(|u| {
+                u.path_segments()
+                    .and_then(|mut s| s.next_back())
+                    .is_some_and(names_a_view)
+            })
+            .collect();
+        if requeried.len() <= 2 {
+            for u in requeried {
+                views.entry(String::from(u.clone())).or_insert(REQUERIED);
+            }
+        }
+    }
     let own = Shape::of(page);
     let own_template = shapes.template(&own);
     // Asked once per template: a page can label thousands of links.
@@ -395,8 +419,29 @@ pub fn page_views(
 /// chronological `?t=c`).
 fn turns_or_names(key: &str, value: &str) -> bool {
     let k = key.to_ascii_lowercase();
-    PAGING_KEYS.iter().any(|&(p, _)| p == k)
-        || ["title", "name"].contains(&k.as_str())
+    PAGING_KEYS.iter().any(|&(p, _)| p == k) || names_item(&k, value)
+}
+
+/// Whether `url`'s query names an item (see [`names_item`]).
+fn names_a_page(url: &Url) -> bool {
+    url.query_pairs().any(|(k, v)| names_item(&k, &v))
+}
+
+/// What other displays of pages are learned by (`HostModel::learn_display`): the path and
+/// the query keys of a URL whose query names a page (`whistory?name`). The path is kept as it
+/// is, not as its template: the query names the page, the path the display (`/whistory`
+/// beside the article's own `/wiki`).
+pub(crate) fn display_key(url: &Url) -> Option<String> {
+    let mut keys: Vec<String> = url.query_pairs().map(|(k, _)| k.into_owned()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    names_a_page(url).then(|| format!("{}?{}", url.path(), keys.join("&")))
+}
+
+/// Whether a query pair names an item (`id`, `topic_id`, `p=12`, `t=5`, `title`, `name`).
+fn names_item(key: &str, value: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    ["title", "name"].contains(&k.as_str())
         || (["p", "t"].contains(&k.as_str()) && value.bytes().any(|b| b.is_ascii_digit()))
         || k.ends_with("id")
 }

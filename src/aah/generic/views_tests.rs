@@ -2,18 +2,7 @@
 
 use super::*;
 use crate::aah::generic::not_worth;
-
-fn url(u: &str) -> Url {
-    Url::parse(u).unwrap()
-}
-
-fn host(urls: &[&str]) -> HostModel {
-    let mut m = HostModel::default();
-    for u in urls {
-        m.observe_link(&url(u));
-    }
-    m
-}
+use crate::aah::generic::test_hosts::{host, url};
 
 fn on(u: &str, page: &str, links: &[&str], m: &HostModel) -> Option<(String, String)> {
     let linked: HashSet<String> = links.iter().map(|l| url(l).to_string()).collect();
@@ -392,4 +381,54 @@ fn the_page_with_a_letter_added_is_another_display_of_it_unless_it_is_an_index_b
     let root = url("http://i/");
     let html = scraper::Html::parse_document(r#"<a href="/b/">random</a>"#);
     assert!(page_views(&html, &root, &host(&[])).is_empty());
+}
+
+#[test]
+fn the_page_s_own_query_under_another_path_is_another_display_unless_many_links_carry_it() {
+    let m = host(&[]);
+    let page = url("http://f/wiki?name=Birds");
+    let html = scraper::Html::parse_document(
+        r#"<a href="/whistory?name=Birds">History</a> <a href="/wiki?name=Heron">Heron</a>
+        <a href="/wiki">Wiki</a>"#,
+    );
+    assert_eq!(
+        page_views(&html, &page, &m),
+        HashMap::from([("http://f/whistory?name=Birds".to_string(), REQUERIED)])
+    );
+    // A query every module of a project carries is its context: each module is a page.
+    let overview = url("http://f/overview?project_id=5");
+    let html = scraper::Html::parse_document(
+        r#"<a href="/issues?project_id=5">Issues</a> <a href="/wiki?project_id=5">Wiki</a>
+        <a href="/news?project_id=5">News</a>"#,
+    );
+    assert!(page_views(&html, &overview, &m).is_empty());
+    // A path that names no view shares the query by chance (a topic and its forum, both 1).
+    let topic = url("http://f/viewtopic.php?id=1");
+    let html = scraper::Html::parse_document(r#"<a href="/viewforum.php?id=1">Birds</a>"#);
+    assert!(page_views(&html, &topic, &m).is_empty());
+    // A query that names nothing (a language) is no page's name.
+    let about = url("http://f/about?lang=en");
+    let html = scraper::Html::parse_document(r#"<a href="/contact?lang=en">Contact</a>"#);
+    assert!(page_views(&html, &about, &m).is_empty());
+}
+
+#[test]
+fn a_template_two_pages_showed_as_other_displays_is_skipped_on_the_whole_host() {
+    // Many values at the root: `/wiki?name=` and `/whistory?name=` share a template.
+    let mut m = host(&[
+        "http://f/wiki?name=Birds",
+        "http://f/whistory?name=Birds",
+        "http://f/forum",
+        "http://f/timeline",
+    ]);
+    let history = url("http://f/whistory?name=Arch");
+    let key = display_key(&history).unwrap();
+    m.learn_display(&key);
+    assert_eq!(on(history.as_str(), "http://f/wcontent", &[], &m), None);
+    m.learn_display(&key);
+    assert!(on(history.as_str(), "http://f/wcontent", &[], &m).is_some());
+    assert!(not_worth(&history, &m).is_some());
+    // The article itself, and the path without a query that names a page, are no display.
+    assert_eq!(not_worth(&url("http://f/wiki?name=Arch"), &m), None);
+    assert_eq!(not_worth(&url("http://f/whistory"), &m), None);
 }
