@@ -44,7 +44,7 @@ fn load(site: &str, file: &str) -> Value {
 /// help index (nine links under a line of prose), read as a list, which turns the kind its URL
 /// template gives the sandbox page. They are held to no known
 /// application claimed and to these figures, so they cannot fall. Every other recording is held to the full targets.
-const BELOW: [(&str, [usize; 4]); 16] = [
+const BELOW: [(&str, [usize; 4]); 18] = [
     // category, kind, title, body (percent)
     ("djangowiki", [95, 80, 95, 95]),
     ("docusaurus", [90, 95, 90, 90]),
@@ -64,6 +64,10 @@ const BELOW: [(&str, [usize; 4]); 16] = [
     ("wikmd", [90, 95, 90, 95]),
     ("wp-block", [95, 90, 95, 90]),
     ("wp-classic", [95, 85, 95, 95]),
+    // The ninth held-out round (docs/kb.md, section 15): Zim's pages state no category and
+    // its journal reads as a blog; some of Misago's thread pages are read as lists.
+    ("misago", [90, 80, 75, 75]),
+    ("zim", [0, 95, 95, 95]),
 ];
 
 /// Recordings whose host the reader adopts another category than the application's, with that
@@ -73,7 +77,11 @@ const BELOW: [(&str, [usize; 4]); 16] = [
 /// documentation since its blog's category links no longer count as blog paths.) Each page is held to
 /// its own category in the truth. Redmine's first three pages that agree are its forum's; its
 /// news, forums and wiki are read by the part its menu marks current.
-const OTHER_CATEGORY: [(&str, &str); 2] = [("docusaurus", "blog"), ("redmine", "forum")];
+const OTHER_CATEGORY: [(&str, &str); 3] = [
+    ("docusaurus", "blog"),
+    ("redmine", "forum"),
+    ("zim", "blog"),
+];
 
 /// The category the reader adopts for `site`'s host: the application's, or the one it is known
 /// to give.
@@ -624,6 +632,8 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             "redmine" => (94, 95, 90),
             "fossil" => (92, 95, 73),
             "ikiwiki" => (95, 93, 90),
+            "misago" => (95, 84, 78),
+            "zim" => (0, 95, 90),
             _ => (95, 95, 90),
         };
         assert!(right_cat * 100 >= read * categories, "{site}: categories");
@@ -670,6 +680,9 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
         // `MAGPIE_SHOW_WASTE=1` lists the URLs, and the pages fetched without a reading.
         let most = match site.as_str() {
             "fossil" => 17,
+            // Held out in the ninth round and not worked on yet: redirecting permalinks, each
+            // thread's `/last/` and `/new/`, profile tabs.
+            "misago" => 59,
             _ => 15,
         };
         assert!(

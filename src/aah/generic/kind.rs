@@ -33,12 +33,18 @@ pub(super) fn kind_of(
     if total.text == 0 {
         return None;
     }
-    // Several articles (outermost ones, the content itself counted once) are a list.
+    // Several articles (outermost ones, the content itself counted once) are a list, when each
+    // has a heading: a forum's posts are untitled `<article>`s too (Misago's post bodies), and
+    // a thread of them is one discussion.
     let articles = std::iter::once(content)
         .chain(content.ancestors())
         .chain(content.descendants().skip(1))
         .filter(|n| name(*n) == "article" && !page.is_hidden(*n) && !furniture(*n))
         .filter(|n| !n.ancestors().any(|a| name(a) == "article"))
+        .filter(|n| {
+            n.descendants()
+                .any(|h| is_heading(name(h)) && !page.is_hidden(h))
+        })
         .count();
     // Column headers of a board's list ("Topics", "Posts", "Last Post") head its rows, however
     // few (a category holding two forums).

@@ -417,6 +417,30 @@ mod tests {
     }
 
     #[test]
+    fn titled_articles_are_a_list_and_a_thread_of_untitled_ones_is_not() {
+        let post = "The wren sang from the hedge all morning, and by noon three more had \
+                    joined it along the old wall by the mill race, where the water runs fast.";
+        let page = |articles: String| {
+            format!(
+                "<html><head><title>T</title></head><body><main><h1>Wrens</h1>\
+                 <ul>{articles}</ul></main></body></html>"
+            )
+        };
+        let thread: String = ["ann", "bob", "cat"]
+            .iter()
+            .map(|n| format!("<li><b>{n}</b><article><p>{post}</p></article></li>"))
+            .collect();
+        let reading = read_alone(&page(thread));
+        assert_eq!(reading.kind, Some(LevelKind::Terminal), "{reading:?}");
+        let list: String = ["heron", "wren", "owl"]
+            .iter()
+            .map(|n| format!("<li><article><h2>{n}</h2><p>{post}</p></article></li>"))
+            .collect();
+        let reading = read_alone(&page(list));
+        assert_eq!(reading.kind, Some(LevelKind::Intermediate), "{reading:?}");
+    }
+
+    #[test]
     fn rows_opening_with_a_linked_name_are_a_list_and_posts_beside_authors_are_not() {
         let row = |name: &str, rest: &str| {
             format!("<tr><td><a href=\"/{name}/\">{name}</a></td><td>{rest}</td></tr>")
