@@ -65,8 +65,9 @@ const BELOW: [(&str, [usize; 4]); 18] = [
     ("wp-block", [95, 90, 95, 90]),
     ("wp-classic", [95, 85, 95, 95]),
     // The ninth held-out round (docs/kb.md, section 15): Zim's pages state no category and
-    // its journal reads as a blog; some of Misago's thread pages are read as lists.
-    ("misago", [90, 80, 75, 75]),
+    // its journal reads as a blog; two of Misago's list pages say nothing of a forum until
+    // the host's thread pages have.
+    ("misago", [93, 95, 95, 95]),
     ("zim", [0, 95, 95, 95]),
 ];
 
@@ -632,7 +633,6 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             "redmine" => (94, 95, 90),
             "fossil" => (92, 95, 73),
             "ikiwiki" => (95, 93, 90),
-            "misago" => (95, 84, 78),
             "zim" => (0, 95, 90),
             _ => (95, 95, 90),
         };
@@ -680,9 +680,9 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
         // `MAGPIE_SHOW_WASTE=1` lists the URLs, and the pages fetched without a reading.
         let most = match site.as_str() {
             "fossil" => 17,
-            // Held out in the ninth round and not worked on yet: redirecting permalinks, each
-            // thread's `/last/` and `/new/`, profile tabs.
-            "misago" => 59,
+            // Held to what it reaches: a list's `?page=24` copy, and the three post permalinks
+            // and three `/last/` links each that teach their templates (7 of 44).
+            "misago" => 16,
             _ => 15,
         };
         assert!(

@@ -332,6 +332,8 @@ impl Helper {
                 model.learn_place(&template);
             } else if why == generic::REQUERIED {
                 model.learn_display(&template);
+            } else if why == generic::PERSON && model.category() == Some(Category::Forum) {
+                model.learn_person(&template);
             }
             let rules: Vec<&Adoption> = st
                 .adoptions

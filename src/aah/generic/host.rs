@@ -64,12 +64,19 @@ pub struct HostModel {
     /// under another path, see `views::display_key`), with the pages that did: skipped on the
     /// whole host once two pages did.
     displays: HashMap<String, u32>,
+    /// URL templates of a forum's members' pages (see `views::PERSON`): skipped on the whole
+    /// host.
+    people: HashSet<String>,
     /// URL templates a page showed two or more of under one parent (`boards/1`, `boards/2`
     /// on a list of forums): children or pages of that parent, never places in it.
     not_places: HashSet<String>,
     /// Pages read per URL shape, and answers that were no page (redirects, errors).
     read: HashMap<String, u32>,
     redirects: HashMap<String, u32>,
+    /// Answers that were no page per shape with one place open (`t/*/N/post/N`): a permalink
+    /// offered once or twice per thread has a shape of its own in each thread, and is learned
+    /// across threads.
+    no_page_templates: HashMap<String, u32>,
     /// URL templates whose URLs without a final slash redirected to themselves with one, and
     /// those whose URLs without one were pages: such a template's slashless URLs are kept.
     slash_redirects: HashMap<String, u32>,
@@ -313,8 +320,16 @@ impl HostModel {
         let shape = Shape::of(url);
         let before = self.answers_no_page(&shape);
         bump(&mut self.redirects, shape.key(), MAX_TEMPLATES);
-        (!before && self.answers_no_page(&shape))
-            .then(|| NoPage::Answers(self.nav_shapes().template(&shape)))
+        for open in shape.keys_with_a_place_open() {
+            bump(&mut self.no_page_templates, open, MAX_TEMPLATES);
+        }
+        if before {
+            return None;
+        }
+        self.no_page_template(&shape).map(|open| match open {
+            Some(template) => NoPage::Answers(template),
+            None => NoPage::Answers(self.nav_shapes().template(&shape)),
+        })
     }
 
     /// `url` with its folder's final slash, when two URLs of its template without one
@@ -342,10 +357,37 @@ impl HostModel {
     }
 
     /// Whether URLs of this shape (digits as `N`: `post/N`) answer no page: two or more
-    /// redirected or failed, and none was a page.
+    /// redirected or failed, and none was a page; or, with one place open (`t/*/N/last`, each
+    /// thread's own link to its last post), [`OPEN_NO_PAGES`] or more did and no page read
+    /// fits it.
     pub(super) fn answers_no_page(&self, shape: &Shape) -> bool {
+        self.no_page_template(shape).is_some()
+    }
+
+    /// [`HostModel::answers_no_page`], with the shape's place left open when that is what
+    /// taught it (`Some(Some("t/*/N/last"))`).
+    fn no_page_template(&self, shape: &Shape) -> Option<Option<String>> {
         let key = shape.key();
-        self.redirects.get(&key).is_some_and(|&n| n >= 2) && !self.read.contains_key(&key)
+        if self.read.contains_key(&key) {
+            return None;
+        }
+        if self.redirects.get(&key).is_some_and(|&n| n >= 2) {
+            return Some(None);
+        }
+        // Asked of every link of the host's pages: nothing to work out until one was counted.
+        if self.no_page_templates.is_empty() {
+            return None;
+        }
+        shape
+            .keys_with_a_place_open()
+            .into_iter()
+            .find(|open| {
+                self.no_page_templates
+                    .get(open)
+                    .is_some_and(|&n| n >= OPEN_NO_PAGES)
+                    && !self.read.keys().any(|k| fits(open, k))
+            })
+            .map(Some)
     }
 
     /// Learns that URLs of `template` are places in other pages (at most 64 templates),
@@ -380,6 +422,22 @@ impl HostModel {
         self.displays.get(key).is_some_and(|&n| n >= 2)
     }
 
+    /// Learns that URLs of `template` are a forum's members' pages (at most 64 templates),
+    /// when a place of it is fixed: `u/*/N`, never `*`, which holds the host's other pages.
+    pub(crate) fn learn_person(&mut self, template: &str) {
+        let fixed = template
+            .split(['/', '?'])
+            .any(|t| !t.is_empty() && t != "*" && t != "N");
+        if fixed && self.people.len() < MAX_PLACES {
+            self.people.insert(template.to_owned());
+        }
+    }
+
+    /// Whether URLs of `template` were linked as a forum's members.
+    pub(super) fn is_person(&self, template: &str) -> bool {
+        self.people.contains(template)
+    }
+
     /// Whether URLs of `template` were places in other pages.
     pub(super) fn is_place(&self, template: &str) -> bool {
         self.places.contains(template)
@@ -405,6 +463,22 @@ impl HostModel {
 
 /// Redirects to the same URL with a final slash that teach a template's URLs to be queued so.
 const SLASH_REDIRECTS: u32 = 2;
+
+/// Answers that were no page under a shape with one place open that teach its URLs answer no
+/// page: one more than for a shape, as the open place spans many items.
+const OPEN_NO_PAGES: u32 = 3;
+
+/// Whether the shape `key` (digits as `N`) fits `template` (`*` for a variable place).
+fn fits(template: &str, key: &str) -> bool {
+    let (tp, tq) = template.split_once('?').unwrap_or((template, ""));
+    let (kp, kq) = key.split_once('?').unwrap_or((key, ""));
+    tq == kq
+        && tp.split('/').count() == kp.split('/').count()
+        && tp
+            .split('/')
+            .zip(kp.split('/'))
+            .all(|(t, k)| t == "*" || t == k)
+}
 
 /// What an answer that was no page taught about its URL's template.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -115,11 +115,27 @@ pub(super) fn kind_of(
                 .map(|a| a.id())
         })
         .collect();
+    // Entries of one group that are one link each to one place are one entry: a post's
+    // permalink buttons (Misago's icon and its date, both to `post/37/`) are no list of posts.
+    let mut targets: HashSet<((&str, &str, &str), &str)> = HashSet::new();
     let mut groups: HashMap<(&str, &str, &str), (usize, usize, usize)> = HashMap::new();
     for (n, key, headed) in &entries {
         let g = groups.entry(*key).or_default();
         g.0 += 1;
-        if let Some(text) = headed.filter(|_| !holders.contains(&n.id())) {
+        // An entry that is one link, by where it leads.
+        let lone = || {
+            let mut links = n.descendants().filter_map(|d| {
+                d.value()
+                    .as_element()
+                    .filter(|e| e.name() == "a")?
+                    .attr("href")
+            });
+            links.next().filter(|_| links.next().is_none())
+        };
+        let headed = headed
+            .filter(|_| !holders.contains(&n.id()))
+            .filter(|_| lone().is_none_or(|href| targets.insert((*key, href))));
+        if let Some(text) = headed {
             g.1 += 1;
             g.2 += text;
         }
@@ -348,14 +364,17 @@ const PEOPLE: [&str; 7] = [
     "user", "users", "member", "members", "profile", "profiles", "people",
 ];
 
-/// Whether `href` leads to a person's page: a heading that links its author's name (FlaskBB's
+/// Whether `href` leads to a person's page, by its path or as the page links it
+/// (`page::marks_a_person`): a heading that links its author's name (FlaskBB's
 /// `<h4><a href="/user/bruno">`) heads a post, not an entry of a list, whose headings lead to
 /// the content listed.
 fn leads_to_a_person(page: &Page<'_>, href: &str) -> bool {
-    page.url.join(href).is_ok_and(|u| {
-        u.path_segments()
-            .into_iter()
-            .flatten()
-            .any(|s| PEOPLE.contains(&s.to_ascii_lowercase().as_str()))
+    page.url.join(href).is_ok_and(|mut u| {
+        u.set_fragment(None);
+        page.links_a_person(&u)
+            || u.path_segments()
+                .into_iter()
+                .flatten()
+                .any(|s| PEOPLE.contains(&s.to_ascii_lowercase().as_str()))
     })
 }

@@ -63,7 +63,7 @@ use page::{Page, Stats};
 use template::Shape;
 use title::{title_core, title_parts, title_segments};
 pub use views::{among_children, looks_like_a_place, not_worth_on, page_views};
-pub(crate) use views::{display_key, PLACE_IN, REQUERIED};
+pub(crate) use views::{display_key, PERSON, PLACE_IN, REQUERIED};
 
 /// Characters of body text kept.
 pub(super) const BODY_CHARS: usize = 8_000;

@@ -10,6 +10,7 @@
 
 use url::Url;
 
+use super::super::kb::Category;
 use super::host::HostModel;
 #[cfg(test)]
 use super::host::NoPage;
@@ -293,7 +294,19 @@ const EXTENSIONS: &[&str] = &["xml", "atom", "rss", "txt", "md", "json"];
 pub fn not_worth(url: &Url, host: &HostModel) -> Option<(String, String)> {
     learned_place(url, host)
         .or_else(|| learned_display(url, host))
+        .or_else(|| learned_person(url, host))
         .or_else(|| by_url(url, host))
+}
+
+/// A URL of a template a forum's pages linked as its members' (see `views::PERSON`), on a
+/// host read as a forum.
+pub(super) fn learned_person(url: &Url, host: &HostModel) -> Option<(String, String)> {
+    if host.category() != Some(Category::Forum) {
+        return None;
+    }
+    let template = host.nav_shapes().template(&Shape::of(url));
+    host.is_person(&template)
+        .then(|| (template, "a member's page, as URLs like it were".into()))
 }
 
 /// A URL of a template the host's pages showed as places in other pages (see
@@ -388,7 +401,14 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
                 format!("{word:?} added to a name offered beside it"),
             ));
         }
-        if t == "*" && !shapes.repeats(&shape, i) && !action_menu(shapes, &shape, i, stem) {
+        // A marked segment names an action wherever it is (MoinMoin's `/+login`, `/+history`
+        // at the root among the wiki's names): no page is named so.
+        let marked = lower.starts_with(MARKS);
+        if t == "*"
+            && !marked
+            && !shapes.repeats(&shape, i)
+            && !action_menu(shapes, &shape, i, stem)
+        {
             continue;
         }
         // The whole segment, not a word inside it: slugs are sentences ("help-identifying-a-wren").

@@ -76,6 +76,46 @@ fn permalinks_that_answer_no_page_are_skipped_after_two() {
 }
 
 #[test]
+fn permalinks_offered_once_per_thread_are_learned_across_threads_after_three() {
+    let threads = ["heron-1/1", "wren-2/2", "owl-3/3", "lark-4/4", "kite-5/5"];
+    let last: Vec<String> = threads
+        .iter()
+        .map(|t| format!("http://f/t/{t}/last/"))
+        .collect();
+    let links: Vec<String> = threads
+        .iter()
+        .map(|t| format!("http://f/t/{t}/"))
+        .chain(last.iter().cloned())
+        .collect();
+    let mut m = host(&links.iter().map(String::as_str).collect::<Vec<_>>());
+    let to = url("http://f/t/heron-1/1/2/");
+    assert_eq!(m.note_no_page(&url(&last[0]), Some(&to)), None);
+    assert_eq!(m.note_no_page(&url(&last[1]), None), None);
+    assert!(not_worth(&url(&last[3]), &m).is_none());
+    assert_eq!(
+        m.note_no_page(&url(&last[2]), Some(&to)),
+        Some(NoPage::Answers("t/*/N/last".into()))
+    );
+    assert!(m.url_answers_no_page(&url(&last[4])));
+    // The threads themselves are pages of another template.
+    assert!(!m.url_answers_no_page(&url(&links[3])));
+    // One page read under the template keeps all of it.
+    let mut read = host(&links.iter().map(String::as_str).collect::<Vec<_>>());
+    let page = url(&last[4]);
+    read.count_read(&page, &super::super::template::Shape::of(&page));
+    for u in &last[..3] {
+        read.note_no_page(&url(u), None);
+    }
+    assert!(!read.url_answers_no_page(&url(&last[3])));
+    // An item's own links that answer no page say nothing of its other pages.
+    let mut one = host(&links.iter().map(String::as_str).collect::<Vec<_>>());
+    for end in ["last", "new", "unread"] {
+        one.note_no_page(&url(&format!("http://f/t/heron-1/1/{end}/")), None);
+    }
+    assert!(!one.url_answers_no_page(&url("http://f/t/heron-1/1/2/")));
+}
+
+#[test]
 fn folders_that_redirect_to_their_slash_are_queued_with_it_after_two() {
     let tags = ["birds", "bread", "maps", "rivers"].map(|t| format!("http://b/tags/{t}"));
     let mut m = host(&tags.iter().map(String::as_str).collect::<Vec<_>>());
@@ -338,4 +378,27 @@ fn a_link_that_carries_the_page_to_return_to_is_an_action() {
     let m = host(&[]);
     assert!(not_worth(&url("http://q/feedback/?next=eyJhbGci"), &m).is_some());
     assert!(not_worth(&url("http://s/accounts/in/?next=/"), &m).is_some());
+}
+
+#[test]
+fn an_action_word_marked_as_an_action_is_one_among_many_names() {
+    // MoinMoin's root holds the wiki's names and its marked actions side by side.
+    let m = host(&[
+        "http://w/Birds",
+        "http://w/Rivers",
+        "http://w/Bread",
+        "http://w/Home",
+        "http://w/+login",
+        "http://w/+history",
+    ]);
+    for u in [
+        "http://w/+login",
+        "http://w/+history",
+        "http://w/help-en/+history",
+    ] {
+        assert!(not_worth(&url(u), &m).is_some(), "{u}");
+    }
+    // Unmarked, the word is one name among the others: a page named "History".
+    assert_eq!(not_worth(&url("http://w/history"), &m), None);
+    assert_eq!(not_worth(&url("http://w/Birds"), &m), None);
 }

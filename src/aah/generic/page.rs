@@ -44,6 +44,8 @@ pub(super) struct Page<'a> {
     pub(super) title: String,
     /// The page's URL without its fragment, for telling links to the page itself.
     this: Url,
+    /// Links that lead to a person ([`marks_a_person`]), without fragments.
+    people: HashSet<Url>,
 }
 
 impl<'a> Page<'a> {
@@ -65,6 +67,7 @@ impl<'a> Page<'a> {
                 u.set_fragment(None);
                 u
             },
+            people: HashSet::new(),
         };
         let mut inside = 0usize;
         for edge in body.traverse() {
@@ -91,6 +94,12 @@ impl<'a> Page<'a> {
             let Some(e) = n.value().as_element() else {
                 continue;
             };
+            if e.name() == "a" && marks_a_person(n) {
+                if let Some(mut u) = e.attr("href").and_then(|h| url.join(h).ok()) {
+                    u.set_fragment(None);
+                    page.people.insert(u);
+                }
+            }
             let keyed = is_blockish(e.name())
                 && raw
                     .get(&n.id())
@@ -248,6 +257,11 @@ impl<'a> Page<'a> {
         target == self.this
     }
 
+    /// Whether `target` is linked on the page as a person ([`marks_a_person`]).
+    pub(super) fn links_a_person(&self, target: &Url) -> bool {
+        self.people.contains(target)
+    }
+
     /// Whether `n` holds a link to another page.
     pub(super) fn links_elsewhere(&self, n: NodeRef<'_, Node>) -> bool {
         std::iter::once(n)
@@ -319,4 +333,27 @@ fn leads_to_a_page(href: &str) -> bool {
         .split_once(':')
         .map(|(s, _)| s.to_ascii_lowercase());
     !matches!(scheme.as_deref(), Some("mailto" | "tel" | "javascript"))
+}
+
+/// Whether link `a` leads to a person: it holds an avatar (an image whose class, source or
+/// text names one), or it or what it holds is marked as an author (`rel="author"`,
+/// `itemprop="author"`). A forum heads each post with its author's name so (Misago's
+/// `<a href="/u/alice/1/"><img class="poster-avatar">`), wherever its members' pages are.
+pub(super) fn marks_a_person(a: NodeRef<'_, Node>) -> bool {
+    // `descendants` begins with `a` itself.
+    a.descendants()
+        .filter_map(|d| d.value().as_element())
+        .take(64)
+        .any(|e| {
+            let avatar = e.name() == "img"
+                && ["class", "src", "alt"].iter().any(|k| {
+                    e.attr(k)
+                        .is_some_and(|v| v.to_ascii_lowercase().contains("avatar"))
+                });
+            let author = ["rel", "itemprop"].iter().any(|k| {
+                e.attr(k)
+                    .is_some_and(|v| v.split_ascii_whitespace().any(|w| w == "author"))
+            });
+            avatar || author
+        })
 }

@@ -64,6 +64,25 @@ impl Shape {
 
     /// The shape as text: segments with digits as `N`, and the query keys (`post/N`,
     /// `index.php?page`).
+    /// The [`Shape::key`] with each named place but the last in turn as `*` (`t/*/N/post/N`,
+    /// `*/heron-N/N/post/N`, ...): the same action on any item. Numbers are open already; the
+    /// last place stays, as an item's other links (`/t/heron/3/last`, `/t/heron/3/new`) say
+    /// nothing of its pages (`/t/heron/3/2`).
+    pub(super) fn keys_with_a_place_open(&self) -> Vec<String> {
+        let query = match self.query.is_empty() {
+            true => String::new(),
+            false => format!("?{}", self.query.join("&")),
+        };
+        (0..self.segments.len().saturating_sub(1))
+            .filter(|&i| self.segments[i] != "N" && !self.segments[i].is_empty())
+            .map(|i| {
+                let mut s: Vec<&str> = self.segments.iter().map(String::as_str).collect();
+                s[i] = "*";
+                format!("{}{query}", s.join("/"))
+            })
+            .collect()
+    }
+
     pub(super) fn key(&self) -> String {
         let mut k = self.segments.join("/");
         if !self.query.is_empty() {

@@ -10,8 +10,11 @@ use std::sync::LazyLock;
 use scraper::Selector;
 use url::Url;
 
+use super::super::kb::Category;
+
 use super::host::HostModel;
-use super::nav::{by_url, learned_display, learned_place, literal, names_a_view};
+use super::nav::{by_url, learned_display, learned_person, learned_place, literal, names_a_view};
+use super::page::marks_a_person;
 use super::template::{Shape, MARKS};
 
 /// Query keys that number the pages of a list, with the first page's value: `?page=1` is the
@@ -48,7 +51,10 @@ pub fn not_worth_on(
     linked: &HashSet<String>,
     host: &HostModel,
 ) -> Option<(String, String)> {
-    if let Some(found) = by_url(url, host).or_else(|| learned_display(url, host)) {
+    if let Some(found) = by_url(url, host)
+        .or_else(|| learned_display(url, host))
+        .or_else(|| learned_person(url, host))
+    {
         return Some(found);
     }
     let template = || host.nav_shapes().template(&Shape::of(url));
@@ -249,6 +255,8 @@ pub const LETTERED: &str = "a letter added to the page or to a URL it links: ano
 /// See [`page_views`].
 pub const REQUERIED: &str = "the page's own query under another path: another display of it";
 /// See [`page_views`].
+pub const PERSON: &str = "a member's page, linked by an avatar or as an author";
+/// See [`page_views`].
 pub const NUMBERED: &str = "every link to it is a post's number, to another of the page's kind";
 
 /// Anchor texts that label a link as another URL of what the page shows or its markup
@@ -271,7 +279,7 @@ const VIEW_LABELS: &[&str] = &[
 const PERMALINK_LABELS: &[&str] = &["link", "permalink", "permanent link"];
 
 /// The links a page offers as views of itself, with why ([`IN_MENU`], [`LABELLED`],
-/// [`LETTERED`], [`REQUERIED`], [`NUMBERED`]):
+/// [`LETTERED`], [`REQUERIED`], [`NUMBERED`], [`PERSON`]):
 /// - In a menu (`role="menu"`, a dropdown's list of choices) that holds a link to the page,
 ///   the page's own URL with a query (NodeBB's "All categories" chooser on `/recent`:
 ///   `/recent?cid=1`, `/recent?cid=2`). Their query keys are ones that usually name an item
@@ -293,6 +301,9 @@ const PERMALINK_LABELS: &[&str] = &["link", "permalink", "permanent link"];
 ///   print or history view of the item the query names. A query that other links carry too (a
 ///   language, a project's modules) is a context, not a page's name; a forum's
 ///   `viewforum?id=1` on `viewtopic?id=1` shares its query by chance.
+/// - On a host read as a forum, or not read as anything yet, a link that holds an avatar or is
+///   marked as an author (`page::marks_a_person`): a member's page, which forums' own truth
+///   calls no content (a blog's author page lists posts, and is followed).
 /// - A URL of the page's own template every link of the page names by a small number alone
 ///   (Fossil's "in reply to 1" in a thread: another post of a thread, whose URL shows the
 ///   thread again), unless it differs from the page by numbers only: a pager's `/page/2`
@@ -330,10 +341,15 @@ pub fn page_views(
     // Per URL: whether every link to it is labelled (a permalink, a rendering), and whether
     // every one is a number.
     let mut texts: HashMap<Url, (Option<bool>, bool)> = HashMap::new();
+    // A blog's author is a list of their posts; a forum's member is no content of the forum.
+    let members = matches!(host.category(), None | Some(Category::Forum));
     for a in doc.select(&LINK).take(5_000) {
         let Some(u) = join(a).filter(|u| u.host_str() == page.host_str()) else {
             continue;
         };
+        if members && u != *page && marks_a_person(*a) {
+            views.entry(String::from(u.clone())).or_insert(PERSON);
+        }
         let text: String = a.text().collect();
         let label = text
             .trim_matches(|c: char| c.is_whitespace() || "[]()<>{}|".contains(c))

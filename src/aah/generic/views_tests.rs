@@ -432,3 +432,54 @@ fn a_template_two_pages_showed_as_other_displays_is_skipped_on_the_whole_host() 
     assert_eq!(not_worth(&url("http://f/wiki?name=Arch"), &m), None);
     assert_eq!(not_worth(&url("http://f/whistory"), &m), None);
 }
+
+/// A host model whose pages read as category `c`, that has seen links to `urls`.
+fn read_as(c: crate::aah::kb::Category, urls: &[&str]) -> HostModel {
+    use crate::aah::kb::Category;
+    let mut m = host(urls);
+    let mut evidence = [0; 6];
+    evidence[Category::ALL.iter().position(|x| *x == c).unwrap()] = 4;
+    for i in 0..super::super::MIN_PAGES {
+        let u = url(&format!("http://f/t/topic-{i}/{i}/"));
+        m.observe(
+            &u,
+            None,
+            &HashSet::new(),
+            &HashSet::new(),
+            &evidence,
+            Shape::of(&u),
+        );
+    }
+    m
+}
+
+#[test]
+fn a_forum_member_linked_by_an_avatar_or_as_an_author_is_skipped_and_a_blog_author_followed() {
+    use crate::aah::kb::Category;
+    let html = scraper::Html::parse_document(
+        r#"<li class="post"><a href="/u/alice/1/"><img class="poster-avatar" src="/a.png"></a>
+        <a class="item-title" href="/u/alice/1/"><span itemprop="author">alice</span></a>
+        <p>Seen at dusk, ask <a href="/u/bruno/2/">bruno</a>.</p></li>
+        <p>By <a rel="author" href="/author/dmitri/">Dmitri</a></p>"#,
+    );
+    let page = url("http://f/t/heron-3/3/");
+    let members = [
+        "http://f/u/alice/1/",
+        "http://f/u/bruno/2/",
+        "http://f/u/chiara/3/",
+    ];
+    let mut forum = read_as(Category::Forum, &members);
+    let views = page_views(&html, &page, &forum);
+    let mut got: Vec<&str> = views.keys().map(String::as_str).collect();
+    got.sort();
+    // A plain link in a post's text is no avatar and no author.
+    assert_eq!(got, ["http://f/author/dmitri/", "http://f/u/alice/1/"]);
+    assert!(views.values().all(|w| *w == PERSON));
+    assert!(page_views(&html, &page, &read_as(Category::Blog, &members)).is_empty());
+    // Learned for the host by template, unless the template holds nothing fixed.
+    assert_eq!(not_worth(&url("http://f/u/dmitri/4/"), &forum), None);
+    forum.learn_person(&forum.nav_template(&url(members[0])));
+    assert!(not_worth(&url("http://f/u/dmitri/4/"), &forum).is_some());
+    forum.learn_person("*");
+    assert_eq!(not_worth(&url("http://f/about"), &forum), None);
+}
