@@ -200,11 +200,7 @@ fn suffixed_action(
     i: usize,
     seg: &str,
 ) -> Option<&'static str> {
-    let stem = seg
-        .split('.')
-        .next()
-        .unwrap_or("")
-        .trim_start_matches(['_', '@', '+', '~']);
+    let stem = stem(seg);
     let lower = stem.to_ascii_lowercase();
     let word = SUFFIX_VERBS.iter().copied().find(|w| {
         lower.strip_suffix(w).is_some_and(|name| {
@@ -286,6 +282,15 @@ fn pages_on(url: &Url) -> bool {
     number.parse::<u32>().is_ok_and(|n| n > 1)
 }
 
+/// A path segment's word: before any extension, without the marks that set actions apart
+/// from names (`_history`, `@edit`, `+meta`) or a user's folder (`~edit`).
+fn stem(seg: &str) -> &str {
+    seg.split('.')
+        .next()
+        .unwrap_or("")
+        .trim_start_matches(|c| MARKS.contains(&c) || c == '~')
+}
+
 /// Extensions of other renderings of a page (feeds, plain text, source, data).
 const EXTENSIONS: &[&str] = &["xml", "atom", "rss", "txt", "md", "json"];
 
@@ -362,11 +367,7 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
             }
         }
         // `_history`, `@edit`: a prefix that sets actions apart from names.
-        let stem = lower
-            .split('.')
-            .next()
-            .unwrap_or("")
-            .trim_start_matches(['_', '@', '+', '~']);
+        let stem = stem(&lower);
         // `sort:votes`: a view key written into the path (Askbot's list URLs); the list's
         // own paging carries its sort too (`sort:activity-desc/page:2`), so a URL that turns
         // past the first page is left to the page that links it.

@@ -298,9 +298,10 @@ const PERMALINK_LABELS: &[&str] = &["link", "permalink", "permanent link"];
 /// - The page's own query, when it names the page (`?name=Birds`, `?id=12`), under another
 ///   path that names a view (an action word begins or ends its last segment), when the page
 ///   links at most two such URLs: Fossil's `/whistory?name=Birds` on `/wiki?name=Birds`, a
-///   print or history view of the item the query names. A query that other links carry too (a
-///   language, a project's modules) is a context, not a page's name; a forum's
-///   `viewforum?id=1` on `viewtopic?id=1` shares its query by chance.
+///   print or history view of the item the query names. A query that many links carry (a
+///   language) is a context, not a page's name: more than two such URLs keep them all. Paths
+///   that name no view are never counted: a project's modules under its `?id=`, a forum's
+///   `viewforum?id=1` on `viewtopic?id=1`, which shares its query by chance.
 /// - On a host read as a forum, or not read as anything yet, a link that holds an avatar or is
 ///   marked as an author (`page::marks_a_person`): a member's page, which forums' own truth
 ///   calls no content (a blog's author page lists posts, and is followed).
