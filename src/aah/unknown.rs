@@ -333,7 +333,7 @@ impl Helper {
             } else if why == generic::REQUERIED {
                 model.learn_display(&template);
             } else if why == generic::PERSON && model.category() == Some(Category::Forum) {
-                model.learn_person(&template);
+                model.learn_person(&template, &u);
             }
             let rules: Vec<&Adoption> = st
                 .adoptions

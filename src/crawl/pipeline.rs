@@ -167,7 +167,9 @@ pub fn process_page(
     if let Some((h, url)) = ctx
         .helper
         .as_ref()
-        .filter(|_| !(200..300).contains(&fetched.info.status))
+        // A redirect, or an answer that the URL names nothing: a refusal, a rate limit or a
+        // server's failure says nothing of what the URL is, and is retried.
+        .filter(|_| matches!(fetched.info.status, 300..=399 | 404 | 410))
         .zip(Url::parse(&fetched.info.url).ok())
     {
         let location = links

@@ -64,19 +64,20 @@ pub struct HostModel {
     /// under another path, see `views::display_key`), with the pages that did: skipped on the
     /// whole host once two pages did.
     displays: HashMap<String, u32>,
-    /// URL templates of a forum's members' pages (see `views::PERSON`): skipped on the whole
-    /// host.
-    people: HashSet<String>,
+    /// URL templates of a forum's members' pages (see `views::PERSON`), with the first member
+    /// linked; skipped on the whole host once a second one is.
+    people: HashMap<String, (url::Url, bool)>,
     /// URL templates a page showed two or more of under one parent (`boards/1`, `boards/2`
     /// on a list of forums): children or pages of that parent, never places in it.
     not_places: HashSet<String>,
     /// Pages read per URL shape, and answers that were no page (redirects, errors).
     read: HashMap<String, u32>,
     redirects: HashMap<String, u32>,
-    /// Answers that were no page per shape with one place open (`t/*/N/post/N`): a permalink
-    /// offered once or twice per thread has a shape of its own in each thread, and is learned
-    /// across threads.
+    /// Shapes that answered no page, per shape with one place open (`t/*/N/post/N`): a
+    /// permalink offered once or twice per thread has a shape of its own in each thread, and
+    /// is learned across threads; and the open shapes learned so, until a page read fits one.
     no_page_templates: HashMap<String, u32>,
+    open_no_page: HashSet<String>,
     /// URL templates whose URLs without a final slash redirected to themselves with one, and
     /// those whose URLs without one were pages: such a template's slashless URLs are kept.
     slash_redirects: HashMap<String, u32>,
@@ -285,7 +286,9 @@ impl HostModel {
 
     /// Counts a page read at `url`, with its shape.
     pub(super) fn count_read(&mut self, url: &url::Url, shape: &Shape) {
-        bump(&mut self.read, shape.key(), MAX_TEMPLATES);
+        let key = shape.key();
+        self.open_no_page.retain(|open| !fits(open, &key));
+        bump(&mut self.read, key, MAX_TEMPLATES);
         if folder_without_slash(url) {
             let template = self.nav_template(url);
             bump(&mut self.slashless_pages, template, MAX_TEMPLATES);
@@ -318,18 +321,23 @@ impl HostModel {
             return (n + 1 == SLASH_REDIRECTS).then_some(NoPage::AddsSlash(template));
         }
         let shape = Shape::of(url);
-        let before = self.answers_no_page(&shape);
-        bump(&mut self.redirects, shape.key(), MAX_TEMPLATES);
+        let before = self.no_page_template(&shape).is_some();
+        let key = shape.key();
+        // Each URL is told once: the crawl fetches it once, and tells only the answers that
+        // are no retry (redirects, 404, 410).
         for open in shape.keys_with_a_place_open() {
-            bump(&mut self.no_page_templates, open, MAX_TEMPLATES);
+            bump(&mut self.no_page_templates, open.clone(), MAX_TEMPLATES);
+            let learned = self.no_page_templates.get(&open) == Some(&OPEN_NO_PAGES)
+                && !self.read.keys().any(|k| fits(&open, k));
+            if learned && self.open_no_page.len() < MAX_PLACES {
+                self.open_no_page.insert(open);
+            }
         }
+        bump(&mut self.redirects, key, MAX_TEMPLATES);
         if before {
             return None;
         }
-        self.no_page_template(&shape).map(|open| match open {
-            Some(template) => NoPage::Answers(template),
-            None => NoPage::Answers(self.nav_shapes().template(&shape)),
-        })
+        self.no_page_template(&shape).map(NoPage::Answers)
     }
 
     /// `url` with its folder's final slash, when two URLs of its template without one
@@ -364,30 +372,25 @@ impl HostModel {
         self.no_page_template(shape).is_some()
     }
 
-    /// [`HostModel::answers_no_page`], with the shape's place left open when that is what
-    /// taught it (`Some(Some("t/*/N/last"))`).
-    fn no_page_template(&self, shape: &Shape) -> Option<Option<String>> {
+    /// The template by which URLs of `shape` answer no page, if they do
+    /// ([`HostModel::answers_no_page`]): the host's template of the shape, or the open shape
+    /// that taught it.
+    fn no_page_template(&self, shape: &Shape) -> Option<String> {
         let key = shape.key();
         if self.read.contains_key(&key) {
             return None;
         }
         if self.redirects.get(&key).is_some_and(|&n| n >= 2) {
-            return Some(None);
+            return Some(self.nav_shapes.template(shape));
         }
-        // Asked of every link of the host's pages: nothing to work out until one was counted.
-        if self.no_page_templates.is_empty() {
+        // Asked of every link of the host's pages: nothing to work out until one was learned.
+        if self.open_no_page.is_empty() {
             return None;
         }
         shape
             .keys_with_a_place_open()
             .into_iter()
-            .find(|open| {
-                self.no_page_templates
-                    .get(open)
-                    .is_some_and(|&n| n >= OPEN_NO_PAGES)
-                    && !self.read.keys().any(|k| fits(open, k))
-            })
-            .map(Some)
+            .find(|open| self.open_no_page.contains(open))
     }
 
     /// Learns that URLs of `template` are places in other pages (at most 64 templates),
@@ -422,20 +425,31 @@ impl HostModel {
         self.displays.get(key).is_some_and(|&n| n >= 2)
     }
 
-    /// Learns that URLs of `template` are a forum's members' pages (at most 64 templates),
-    /// when a place of it is fixed: `u/*/N`, never `*`, which holds the host's other pages.
-    pub(crate) fn learn_person(&mut self, template: &str) {
-        let fixed = template
-            .split(['/', '?'])
-            .any(|t| !t.is_empty() && t != "*" && t != "N");
-        if fixed && self.people.len() < MAX_PLACES {
-            self.people.insert(template.to_owned());
+    /// Learns that URLs of `template` are a forum's members' pages, once two members' were
+    /// linked so (at most 64 templates), when a place of its path is fixed and no script:
+    /// `u/*/N`, never `*`, which holds the host's other pages, nor `index.php?action`, which
+    /// holds the rest of an application.
+    pub(crate) fn learn_person(&mut self, template: &str, url: &url::Url) {
+        let path = template.split('?').next().unwrap_or("");
+        let fixed = path
+            .split('/')
+            .any(|t| !t.is_empty() && t != "*" && t != "N" && !t.contains('.'));
+        if !fixed {
+            return;
+        }
+        if let Some((first, learned)) = self.people.get_mut(template) {
+            *learned |= first != url;
+        } else if self.people.len() < MAX_PLACES {
+            self.people
+                .insert(template.to_owned(), (url.clone(), false));
         }
     }
 
     /// Whether URLs of `template` were linked as a forum's members.
     pub(super) fn is_person(&self, template: &str) -> bool {
-        self.people.contains(template)
+        self.people
+            .get(template)
+            .is_some_and(|(_, learned)| *learned)
     }
 
     /// Whether URLs of `template` were places in other pages.

@@ -117,20 +117,25 @@ pub(super) fn kind_of(
         .collect();
     // Entries of one group that are one link each to one place are one entry: a post's
     // permalink buttons (Misago's icon and its date, both to `post/37/`) are no list of posts.
-    let mut targets: HashSet<((&str, &str, &str), &str)> = HashSet::new();
+    let mut targets: HashSet<((&str, &str, &str), String)> = HashSet::new();
     let mut groups: HashMap<(&str, &str, &str), (usize, usize, usize)> = HashMap::new();
     for (n, key, headed) in &entries {
         let g = groups.entry(*key).or_default();
         g.0 += 1;
-        // An entry that is one link, by where it leads.
+        // An entry that is one visible link, by where it leads (a fragment is a place of its
+        // own: Doxygen's list of a class's members links each on one page).
         let lone = || {
-            let mut links = n.descendants().filter_map(|d| {
-                d.value()
-                    .as_element()
-                    .filter(|e| e.name() == "a")?
-                    .attr("href")
-            });
-            links.next().filter(|_| links.next().is_none())
+            let mut links = n
+                .descendants()
+                .filter(|d| !page.is_hidden(*d))
+                .filter_map(|d| {
+                    d.value()
+                        .as_element()
+                        .filter(|e| e.name() == "a")?
+                        .attr("href")
+                });
+            let href = links.next().filter(|_| links.next().is_none())?;
+            page.url.join(href).ok().map(String::from)
         };
         let headed = headed
             .filter(|_| !holders.contains(&n.id()))

@@ -402,9 +402,12 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
                 format!("{word:?} added to a name offered beside it"),
             ));
         }
-        // A marked segment names an action wherever it is (MoinMoin's `/+login`, `/+history`
-        // at the root among the wiki's names): no page is named so.
-        let marked = lower.starts_with(MARKS);
+        // A last segment marked `+` or `_` names an action wherever it is (MoinMoin's
+        // `/+login`, `/+history` at the root among the wiki's names): no page is named so.
+        // Before other segments it may open a path of pages (Launchpad's `/+source/bash`),
+        // and `@` opens a handle (`/@admin`).
+        let marked = lower.starts_with(['+', '_'])
+            && i + 1 == url.path().trim_matches('/').split('/').count();
         if t == "*"
             && !marked
             && !shapes.repeats(&shape, i)

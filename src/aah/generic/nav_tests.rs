@@ -398,7 +398,10 @@ fn an_action_word_marked_as_an_action_is_one_among_many_names() {
     ] {
         assert!(not_worth(&url(u), &m).is_some(), "{u}");
     }
-    // Unmarked, the word is one name among the others: a page named "History".
-    assert_eq!(not_worth(&url("http://w/history"), &m), None);
+    // Unmarked, the word is one name among the others: a page named "History"; after `@`, a
+    // handle.
+    for u in ["http://w/history", "http://w/@admin"] {
+        assert_eq!(not_worth(&url(u), &m), None, "{u}");
+    }
     assert_eq!(not_worth(&url("http://w/Birds"), &m), None);
 }

@@ -335,25 +335,44 @@ fn leads_to_a_page(href: &str) -> bool {
     !matches!(scheme.as_deref(), Some("mailto" | "tel" | "javascript"))
 }
 
-/// Whether link `a` leads to a person: it holds an avatar (an image whose class, source or
-/// text names one), or it or what it holds is marked as an author (`rel="author"`,
-/// `itemprop="author"`). A forum heads each post with its author's name so (Misago's
-/// `<a href="/u/alice/1/"><img class="poster-avatar">`), wherever its members' pages are.
+/// Whether link `a` leads to a person: it holds an avatar (an image with an `avatar` class, or
+/// one from an `avatars` folder), or it or what it holds is marked as an author
+/// (`rel="author"`, `itemprop="author"`), and it is a name, not a card: no heading, a few words
+/// at most. A forum heads each post with its author's name so (Misago's
+/// `<a href="/u/alice/1/"><img class="poster-avatar">`), wherever its members' pages are; a
+/// theme that wraps a whole teaser, byline included, in one link links the post.
 pub(super) fn marks_a_person(a: NodeRef<'_, Node>) -> bool {
+    let mut text = 0usize;
+    let mut marked = false;
     // `descendants` begins with `a` itself.
-    a.descendants()
-        .filter_map(|d| d.value().as_element())
-        .take(64)
-        .any(|e| {
-            let avatar = e.name() == "img"
-                && ["class", "src", "alt"].iter().any(|k| {
-                    e.attr(k)
-                        .is_some_and(|v| v.to_ascii_lowercase().contains("avatar"))
-                });
-            let author = ["rel", "itemprop"].iter().any(|k| {
-                e.attr(k)
-                    .is_some_and(|v| v.split_ascii_whitespace().any(|w| w == "author"))
-            });
-            avatar || author
+    for d in a.descendants().take(64) {
+        match d.value() {
+            Node::Text(t) => text += t.trim().chars().count(),
+            Node::Element(e) if is_heading(e.name()) => return false,
+            Node::Element(e) => marked |= person_mark(e),
+            _ => {}
+        }
+    }
+    marked && text <= MAX_NAME_CHARS
+}
+
+/// Characters of a link to a person, at most: a name or a handle.
+const MAX_NAME_CHARS: usize = 40;
+
+/// Whether element `e` marks what holds it as a person: an avatar, or an author.
+fn person_mark(e: &scraper::node::Element) -> bool {
+    let has_word = |k: &str, seps: &[char], words: &[&str]| {
+        e.attr(k).is_some_and(|v| {
+            v.split(seps)
+                .any(|w| words.iter().any(|x| w.eq_ignore_ascii_case(x)))
         })
+    };
+    let avatar = e.name() == "img"
+        && (has_word("class", &[' ', '-', '_'], &["avatar"])
+            || has_word("src", &['/'], &["avatar", "avatars"]));
+    let author = ["rel", "itemprop"].iter().any(|k| {
+        e.attr(k)
+            .is_some_and(|v| v.split_ascii_whitespace().any(|w| w == "author"))
+    });
+    avatar || author
 }

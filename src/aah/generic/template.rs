@@ -62,18 +62,20 @@ impl Shape {
         self.raw.iter().all(String::is_empty)
     }
 
-    /// The shape as text: segments with digits as `N`, and the query keys (`post/N`,
-    /// `index.php?page`).
-    /// The [`Shape::key`] with each named place but the last in turn as `*` (`t/*/N/post/N`,
-    /// `*/heron-N/N/post/N`, ...): the same action on any item. Numbers are open already; the
-    /// last place stays, as an item's other links (`/t/heron/3/last`, `/t/heron/3/new`) say
-    /// nothing of its pages (`/t/heron/3/2`).
+    /// The [`Shape::key`] with each named place in turn as `*` (`t/*/N/post/N`, `t/*/N/last`):
+    /// the same action on any item. Only a place after the first (the first is a section of
+    /// the host) with a named place after it: an item's own links (`/t/heron/3/last`,
+    /// `/t/heron/3/new`) say nothing of its pages (`/t/heron/3/2`), and `t/*/N` or `*/N` would
+    /// be every item. Numbers are open already.
     pub(super) fn keys_with_a_place_open(&self) -> Vec<String> {
         let query = match self.query.is_empty() {
             true => String::new(),
             false => format!("?{}", self.query.join("&")),
         };
-        (0..self.segments.len().saturating_sub(1))
+        let Some(last_named) = self.segments.iter().rposition(|s| s != "N") else {
+            return Vec::new();
+        };
+        (1..last_named)
             .filter(|&i| self.segments[i] != "N" && !self.segments[i].is_empty())
             .map(|i| {
                 let mut s: Vec<&str> = self.segments.iter().map(String::as_str).collect();
@@ -83,6 +85,8 @@ impl Shape {
             .collect()
     }
 
+    /// The shape as text: segments with digits as `N`, and the query keys (`post/N`,
+    /// `index.php?page`).
     pub(super) fn key(&self) -> String {
         let mut k = self.segments.join("/");
         if !self.query.is_empty() {

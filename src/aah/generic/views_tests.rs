@@ -476,10 +476,26 @@ fn a_forum_member_linked_by_an_avatar_or_as_an_author_is_skipped_and_a_blog_auth
     assert_eq!(got, ["http://f/author/dmitri/", "http://f/u/alice/1/"]);
     assert!(views.values().all(|w| *w == PERSON));
     assert!(page_views(&html, &page, &read_as(Category::Blog, &members)).is_empty());
-    // Learned for the host by template, unless the template holds nothing fixed.
+    // Learned for the host by template once two members were linked so, unless the template
+    // holds nothing fixed or only a script.
+    let template = forum.nav_template(&url(members[0]));
+    assert_eq!(template, "u/*/N");
+    for m in [members[0], members[0]] {
+        forum.learn_person(&template, &url(m));
+    }
     assert_eq!(not_worth(&url("http://f/u/dmitri/4/"), &forum), None);
-    forum.learn_person(&forum.nav_template(&url(members[0])));
+    forum.learn_person(&template, &url(members[1]));
     assert!(not_worth(&url("http://f/u/dmitri/4/"), &forum).is_some());
-    forum.learn_person("*");
-    assert_eq!(not_worth(&url("http://f/about"), &forum), None);
+    for t in ["*", "index.php?u"] {
+        forum.learn_person(t, &url("http://f/alice"));
+        forum.learn_person(t, &url("http://f/bruno"));
+        assert!(!forum.is_person(t), "{t}");
+    }
+    // A card that links a whole teaser, byline included, links the post.
+    let card = scraper::Html::parse_document(
+        r#"<a href="/2023/heron/"><h2>Heron at dusk</h2><img class="avatar" src="/a.png">
+        <span itemprop="author">Alice</span></a>
+        <a href="/news/avatar-review"><img alt="Avatar" src="/img/avatar-poster.jpg"></a>"#,
+    );
+    assert!(page_views(&card, &page, &forum).is_empty());
 }
