@@ -6,9 +6,11 @@
 //! its poppable URLs by priority (at the store's resolution of 1e-9), then by insertion sequence,
 //! and of the idle hosts the one with the best such URL goes first (ARCOMEM §5.1). A crash drops
 //! everything staged and every lease. Politeness is off, so `next` must hand out a URL whenever
-//! some idle host has one.
+//! some idle host has one. Half the runs respect robots.txt: then a host's robots.txt is handed
+//! out before its first URL (again after a reopen, as rules live in memory), and the rules given
+//! back through the host policy answer for every URL of the host.
 
-use magpie::frontier::contract::UrlFrontier;
+use magpie::frontier::contract::{CrawlFrontier, RobotsRules};
 use magpie::frontier::keys::UrlState;
 use magpie::frontier::politeness::{FetchTiming, PolitenessConfig};
 use magpie::frontier::update::{Scored, UpdateFn};
@@ -19,6 +21,7 @@ use proptest::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const HOSTS: u64 = 3;
@@ -34,6 +37,26 @@ fn origin(fp: u64) -> String {
 
 fn url(fp: u64) -> String {
     format!("{}/p{fp}", origin(fp))
+}
+
+/// The robots.txt rules of every host in the runs that respect them: `/pN` is refused when
+/// N % 5 == 4.
+fn refused(fp: u64) -> bool {
+    fp % 5 == 4
+}
+
+#[derive(Debug)]
+struct Rules;
+
+impl RobotsRules for Rules {
+    fn allows(&self, url: &str) -> bool {
+        let fp = url.rsplit("/p").next().and_then(|n| n.parse().ok());
+        !fp.is_some_and(refused)
+    }
+
+    fn crawl_delay(&self) -> Option<Duration> {
+        None
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -161,6 +184,10 @@ struct Model {
     live: Snapshot,
     /// URLs in flight.
     leased: BTreeSet<u64>,
+    /// Whether the crawl respects robots.txt, and the hosts whose rules were given back since
+    /// the frontier was opened.
+    robots: bool,
+    rules: BTreeSet<u64>,
 }
 
 impl Model {
@@ -212,10 +239,11 @@ impl Model {
     fn crash(&mut self) {
         self.live = self.committed.clone();
         self.leased.clear();
+        self.rules.clear();
     }
 }
 
-fn open(dir: &Path) -> Frontier {
+fn open(dir: &Path, respect_robots: bool) -> Frontier {
     let cfg = FrontierConfig {
         politeness: PolitenessConfig {
             min_delay: Duration::ZERO,
@@ -227,7 +255,7 @@ fn open(dir: &Path) -> Frontier {
         },
         balance_per_queue: 1,
         max_pages_per_host: u64::MAX,
-        respect_robots: false,
+        respect_robots,
         best_n: None,
     };
     // sled releases its folder lock from background threads a moment after the last handle is
@@ -261,7 +289,7 @@ const FAST: Option<FetchTiming> = Some(FetchTiming {
     backoff: None,
 });
 
-fn pop<F: UrlFrontier>(
+fn pop<F: CrawlFrontier>(
     f: &mut F,
     m: &mut Model,
     leases: &mut Vec<UrlLease>,
@@ -275,9 +303,38 @@ fn pop<F: UrlFrontier>(
             heads.is_empty(),
             "nothing popped, expected one of {heads:?}"
         ),
-        Some(Lease::Robots { host, .. }) => prop_assert!(false, "robots lease for {host}"),
+        Some(Lease::Robots { host: name, .. }) => {
+            let h = (0..HOSTS).find(|&h| host(h) == name);
+            prop_assert!(
+                m.robots,
+                "robots lease for {} in a crawl ignoring robots.txt",
+                name
+            );
+            let h = h.expect("a host of the model");
+            prop_assert!(!m.rules.contains(&h), "robots.txt of {} asked twice", name);
+            prop_assert!(
+                heads.contains_key(&h),
+                "robots.txt of {} with nothing to fetch",
+                name
+            );
+            let best = heads.values().map(|fp| m.live.urls[fp].rank().0).min();
+            prop_assert_eq!(Some(m.live.urls[&heads[&h]].rank().0), best);
+            let day = Instant::now() + Duration::from_secs(86_400);
+            let first = f.robots_done(&name, Arc::new(Rules), day, FAST, Instant::now());
+            prop_assert!(first, "{} had rules before its robots.txt was read", name);
+            m.rules.insert(h);
+        }
         Some(Lease::Url(l)) => {
             prop_assert_eq!(&l.host, &host(l.fp));
+            if m.robots {
+                prop_assert!(m.rules.contains(&(l.fp % HOSTS)), "URL before robots.txt");
+            }
+            prop_assert_eq!(
+                f.robots_allows(&l.host, &l.uri.url),
+                !(m.robots && refused(l.fp)),
+                "robots.txt's answer for {}",
+                l.fp
+            );
             prop_assert_eq!(&l.uri.url, &url(l.fp));
             let want = heads.get(&(l.fp % HOSTS));
             prop_assert_eq!(
@@ -307,7 +364,7 @@ fn pop<F: UrlFrontier>(
     Ok(())
 }
 
-fn complete<F: UrlFrontier>(f: &mut F, m: &mut Model, l: &UrlLease, how: Completion) {
+fn complete<F: CrawlFrontier>(f: &mut F, m: &mut Model, l: &UrlLease, how: Completion) {
     let timing = (how != Completion::RobotsBlocked).then_some(FAST).flatten();
     f.complete(l, how, timing, Instant::now());
     m.leased.remove(&l.fp);
@@ -321,7 +378,7 @@ fn complete<F: UrlFrontier>(f: &mut F, m: &mut Model, l: &UrlLease, how: Complet
     }
 }
 
-fn score<F: UrlFrontier>(
+fn score<F: CrawlFrontier>(
     f: &mut F,
     m: &mut Model,
     fp: u64,
@@ -350,7 +407,7 @@ fn score<F: UrlFrontier>(
     Ok(())
 }
 
-fn blacklist<F: UrlFrontier>(f: &mut F, m: &mut Model, fp: u64) -> Result<(), TestCaseError> {
+fn blacklist<F: CrawlFrontier>(f: &mut F, m: &mut Model, fp: u64) -> Result<(), TestCaseError> {
     let got = f
         .blacklist(fp, &host(fp))
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -373,7 +430,7 @@ fn blacklist<F: UrlFrontier>(f: &mut F, m: &mut Model, fp: u64) -> Result<(), Te
 }
 
 /// What the frontier reports must agree with the model after every step.
-fn check<F: UrlFrontier>(f: &F, m: &Model) -> Result<(), TestCaseError> {
+fn check<F: CrawlFrontier>(f: &F, m: &Model) -> Result<(), TestCaseError> {
     prop_assert_eq!(f.queued(), m.queued());
     for fp in 0..URLS {
         prop_assert_eq!(f.state(fp), m.state(fp), "state of {}", fp);
@@ -393,14 +450,15 @@ fn check<F: UrlFrontier>(f: &F, m: &Model) -> Result<(), TestCaseError> {
 /// An implementation under test: how to open it on a folder, and how to leave the bytes of a
 /// commit cut short in it (as `kill -9` in the middle of a write would).
 struct Subject<F> {
-    open: fn(&Path) -> F,
+    /// Opens it on a folder, respecting robots.txt or not.
+    open: fn(&Path, bool) -> F,
     tear: fn(&Path, usize),
 }
 
 /// The embedded frontier's torn commit: a commit's bytes written up to `cut`, never finished.
 fn tear_log(dir: &Path, cut: usize) {
     use std::io::Write;
-    let mut f = open(dir);
+    let mut f = open(dir, false);
     for fp in 100..140u64 {
         f.offer(fp, &host(fp), &origin(fp), crawl_uri(fp, 0.5));
     }
@@ -427,21 +485,29 @@ fn tear_log(dir: &Path, cut: usize) {
     f.write_all(&[0xA5; 7][..cut % 8]).unwrap();
 }
 
-fn run(ops: &[Op]) -> Result<(), TestCaseError> {
+fn run(ops: &[Op], robots: bool) -> Result<(), TestCaseError> {
     run_on(
         &Subject {
             open,
             tear: tear_log,
         },
         ops,
+        robots,
     )
 }
 
-fn run_on<F: UrlFrontier>(subject: &Subject<F>, ops: &[Op]) -> Result<(), TestCaseError> {
+fn run_on<F: CrawlFrontier>(
+    subject: &Subject<F>,
+    ops: &[Op],
+    robots: bool,
+) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let open = subject.open;
+    let open = |dir: &Path| (subject.open)(dir, robots);
     let mut f = open(dir.path());
-    let mut m = Model::default();
+    let mut m = Model {
+        robots,
+        ..Model::default()
+    };
     let mut leases: Vec<UrlLease> = Vec::new();
     for op in ops {
         match *op {
@@ -509,7 +575,9 @@ fn run_on<F: UrlFrontier>(subject: &Subject<F>, ops: &[Op]) -> Result<(), TestCa
     m.commit();
     while m.queued() > 0 {
         pop(&mut f, &mut m, &mut leases)?;
-        let l = leases.pop().expect("a URL was popped");
+        let Some(l) = leases.pop() else {
+            continue; // a robots.txt lease, answered in `pop`
+        };
         complete(&mut f, &mut m, &l, Completion::Done);
         f.commit().map_err(|e| TestCaseError::fail(e.to_string()))?;
         m.commit();
@@ -522,7 +590,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn frontier_pops_in_model_order(ops in prop::collection::vec(op(), 1..80)) {
-        run(&ops)?;
+    fn frontier_pops_in_model_order(
+        ops in prop::collection::vec(op(), 1..80),
+        robots in any::<bool>(),
+    ) {
+        run(&ops, robots)?;
     }
 }

@@ -143,14 +143,15 @@ pub async fn run(
     let (spec, layout) = (o.spec, o.layout);
     let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
     let archiver = engine::Archiver::new(o.writer, o.dedup.clone(), stats.clone());
-    let ctx = Arc::new(pipeline_ctx(&spec, o.analyzer, o.helper, o.dedup));
+    let topical = o.analyzer.is_some();
+    let ctx = Arc::new(pipeline_ctx(&spec, topical, o.helper, o.dedup));
     let learn = spec
         .analysis
         .as_ref()
         .filter(|a| a.scoring.learn)
         .map(|a| &a.scoring.weights);
     let part = online::Online::new(
-        ctx.clone(),
+        o.analyzer,
         stats.clone(),
         o.indexer,
         Some(layout.topic()),
@@ -225,7 +226,7 @@ fn fetch_config(spec: &Spec, layout: &Layout) -> FetchConfig {
 
 fn pipeline_ctx(
     spec: &Spec,
-    analyzer: Option<crate::analysis::Analyzer>,
+    topical: bool,
     helper: Option<Arc<crate::aah::Helper>>,
     dedup: Option<Arc<dedup::Dedup>>,
 ) -> pipeline::PipelineCtx {
@@ -233,12 +234,11 @@ fn pipeline_ctx(
         scope: Scope::new(spec),
         text: {
             let mut t = crate::index::TextLimits::from_spec(spec);
-            t.parse.text = analyzer.is_some() || spec.index;
+            t.parse.text = topical || spec.index;
             t
         },
         gzip_level: spec.warc.gzip_level,
         user_agent: spec.politeness.user_agent.clone(),
-        analyzer: analyzer.map(|a| std::sync::RwLock::new(Arc::new(a))),
         helper,
         index: spec.index,
         obey_meta_robots: spec.politeness.respect_robots,

@@ -5,7 +5,7 @@
 //! objects to the indexer.
 
 use super::focus::RecentFetch;
-use super::pipeline::{PageFacts, PipelineCtx};
+use super::pipeline::PageFacts;
 use super::stats::Stats;
 use super::CrawlError;
 use crate::aah::{AppMatch, Helper};
@@ -100,11 +100,12 @@ pub struct Archived {
     pub revisit_of: Option<RevisitOf>,
 }
 
-/// The online stages' state on the engine's side: the weight learner, the published copy of
-/// the topic, the live indexer; the analyzer itself is shared with the workers through the
-/// pipeline context, and replaced there as the topic and weights are learned.
+/// The online stages' state on the engine's side: the analyzer, the weight learner, the
+/// published copy of the topic, the live indexer. Each page's worker gets the analyzer as it is
+/// when the page is handed out ([`Online::analyzer`]); what is learned replaces it here.
 pub(super) struct Online {
-    ctx: Arc<PipelineCtx>,
+    /// The topical scorer, when the spec has a topic.
+    analyzer: Option<Arc<Analyzer>>,
     stats: Arc<Stats>,
     indexer: Option<Indexer>,
     /// Where the topic is published for the server (`topic.json`).
@@ -119,14 +120,14 @@ pub(super) struct Online {
 impl Online {
     /// The online part of a crawl; `learn` refits the weights as pages are fetched.
     pub(super) fn new(
-        ctx: Arc<PipelineCtx>,
+        analyzer: Option<Analyzer>,
         stats: Arc<Stats>,
         indexer: Option<Indexer>,
         topic_file: Option<PathBuf>,
         learn: Option<&RawWeights>,
     ) -> Online {
         Online {
-            ctx,
+            analyzer: analyzer.map(Arc::new),
             stats,
             indexer,
             topic_file,
@@ -217,17 +218,27 @@ impl Online {
         Ok(())
     }
 
-    /// Adds a reference page to the topic vector and shares the new analyzer with the
-    /// workers; returns the topic's store write.
+    /// The analyzer as it is now, for the next page handed out.
+    pub(super) fn analyzer(&self) -> Option<Arc<Analyzer>> {
+        self.analyzer.clone()
+    }
+
+    /// Whether the crawl scores pages against a topic.
+    pub(super) fn topical(&self) -> bool {
+        self.analyzer.is_some()
+    }
+
+    /// Adds a reference page to the topic vector, for the pages handed out after it; returns
+    /// the topic's store write.
     fn learn_reference(&mut self, v: &ReferenceVector) -> Result<Option<Entry>, CrawlError> {
-        let (Some(slot), Some(current)) = (&self.ctx.analyzer, self.ctx.analyzer()) else {
+        let Some(current) = &self.analyzer else {
             return Ok(None);
         };
-        let mut a = (*current).clone();
+        let mut a = (**current).clone();
         a.add_reference_vector(v);
         let json = super::state::to_json(a.topic(), "the learned topic")?;
         self.unpublished = Some(json.clone());
-        *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
+        self.analyzer = Some(Arc::new(a));
         Ok(Some((Key::Meta(Meta::Topic).bytes(), json)))
     }
 
@@ -241,9 +252,7 @@ impl Online {
         if learner.observed() % REFIT_PAGES != 0 {
             return;
         }
-        let (Some(slot), Some(current), Some(w)) =
-            (&self.ctx.analyzer, self.ctx.analyzer(), learner.fit())
-        else {
+        let (Some(current), Some(w)) = (&self.analyzer, learner.fit()) else {
             return;
         };
         self.stats.event(
@@ -258,14 +267,13 @@ impl Online {
                 w.parent
             ),
         );
-        let a = current.with_weights(w);
-        *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
+        self.analyzer = Some(Arc::new(current.with_weights(w)));
     }
 
     /// With a calibrated threshold (`scoring.calibrate`), shares an analyzer that flags pages
     /// relevant at it, so the analysis records and the `parent` score agree with the harvest
     /// ratio: after every reference page and every [`REFIT_PAGES`] analysed pages.
-    fn calibrate(&self, reference: bool) {
+    fn calibrate(&mut self, reference: bool) {
         let (threshold, calibrated, analysed) = {
             let f = self.stats.focus.lock().unwrap_or_else(|p| p.into_inner());
             let (t, c) = f.threshold();
@@ -274,15 +282,14 @@ impl Online {
         if !calibrated || !(reference || analysed % REFIT_PAGES == 0) {
             return;
         }
-        let (Some(slot), Some(current)) = (&self.ctx.analyzer, self.ctx.analyzer()) else {
+        let Some(current) = &self.analyzer else {
             return;
         };
         let t = threshold as f32;
         if (current.threshold() - t).abs() < 1e-4 {
             return;
         }
-        let a = current.with_threshold(t);
-        *slot.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(a);
+        self.analyzer = Some(Arc::new(current.with_threshold(t)));
     }
 
     fn observe(&self, lease: &UrlLease, status: u16, page: &PageFacts) {

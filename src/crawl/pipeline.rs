@@ -22,7 +22,7 @@ use crate::parse::{self, DISCOVERY_CONTEXT};
 use crate::scope::{Reject, Scope};
 use crate::uri;
 use std::collections::HashSet;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use url::Url;
 
 /// What a worker needs to process exchanges; shared by all workers.
@@ -36,9 +36,6 @@ pub struct PipelineCtx {
     pub gzip_level: u32,
     /// User agent, for robots.txt matching.
     pub user_agent: String,
-    /// The topical scorer, when the spec has a topic. The engine replaces it as reference
-    /// pages extend the topic; a worker takes the current one when it starts processing.
-    pub analyzer: Option<RwLock<Arc<Analyzer>>>,
     /// The application-aware helper, when enabled.
     pub helper: Option<Arc<Helper>>,
     /// Build index documents (the crawl has an index).
@@ -58,13 +55,6 @@ impl PipelineCtx {
             Some(d) if Dedup::applies_to(info) => d.original(&info.payload_digest),
             _ => Ok(None),
         }
-    }
-
-    /// The analyzer as it is now.
-    pub fn analyzer(&self) -> Option<Arc<Analyzer>> {
-        self.analyzer
-            .as_ref()
-            .map(|a| a.read().unwrap_or_else(|p| p.into_inner()).clone())
     }
 }
 
@@ -154,8 +144,11 @@ pub struct PageFacts {
 }
 
 /// Processes a fetched page: extracts and scopes its links and encodes its WARC records.
+/// `analyzer` is the topic as the engine had it when the page was handed out (a snapshot: the
+/// engine publishes a new one as it learns, and nothing here writes to it).
 pub fn process_page(
     ctx: &PipelineCtx,
+    analyzer: Option<&Analyzer>,
     uri: &CrawlUri,
     fetched: &Fetched,
     warcinfo_id: &str,
@@ -225,7 +218,7 @@ pub fn process_page(
     }
     drop(doc);
     let mut reference = None;
-    let analysis = ctx.analyzer().map(|a| {
+    let analysis = analyzer.map(|a| {
         // A reference page (a seed) is read once, here, and scored with itself in the topic,
         // as the engine will have it once it adds the vector.
         reference = uri
@@ -235,7 +228,7 @@ pub fn process_page(
             .flatten();
         match &reference {
             Some(v) => {
-                let mut with_page = (*a).clone();
+                let mut with_page = a.clone();
                 with_page.add_reference_vector(v);
                 with_page.analyze(&page, page_url, uri.inherited)
             }

@@ -4,6 +4,7 @@
 
 use super::engine::retry::backoff;
 use super::*;
+use crate::frontier::contract::TestRules;
 use crate::frontier::politeness::{self, pause_after, FetchTiming};
 use crate::frontier::{Completion, Frontier, Lease};
 use crate::model::CrawlUri;
@@ -11,6 +12,7 @@ use crate::spec::ranges::{INTEGER_RANGES, MAX_DELAY_FACTOR, MAX_WEIGHT};
 use crate::store::Store;
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A value of `least..=greatest`: an end most of the time, since overflows live there.
@@ -93,7 +95,7 @@ proptest! {
         let fc = spec.frontier.clone();
         let _ = writer_config(&spec, &layout, &opts);
         let fetch = fetch_config(&spec, &layout);
-        let _ = pipeline_ctx(&spec, None, None, None);
+        let _ = pipeline_ctx(&spec, false, None, None);
         let t0 = tokio::time::Instant::now();
         let deadline = crate::fetch::deadline_after(t0, fetch.total_timeout);
         prop_assert!(crate::fetch::deadline_after(t0, fetch.connect_timeout) <= deadline);
@@ -114,7 +116,11 @@ proptest! {
                     f.robots_failed(&host, backoff(spec.limits.retry_delay, 16), at);
                 }
                 Some(Lease::Robots { host, .. }) => {
-                    f.robots_done(&host, expires, Some(Duration::MAX), Some(slow), at);
+                    let rules = Arc::new(TestRules {
+                        deny: Vec::new(),
+                        delay: Some(Duration::MAX),
+                    });
+                    f.robots_done(&host, rules, expires, Some(slow), at);
                 }
                 Some(Lease::Url(lease)) => f.complete(&lease, Completion::Retry, Some(slow), at),
                 None => {}

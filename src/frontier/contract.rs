@@ -5,10 +5,11 @@
 //! frontier. [`super::Frontier`] (memory over a local log) is one implementation;
 //! `docs/design/distributed-frontier.md` maps the queue operations (offer to hosts) onto Redis
 //! Cluster, and does not cover the rest yet. `tests/frontier_model.rs` holds an implementation
-//! to the queue operations and [`UrlFrontier::demote`] against a model, crash and reopen
-//! included, so a second implementation can be checked by the same test; the iteration calls,
-//! `commit_with`, `close` and [`HostPolicy`] are checked by the frontier's unit tests and the
-//! crawl tests.
+//! to the queue operations, [`UrlFrontier::demote`] and the robots.txt rules
+//! ([`HostPolicy::robots_done`], [`HostPolicy::robots_allows`]) against a model, crash and
+//! reopen included, so a second implementation can be checked by the same test; the iteration
+//! calls, `commit_with`, `close` and the rest of [`HostPolicy`] are checked by the frontier's
+//! unit tests and the crawl tests.
 //!
 //! The promises, in short:
 //! - A URL is queued once: [`UrlFrontier::offer`] and [`UrlFrontier::score`] of a fingerprint
@@ -31,6 +32,7 @@ use super::{Completion, Frontier, FrontierError, Lease, Offer, UrlLease};
 use crate::model::CrawlUri;
 use crate::store::WriteSet;
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What a frontier does for a crawl.
@@ -87,6 +89,36 @@ pub trait UrlFrontier {
     fn close(&mut self) -> Result<(), FrontierError>;
 }
 
+/// A host's robots.txt rules, parsed. The frontier keeps them with the host, so that whoever
+/// leases the host's URLs asks the frontier, not the process that happened to read the file.
+/// (A frontier shared between processes would keep the robots.txt answer itself and parse it
+/// where it is read; the engine asks only [`HostPolicy::robots_allows`].)
+pub trait RobotsRules: std::fmt::Debug + Send + Sync {
+    /// Whether the rules allow fetching `url`.
+    fn allows(&self, url: &str) -> bool;
+    /// The `Crawl-delay` they ask of this crawler, if any.
+    fn crawl_delay(&self) -> Option<Duration>;
+}
+
+/// Rules for unit tests: URLs containing one of `deny` are refused; `delay` is the Crawl-delay.
+#[cfg(test)]
+#[derive(Debug, Default)]
+pub(crate) struct TestRules {
+    pub deny: Vec<&'static str>,
+    pub delay: Option<Duration>,
+}
+
+#[cfg(test)]
+impl RobotsRules for TestRules {
+    fn allows(&self, url: &str) -> bool {
+        !self.deny.iter().any(|d| url.contains(d))
+    }
+
+    fn crawl_delay(&self) -> Option<Duration> {
+        self.delay
+    }
+}
+
 /// What the engine tells a frontier about hosts, and asks of them: robots.txt, addresses
 /// (politeness is per IP), and the crawl's budgets (how choosy best-N may be).
 pub trait HostPolicy {
@@ -95,16 +127,20 @@ pub trait HostPolicy {
     fn robots_untried(&mut self, host: &str, now: Instant);
     /// The host's robots.txt failed; asked for again after `retry_in`.
     fn robots_failed(&mut self, host: &str, retry_in: Duration, now: Instant);
-    /// The host's robots.txt was read (or found missing): its rules hold until `expires`, its
-    /// `Crawl-delay` applies, and `timing` (of the robots.txt fetch, if any) paces the host.
+    /// The host's robots.txt was read (or found missing): `rules` hold until `expires` (and
+    /// after, until the file is read again), their `Crawl-delay` applies, and `timing` (of the
+    /// robots.txt fetch, if any) paces the host. True when the host had no rules before.
     fn robots_done(
         &mut self,
         host: &str,
+        rules: Arc<dyn RobotsRules>,
         expires: Instant,
-        crawl_delay: Option<Duration>,
         timing: Option<FetchTiming>,
         now: Instant,
-    );
+    ) -> bool;
+    /// Whether the host's robots.txt rules allow `url`; true while the host has none (its
+    /// robots.txt is handed out before its URLs when the crawl respects robots.txt).
+    fn robots_allows(&self, host: &str, url: &str) -> bool;
     /// How many times the host's robots.txt failed in a row.
     fn robots_failures(&self, host: &str) -> u32;
     /// The address the host answered from (politeness then counts per address).
@@ -220,12 +256,16 @@ impl HostPolicy for Frontier {
     fn robots_done(
         &mut self,
         host: &str,
+        rules: Arc<dyn RobotsRules>,
         expires: Instant,
-        crawl_delay: Option<Duration>,
         timing: Option<FetchTiming>,
         now: Instant,
-    ) {
-        Frontier::robots_done(self, host, expires, crawl_delay, timing, now)
+    ) -> bool {
+        Frontier::robots_done(self, host, rules, expires, timing, now)
+    }
+
+    fn robots_allows(&self, host: &str, url: &str) -> bool {
+        Frontier::robots_allows(self, host, url)
     }
 
     fn robots_failures(&self, host: &str) -> u32 {

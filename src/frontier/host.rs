@@ -1,6 +1,7 @@
 //! One host's queue state in memory: counters, leases, robots status and its politeness clock.
 
 use super::best_n::BestN;
+use super::contract::RobotsRules;
 use super::politeness::{SlotId, WaitReason};
 use super::schedule::Place;
 use super::table::UrlTable;
@@ -8,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Where the host's robots.txt stands.
@@ -70,6 +72,8 @@ pub struct Host {
     pub robots_failures: u32,
     /// robots.txt Crawl-delay.
     pub crawl_delay: Option<Duration>,
+    /// robots.txt rules, once read (kept past their expiry until read again).
+    pub robots_rules: Option<Arc<dyn RobotsRules>>,
     /// Resolved address, once known.
     pub ip: Option<IpAddr>,
     /// Durable counters.
@@ -96,6 +100,7 @@ impl Host {
             robots: RobotsStatus::Unknown,
             robots_failures: 0,
             crawl_delay: None,
+            robots_rules: None,
             ip: None,
             record: HostRecord::default(),
         }

@@ -32,6 +32,7 @@ pub mod view;
 use crate::model::CrawlUri;
 use crate::store::{Store, StoreError, WriteSet};
 use best_n::BestN;
+use contract::RobotsRules;
 pub use journal::JournalError;
 use keys::UrlState;
 use ops::Op;
@@ -40,6 +41,7 @@ use records::Record;
 use schedule::{Place, Schedule};
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use table::{Slot, UrlTable};
 
@@ -361,23 +363,33 @@ impl Frontier {
         self.pacer.view(self.cfg.best_n.is_some())
     }
 
-    /// Records the result of a robots.txt fetch: rules valid until `expires`.
+    /// Records the result of a robots.txt fetch: `rules` valid until `expires`. True when the
+    /// host had no rules before.
     pub fn robots_done(
         &mut self,
         host: &str,
+        rules: Arc<dyn RobotsRules>,
         expires: Instant,
-        crawl_delay: Option<Duration>,
         timing: Option<FetchTiming>,
         now: Instant,
-    ) {
+    ) -> bool {
         let Some(&hid) = self.ids.get(host) else {
-            return;
+            return false;
         };
         let h = &mut self.hosts[hid as usize];
         h.inflight = h.inflight.saturating_sub(1);
         h.robots = RobotsStatus::Valid(expires);
-        h.crawl_delay = crawl_delay;
+        h.crawl_delay = rules.crawl_delay();
+        let first = h.robots_rules.replace(rules).is_none();
         self.release(hid, timing, now);
+        first
+    }
+
+    /// Whether the host's robots.txt rules allow `url`; true while it has none.
+    pub fn robots_allows(&self, host: &str, url: &str) -> bool {
+        self.host(host)
+            .and_then(|h| h.robots_rules.as_ref())
+            .is_none_or(|r| r.allows(url))
     }
 
     /// robots.txt could not be had (5xx, unreachable): the host waits `retry_in` and tries again.
@@ -501,5 +513,7 @@ impl Frontier {
     }
 }
 
+#[cfg(test)]
+mod host_policy_tests;
 #[cfg(test)]
 mod tests;

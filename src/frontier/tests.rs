@@ -1,7 +1,15 @@
 //! Frontier behaviour: ordering, leases, politeness and durability across reopen.
 
 use super::*;
+use contract::TestRules;
 use politeness::WaitReason;
+
+pub(super) fn rules(deny: &[&'static str]) -> Arc<dyn RobotsRules> {
+    Arc::new(TestRules {
+        deny: deny.to_vec(),
+        delay: None,
+    })
+}
 
 pub(super) fn cfg(delay_ms: u64, robots: bool) -> FrontierConfig {
     FrontierConfig {
@@ -20,21 +28,21 @@ pub(super) fn cfg(delay_ms: u64, robots: bool) -> FrontierConfig {
     }
 }
 
-fn uri(url: &str, priority: f32) -> CrawlUri {
+pub(super) fn uri(url: &str, priority: f32) -> CrawlUri {
     CrawlUri {
         priority,
         ..CrawlUri::seed(url)
     }
 }
 
-fn url_lease(l: Option<Lease>) -> UrlLease {
+pub(super) fn url_lease(l: Option<Lease>) -> UrlLease {
     match l {
         Some(Lease::Url(u)) => u,
         other => panic!("expected a URL lease, got {other:?}"),
     }
 }
 
-const FAST: Option<FetchTiming> = Some(FetchTiming {
+pub(super) const FAST: Option<FetchTiming> = Some(FetchTiming {
     duration: Duration::ZERO,
     retry_after: None,
     backoff: None,
@@ -78,7 +86,7 @@ fn robots_comes_first_and_hosts_wait_their_delay() {
         other => panic!("expected robots first, got {other:?}"),
     }
     assert!(f.next(t0).is_none(), "one fetch per host at a time");
-    f.robots_done("a", t0 + Duration::from_secs(3600), None, FAST, t0);
+    f.robots_done("a", rules(&[]), t0 + Duration::from_secs(3600), FAST, t0);
     assert!(
         f.next(t0 + Duration::from_millis(100)).is_none(),
         "min delay not elapsed"
@@ -170,7 +178,7 @@ fn an_untried_url_goes_back_as_it_was_and_counts_nothing() {
             matches!(f.next(t0), Some(Lease::Robots { .. })),
             "robots.txt is asked for again at once"
         );
-        f.robots_done("a", t0 + Duration::from_secs(3600), None, None, t0);
+        f.robots_done("a", rules(&[]), t0 + Duration::from_secs(3600), None, t0);
         let l = url_lease(f.next(t0));
         assert_eq!(l.uri.url, "http://a/1");
         f.complete(&l, Completion::Untried, None, t0);

@@ -156,7 +156,7 @@ impl<F: CrawlFrontier> Engine<F> {
     /// run: known ones are left alone, seeds added to the spec are queued.
     pub(in crate::crawl) fn offer_seeds(&mut self) -> Result<(), CrawlError> {
         let spec = self.spec.clone();
-        let topical = self.ctx.analyzer.is_some();
+        let topical = self.online.topical();
         let references = spec
             .references
             .iter()

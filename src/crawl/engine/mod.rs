@@ -30,12 +30,11 @@ use super::pipeline::{self, PipelineCtx, Processed};
 use super::processors::Processors;
 use super::stats::{Stats, Totals};
 use crate::blocking::off_the_workers;
-use crate::fetch::{robots::Robots, FetchError, Fetcher};
+use crate::fetch::{FetchError, Fetcher};
 use crate::frontier::contract::CrawlFrontier;
 use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, UrlLease};
 use crate::spec::Spec;
-use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -110,7 +109,6 @@ pub struct Engine<F: CrawlFrontier = Frontier> {
     fetcher: Fetcher,
     ctx: Arc<PipelineCtx>,
     stats: Arc<Stats>,
-    robots: HashMap<String, Robots>,
     /// The online stages' state: topic and weight learning, focus statistics, the indexer.
     online: super::online::Online,
     /// Blocked URL patterns (see `block.rs`).
@@ -174,7 +172,6 @@ impl Engine<Frontier> {
             fetcher,
             ctx,
             stats,
-            robots: HashMap::new(),
             online,
             blocklist,
             copies,
@@ -384,11 +381,7 @@ impl<F: CrawlFrontier> Engine<F> {
                     self.frontier.demote(l.fp);
                 }
                 Lease::Url(l) => {
-                    let allowed = self
-                        .robots
-                        .get(&l.host)
-                        .is_none_or(|r| r.allowed(&l.uri.url));
-                    if allowed {
+                    if self.frontier.robots_allows(&l.host, &l.uri.url) {
                         self.spawn_page(l);
                     } else {
                         self.stats.robots_blocked.fetch_add(1, Relaxed);

@@ -8,12 +8,25 @@ use super::retry::{decide_robots, RobotsAttempt, RobotsDecision};
 use super::{Engine, FetchFailure, Span};
 use crate::crawl::crawl_log::Refused;
 use crate::crawl::pipeline::Processed;
-use crate::frontier::contract::CrawlFrontier;
+use crate::fetch::robots::Robots;
+use crate::frontier::contract::{CrawlFrontier, RobotsRules};
 use crate::frontier::keys::UrlState;
 use crate::frontier::politeness::FetchTiming;
 use crate::model::CrawlUri;
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The fetcher's parsed robots.txt is what the frontier keeps with each host.
+impl RobotsRules for Robots {
+    fn allows(&self, url: &str) -> bool {
+        self.allowed(url)
+    }
+
+    fn crawl_delay(&self) -> Option<Duration> {
+        Robots::crawl_delay(self)
+    }
+}
 
 impl<F: CrawlFrontier> Engine<F> {
     pub(super) fn finish_robots(
@@ -102,13 +115,13 @@ impl<F: CrawlFrontier> Engine<F> {
                     retry_after: None,
                     backoff: None,
                 };
-                self.frontier
-                    .robots_done(&host, expires, r.crawl_delay(), Some(timing), now);
-                let first_time = !self.robots.contains_key(&host);
+                let r = Arc::new(r);
+                let first_time =
+                    self.frontier
+                        .robots_done(&host, r.clone(), expires, Some(timing), now);
                 if first_time && self.spec.scope.sitemaps {
                     self.offer_sitemaps(&host, &origin, &r)?;
                 }
-                self.robots.insert(host, r);
             }
             RobotsDecision::Retry { retry_in } => {
                 self.frontier.robots_failed(&host, retry_in, now);

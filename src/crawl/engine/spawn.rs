@@ -15,6 +15,7 @@ impl<F: CrawlFrontier> Engine<F> {
         let warcinfo = self.archiver.warcinfo_id().to_string();
         let procs = self.processors.clone();
         let stats = self.stats.clone();
+        let analyzer = self.online.analyzer();
         // Taken here, not when the task first runs: a fetch that ran out of descriptors tells
         // by its start whether it began before the pause that shortage caused.
         let t0 = Instant::now();
@@ -43,7 +44,13 @@ impl<F: CrawlFrontier> Engine<F> {
             procs.then(
                 move || {
                     let t = Instant::now();
-                    let p = pipeline::process_page(&ctx, &uri, &fetched, &warcinfo);
+                    let p = pipeline::process_page(
+                        &ctx,
+                        analyzer.as_deref(),
+                        &uri,
+                        &fetched,
+                        &warcinfo,
+                    );
                     stats.processed(t.elapsed().as_secs_f64());
                     p
                 },
