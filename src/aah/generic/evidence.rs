@@ -247,7 +247,8 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
     {
         ev.add(*c, 4, format!("generator says {w}"));
     } else if let Some(name) = meta("generator")
-        .split_whitespace()
+        // The product, before a version or a part: `javadoc/ClassWriterImpl`, `pdoc 16.0.0`.
+        .split(|c: char| c.is_whitespace() || c == '/')
         .next()
         .filter(|w| w.len() > 3 && (w.ends_with("doc") || w.ends_with("docs")))
         // Pandoc converts any document, a blog's posts as often as a manual.
@@ -304,6 +305,9 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         if re.is_match(&path) {
             ev.add(*c, 2, format!("{} words in the path", c.as_str()));
         }
+    }
+    if names_a_mailbox(&path) {
+        ev.add(Category::Forum, 2, "a mail address in the path");
     }
     // Words the site says of itself: its keywords, and the engine a footer names ("Powered by
     // django-wiki").
@@ -377,6 +381,14 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         if targets.iter().filter(|p| re.is_match(p)).count() >= 3 {
             ev.add(*c, 2, format!("links to {} paths", c.as_str()));
         }
+    }
+    let mailboxes = targets.iter().filter(|p| names_a_mailbox(p)).count();
+    if mailboxes >= 3 {
+        ev.add(
+            Category::Forum,
+            2,
+            format!("links to {mailboxes} paths under mail addresses"),
+        );
     }
     // Links to the previous and next page, in the body or the head, that are not a list's
     // paging: the reading order of a manual.
@@ -488,6 +500,22 @@ fn names_a_month(path: &str) -> bool {
     segments.windows(2).any(|w| {
         let month = w[1].parse::<u8>().is_ok_and(|m| (1..=12).contains(&m)) && w[1].len() <= 2;
         is_year(w[0]) && month
+    })
+}
+
+/// Whether a segment of a (lower-cased) path is a mail address or a message ID: a mailing
+/// list's archive files its threads under the list's address (HyperKitty's
+/// `/list/birds@lists.example.org/`) or each message under its ID (public-inbox's
+/// `/list/20230301.1234@host/`). A handle (`/@ann`) has nothing before its `@`.
+fn names_a_mailbox(path: &str) -> bool {
+    path.split('/').any(|seg| {
+        let seg = seg.replace("%40", "@");
+        seg.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && !domain.contains('@')
+                && domain.contains('.')
+                && domain.split('.').all(|label| !label.is_empty())
+        })
     })
 }
 

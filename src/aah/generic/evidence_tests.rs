@@ -160,6 +160,8 @@ fn a_generator_named_for_documentation_is_docs_evidence() {
     for (generator, docs) in [
         ("pdoc 16.0.0", true),
         ("TypeDoc 0.25", true),
+        ("javadoc/ClassWriterImpl", true),
+        ("Docusaurus v3/Impl", false),
         ("Hugo 0.111", false),
         ("doc", false),
         ("pandoc", false),
@@ -168,5 +170,25 @@ fn a_generator_named_for_documentation_is_docs_evidence() {
         let ev = evidence(&head, "<p>Heron</p>");
         let named = ev.signals.iter().any(|s| s.contains("names documentation"));
         assert_eq!(named, docs, "{generator}: {:?}", ev.signals);
+    }
+}
+
+#[test]
+fn a_mail_address_or_message_id_in_a_path_names_a_mailing_list_archive() {
+    for path in [
+        "/hyperkitty/list/birds@lists.example.org/2023/1/",
+        "/list/birds%40lists.example.org/thread/abc/",
+        "/field-notes/20230301.1234@host.example/t/",
+    ] {
+        assert!(names_a_mailbox(path), "{path}");
+    }
+    for path in [
+        "/@ann/",
+        "/users/ann@/",
+        "/a@b/",
+        "/a@b./x",
+        "/v1.2/@scope/pkg",
+    ] {
+        assert!(!names_a_mailbox(path), "{path}");
     }
 }

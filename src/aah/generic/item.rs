@@ -43,7 +43,7 @@ static LD_HEADLINE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The item's title. `core` is the `<title>` without the parts that name the site (learned
 /// from the host's other pages). In order: the heading that the core contains or that contains
-/// it (longest first, `h1` first, inside the content first), or where none does, such an
+/// it, or holds its parts (longest first, `h1` first, inside the content first), or where none does, such an
 /// element classed as a title; `og:title` when there is no core;
 /// the first `h1` of the content that links nowhere else; the core; JSON-LD's `headline`; the
 /// first heading. Furniture and hidden headings never count.
@@ -75,6 +75,34 @@ pub(super) fn title(
         }
     }
     let c = norm(core);
+    // A heading that holds the core's longest part, and either every part in order or only the
+    // core's words, is the whole title with a part the core dropped or repeated ("Re: [Birds]
+    // Heron" beside the core "Re: - Heron", the list's name taken out as the site's; "[Birds]
+    // Heron" beside "Birds - Heron - Birds" before that is learned).
+    let parts: Vec<&str> = c.split(" - ").collect();
+    let longest = parts
+        .iter()
+        .copied()
+        .max_by_key(|p| p.len())
+        .unwrap_or_default();
+    let words = |t: &str| -> Vec<String> {
+        t.split(|ch: char| !ch.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let core_words: HashSet<String> = words(&c).into_iter().collect();
+    let in_order = |t: &str| {
+        let mut rest = t;
+        parts
+            .iter()
+            .all(|p| rest.find(p).map(|i| rest = &rest[i + p.len()..]).is_some())
+    };
+    let holds_parts = |t: &str| {
+        parts.len() >= 2
+            && t.contains(longest)
+            && (in_order(t) || words(t).iter().all(|w| core_words.contains(w)))
+    };
     if !c.is_empty() {
         // Headings first; an element classed as a title only where no heading matches.
         for headings in [true, false] {
@@ -84,7 +112,7 @@ pub(super) fn title(
                     let t = norm(t);
                     (level(*h) > 0) == headings
                         && !t.is_empty()
-                        && (c.contains(&t) || t.contains(&c))
+                        && (c.contains(&t) || t.contains(&c) || holds_parts(&t))
                 })
                 .max_by_key(|(h, t)| (norm(t).len(), level(*h), inside.contains(&h.id())));
             if let Some((_, t)) = best {

@@ -115,6 +115,48 @@ pub(super) fn kind_of(
                 .map(|a| a.id())
         })
         .collect();
+    // An entry's description may follow it in an element of its own, of another group, with
+    // little linked text: a `<dd>` after its `<dt>`, a grid's description cell after its link
+    // cell (javadoc's summaries). It is the entry's text when three entries or more of one
+    // parent are so followed: a post's text after its meta line (its date's permalink) is one
+    // pair in a parent of its own, and a comment's after its byline (a link to its author,
+    // Redmine's) is a post's, however many there are.
+    let next_entry = |n: NodeRef<'_, Node>| {
+        let s = n.next_siblings().find(|s| s.value().is_element())?.id();
+        keys.get(&s)
+            .is_some_and(|k| Some(k) != keys.get(&n.id()))
+            .then_some(s)
+    };
+    let mut pairs: HashMap<Option<NodeId>, usize> = HashMap::new();
+    for (n, _, _) in &entries {
+        if next_entry(*n).is_some() {
+            *pairs.entry(n.parent().map(|p| p.id())).or_default() += 1;
+        }
+    }
+    let description = |n: NodeRef<'_, Node>| {
+        let paired = pairs
+            .get(&n.parent().map(|p| p.id()))
+            .is_some_and(|&k| k >= 3);
+        let Some(s) = next_entry(n).filter(|_| paired) else {
+            return 0;
+        };
+        let byline = n
+            .descendants()
+            .filter_map(|d| {
+                d.value()
+                    .as_element()
+                    .filter(|e| e.name() == "a")?
+                    .attr("href")
+            })
+            .any(|h| leads_to_a_person(page, h));
+        let s = stats.get(&s).copied().unwrap_or_default();
+        let described = !byline && s.link * 3 < s.text && s.text - s.link < MAX_ENTRY_PROSE;
+        if described {
+            s.text
+        } else {
+            0
+        }
+    };
     // Entries of one group that are one link each to one place are one entry: a post's
     // permalink buttons (Misago's icon and its date, both to `post/37/`) are no list of posts.
     let mut targets: HashSet<((&str, &str, &str), String)> = HashSet::new();
@@ -142,7 +184,7 @@ pub(super) fn kind_of(
             .filter(|_| lone().is_none_or(|href| targets.insert((*key, href))));
         if let Some(text) = headed {
             g.1 += 1;
-            g.2 += text;
+            g.2 += text + description(*n);
         }
     }
     // The group of three elements at least with the most text in its entries, preferring
@@ -260,11 +302,36 @@ fn declares_a_list(
 
 /// Whether `n` opens with a heading (or an element classed a title) that is wholly one link to
 /// another page: a blog front page showing whole posts, each under its linked title, is a list
-/// however long the posts are.
+/// however long the posts are. The title may be a link classed so whose words are the entry's
+/// first (HyperKitty's thread rows: an avatar, then `a.thread-title`, then the sender and an
+/// excerpt).
 fn opens_with_a_title_link(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
-    n.children()
+    let headed = n
+        .children()
         .find(|c| c.value().is_element())
-        .is_some_and(|h| (is_heading(name(h)) || classed_a_title(h)) && wholly_a_link(page, h))
+        .is_some_and(|h| (is_heading(name(h)) || classed_a_title(h)) && wholly_a_link(page, h));
+    headed || first_words_link(page, n).is_some_and(classed_a_title)
+}
+
+/// The link that holds `n`'s first words, when it is wholly a link to another page that is not
+/// a person's.
+fn first_words_link<'a>(page: &Page<'_>, n: NodeRef<'a, Node>) -> Option<NodeRef<'a, Node>> {
+    first_words(page, n)?
+        .ancestors()
+        .take_while(|a| a.id() != n.id())
+        .find(|a| name(*a) == "a")
+        .filter(|a| wholly_a_link(page, *a))
+}
+
+/// The first visible text of `n` that has words.
+fn first_words<'a>(page: &Page<'_>, n: NodeRef<'a, Node>) -> Option<NodeRef<'a, Node>> {
+    n.descendants()
+        .filter(|d| d.value().as_text().is_some_and(|t| !t.trim().is_empty()))
+        .find(|d| {
+            !d.ancestors()
+                .take_while(|a| a.id() != n.id())
+                .any(|a| page.is_hidden(a))
+        })
 }
 
 /// Whether an element's class names it a title (`title`, `entry-title`, `headline`): the

@@ -523,4 +523,66 @@ mod tests {
         // The same headings leading to content are the entries of a list.
         assert_eq!(page("/topic/").kind, Some(LevelKind::Intermediate));
     }
+
+    #[test]
+    fn names_each_followed_by_its_description_are_a_list_and_bylines_with_comments_are_not() {
+        let page = |pairs: String| {
+            read_alone(&format!(
+                "<html><body><main><h1>Package birds</h1><p>Birds: notes on the heron and \
+                 others.</p><div class=\"grid\">{pairs}</div></main></body></html>"
+            ))
+        };
+        let describe = "Nobody agrees on why the curlew at Lower Benton is called what it is, \
+                        but the story is worth telling, and we tell it here at some length.";
+        let cell = |href: &str, n: &str| {
+            format!(
+                "<div class=\"first\"><a href=\"{href}{n}\">{n}</a></div>\
+                 <div class=\"last\">{describe}</div>"
+            )
+        };
+        let names = ["Heron", "Kingfisher", "Lapwing", "Swift"];
+        let grid: String = names.iter().map(|n| cell("/birds/", n)).collect();
+        assert_eq!(page(grid).kind, Some(LevelKind::Intermediate));
+        // The same text after its author's name is a comment, however many there are.
+        let comments: String = names.iter().map(|n| cell("/users/", n)).collect();
+        assert_eq!(page(comments).kind, Some(LevelKind::Terminal));
+        // Two pairs are a post's meta lines, not a list.
+        let two: String = names[..2].iter().map(|n| cell("/birds/", n)).collect();
+        assert_eq!(page(two).kind, Some(LevelKind::Terminal));
+    }
+
+    #[test]
+    fn rows_whose_first_words_are_a_link_classed_a_title_are_a_list() {
+        let row = |class: &str, n: u32| {
+            format!(
+                "<div class=\"thread\"><div><img src=\"/a.png\"><a class=\"{class}\" \
+                 href=\"/thread/{n}/\">Question about the lapwing #{n}</a><span>by Ann</span>\
+                 <span>Anyone who walks to Harwick on a windy morning will notice how the \
+                 wren changes with the season, and our notes list seventeen visits.</span>\
+                 </div></div>"
+            )
+        };
+        let page = |class: &str| {
+            let rows: String = (1..=3).map(|n| row(class, n)).collect();
+            read_alone(&format!("<html><body><main>{rows}</main></body></html>"))
+        };
+        assert_eq!(page("thread-title").kind, Some(LevelKind::Intermediate));
+        assert_eq!(page("thread-link").kind, Some(LevelKind::Terminal));
+    }
+
+    #[test]
+    fn a_heading_of_the_title_s_words_holding_its_longest_part_is_the_title() {
+        let reading = read_alone(
+            "<html><head><title>Re: [Birds] Question about the lapwing at dusk - Birds - Field \
+             Notes Lists</title></head><body><div class=\"top\"><h1>Re: [Birds] Question about \
+             the lapwing at dusk</h1></div><main><p>We compared two maps from 1917 and found \
+             the lapwing drawn in a different place on each, and the mill race too, which \
+             nobody could explain until the miller's notes turned up.</p></main></body></html>",
+        );
+        assert_eq!(
+            reading.title.as_deref(),
+            Some("Re: [Birds] Question about the lapwing at dusk"),
+            "{reading:?}"
+        );
+    }
 }
