@@ -38,6 +38,9 @@
 //! - `fuzzing` (hidden): the bodies of the cargo-fuzz targets in `fuzz/`, one function per
 //!   target, shared with the regression test `tests/fuzz_regressions.rs` (see `docs/fuzzing.md`).
 
+// Everything public says what it is for (CI's clippy denies warnings).
+#![warn(missing_docs)]
+
 mod alloc;
 
 pub mod aah;

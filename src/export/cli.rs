@@ -28,6 +28,7 @@ pub struct ExportArgs {
     /// Query selecting the captures (tantivy syntax; empty: all).
     #[arg(long, default_value = "")]
     pub query: String,
+    /// The selection's filters (host, application, kind, language, dates, score).
     #[command(flatten)]
     pub filters: Filters,
     /// Also export the page requisites (images, styles) of the selected pages.

@@ -16,8 +16,16 @@ fn robots_rules_are_kept_with_the_host_and_replaced_when_read_again() {
     assert!(HostPolicy::robots_allows(&f, "unknown", "http://unknown/"));
     let t0 = Instant::now();
     assert!(matches!(f.next(t0), Some(Lease::Robots { .. })));
+    HostPolicy::robots_failed(&mut f, "a", Duration::ZERO, t0);
+    assert_eq!(HostPolicy::robots_failures(&f, "a"), 1);
+    assert!(matches!(f.next(t0), Some(Lease::Robots { .. })));
     let first = HostPolicy::robots_done(&mut f, "a", rules(&["/private"]), t0, FAST, t0);
     assert!(first, "the host's first rules");
+    assert_eq!(
+        HostPolicy::robots_failures(&f, "a"),
+        0,
+        "failures count in a row: a success ends the run"
+    );
     assert!(HostPolicy::robots_allows(&f, "a", "http://a/open"));
     assert!(!HostPolicy::robots_allows(&f, "a", "http://a/private/x"));
 

@@ -379,6 +379,7 @@ impl Frontier {
         let h = &mut self.hosts[hid as usize];
         h.inflight = h.inflight.saturating_sub(1);
         h.robots = RobotsStatus::Valid(expires);
+        h.robots_failures = 0;
         h.crawl_delay = rules.crawl_delay();
         let first = h.robots_rules.replace(rules).is_none();
         self.release(hid, timing, now);

@@ -23,6 +23,7 @@ pub struct SearchArgs {
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
+    /// The selection's filters (host, application, kind, language, dates, score).
     #[command(flatten)]
     pub filters: Filters,
     /// Order: match, time, relevance or score.
