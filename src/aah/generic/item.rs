@@ -104,17 +104,32 @@ pub(super) fn title(
             && (in_order(t) || words(t).iter().all(|w| core_words.contains(w)))
     };
     if !c.is_empty() {
-        // Headings first; an element classed as a title only where no heading matches.
-        for headings in [true, false] {
+        // Headings first; an element classed as a title only where no heading matches; a
+        // heading holding the core's parts only where none holds or is held by the core, the
+        // highest first.
+        let matches = |t: &str, parts: bool| {
+            if parts {
+                holds_parts(t)
+            } else {
+                c.contains(t) || t.contains(&c)
+            }
+        };
+        for (parts, headings) in [(false, true), (false, false), (true, true), (true, false)] {
             let best = candidates
                 .iter()
                 .filter(|(h, t)| {
                     let t = norm(t);
-                    (level(*h) > 0) == headings
-                        && !t.is_empty()
-                        && (c.contains(&t) || t.contains(&c) || holds_parts(&t))
+                    (level(*h) > 0) == headings && !t.is_empty() && matches(&t, parts)
                 })
-                .max_by_key(|(h, t)| (norm(t).len(), level(*h), inside.contains(&h.id())));
+                .max_by_key(|(h, t)| {
+                    let (len, level) = (norm(t).len(), level(*h));
+                    let rank = if parts {
+                        (level as usize, len)
+                    } else {
+                        (len, level as usize)
+                    };
+                    (rank, inside.contains(&h.id()))
+                });
             if let Some((_, t)) = best {
                 return Some(t.clone());
             }

@@ -117,29 +117,18 @@ pub(super) fn kind_of(
         .collect();
     // An entry's description may follow it in an element of its own, of another group, with
     // little linked text: a `<dd>` after its `<dt>`, a grid's description cell after its link
-    // cell (javadoc's summaries). It is the entry's text when three entries or more of one
-    // parent are so followed: a post's text after its meta line (its date's permalink) is one
-    // pair in a parent of its own, and a comment's after its byline (a link to its author,
+    // cell (javadoc's summaries). It is the entry's text when three headed entries or more of
+    // one parent are so followed: a post's text after its meta line (its date's permalink) is
+    // one pair in a parent of its own, and a comment's after its byline (a link to its author,
     // Redmine's) is a post's, however many there are.
-    let next_entry = |n: NodeRef<'_, Node>| {
-        let s = n.next_siblings().find(|s| s.value().is_element())?.id();
-        keys.get(&s)
-            .is_some_and(|k| Some(k) != keys.get(&n.id()))
-            .then_some(s)
-    };
-    let mut pairs: HashMap<Option<NodeId>, usize> = HashMap::new();
-    for (n, _, _) in &entries {
-        if next_entry(*n).is_some() {
-            *pairs.entry(n.parent().map(|p| p.id())).or_default() += 1;
+    let description = |n: NodeRef<'_, Node>| -> Option<usize> {
+        let s = n.next_siblings().find(|s| s.value().is_element())?;
+        if keys
+            .get(&s.id())
+            .is_none_or(|k| Some(k) == keys.get(&n.id()))
+        {
+            return None;
         }
-    }
-    let description = |n: NodeRef<'_, Node>| {
-        let paired = pairs
-            .get(&n.parent().map(|p| p.id()))
-            .is_some_and(|&k| k >= 3);
-        let Some(s) = next_entry(n).filter(|_| paired) else {
-            return 0;
-        };
         let byline = n
             .descendants()
             .filter_map(|d| {
@@ -149,13 +138,20 @@ pub(super) fn kind_of(
                     .attr("href")
             })
             .any(|h| leads_to_a_person(page, h));
-        let s = stats.get(&s).copied().unwrap_or_default();
-        let described = !byline && s.link * 3 < s.text && s.text - s.link < MAX_ENTRY_PROSE;
-        if described {
-            s.text
-        } else {
-            0
+        let s = get(s);
+        (!byline && s.link * 3 < s.text && s.text - s.link < MAX_ENTRY_PROSE).then_some(s.text)
+    };
+    let mut described: HashMap<Option<NodeId>, usize> = HashMap::new();
+    for (n, _, headed) in &entries {
+        if headed.is_some() && description(*n).is_some() {
+            *described.entry(n.parent().map(|p| p.id())).or_default() += 1;
         }
+    }
+    let description = |n: NodeRef<'_, Node>| {
+        let paired = described
+            .get(&n.parent().map(|p| p.id()))
+            .is_some_and(|&k| k >= 3);
+        description(n).filter(|_| paired).unwrap_or(0)
     };
     // Entries of one group that are one link each to one place are one entry: a post's
     // permalink buttons (Misago's icon and its date, both to `post/37/`) are no list of posts.
@@ -323,10 +319,14 @@ fn first_words_link<'a>(page: &Page<'_>, n: NodeRef<'a, Node>) -> Option<NodeRef
         .filter(|a| wholly_a_link(page, *a))
 }
 
-/// The first visible text of `n` that has words.
+/// The first visible text of `n` that has words (a letter or a digit: not a lone `#` or `★`).
 fn first_words<'a>(page: &Page<'_>, n: NodeRef<'a, Node>) -> Option<NodeRef<'a, Node>> {
     n.descendants()
-        .filter(|d| d.value().as_text().is_some_and(|t| !t.trim().is_empty()))
+        .filter(|d| {
+            d.value()
+                .as_text()
+                .is_some_and(|t| t.chars().any(char::is_alphanumeric))
+        })
         .find(|d| {
             !d.ancestors()
                 .take_while(|a| a.id() != n.id())

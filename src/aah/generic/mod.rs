@@ -25,6 +25,7 @@ use url::Url;
 use super::kb::{Category, LevelKind};
 
 mod columns;
+mod engine;
 mod evidence;
 mod host;
 mod item;
@@ -195,8 +196,8 @@ fn judge(
                     || (host.is_template_furniture(template, *k) && !page.links_elsewhere(n))
         })
     };
-    let all = |n: NodeRef<'_, Node>| is_furniture(name(n)) || learned(n);
-    let tags = |n: NodeRef<'_, Node>| is_furniture(name(n));
+    let all = |n: NodeRef<'_, Node>| furniture_element(n) || learned(n);
+    let tags = |n: NodeRef<'_, Node>| furniture_element(n);
     let mut furniture: &dyn Fn(NodeRef<'_, Node>) -> bool = &all;
     let mut stats = page.measure(furniture);
     let prose = |s: &HashMap<NodeId, Stats>| s.get(&page.body.id()).map_or(0, |s| s.text);
@@ -231,6 +232,17 @@ pub(super) fn is_skipped(name: &str) -> bool {
         name,
         "script" | "style" | "template" | "noscript" | "head" | "svg" | "math" | "iframe"
     )
+}
+
+/// Whether an element is the page's furniture by what it is: a `<header>` is the page's
+/// banner, except inside an `<article>` or a `<section>`, whose heading and introduction it holds
+/// (JSDoc's class pages: the class's name and description).
+fn furniture_element(n: NodeRef<'_, Node>) -> bool {
+    let tag = name(n);
+    is_furniture(tag)
+        && !(tag == "header"
+            && n.ancestors()
+                .any(|a| matches!(name(a), "article" | "section")))
 }
 
 pub(super) fn is_furniture(name: &str) -> bool {
