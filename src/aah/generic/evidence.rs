@@ -485,6 +485,9 @@ fn names_a_month(path: &str) -> bool {
 /// `/list/20230301.1234@host.example/`). A handle (`/@ann`) has nothing before its `@`; a
 /// package's version and a search query are no address.
 fn names_a_mailbox(path: &str) -> bool {
+    if !path.contains('@') && !path.contains("%40") {
+        return false; // nearly every path: no segment to look at
+    }
     path.split('/').any(|seg| {
         let seg = seg.replace("%40", "@");
         // A package's version (`jquery@3.7.1`, `net@v0.17.0`) ends in digits; a query

@@ -43,8 +43,9 @@ static LD_HEADLINE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The item's title. `core` is the `<title>` without the parts that name the site (learned
 /// from the host's other pages). In order: the heading that the core contains or that contains
-/// it, or holds its parts (longest first, `h1` first, inside the content first), or where none does, such an
-/// element classed as a title; `og:title` when there is no core;
+/// it (longest first, `h1` first, inside the content first), or where none does, such an
+/// element classed as a title; then the heading (or titled element) that holds the core's
+/// parts, the highest first; `og:title` when there is no core;
 /// the first `h1` of the content that links nowhere else; the core; JSON-LD's `headline`; the
 /// first heading. Furniture and hidden headings never count.
 pub(super) fn title(

@@ -141,17 +141,28 @@ pub(super) fn kind_of(
         let s = get(s);
         (!byline && s.link * 3 < s.text && s.text - s.link < MAX_ENTRY_PROSE).then_some(s.text)
     };
-    let mut described: HashMap<Option<NodeId>, usize> = HashMap::new();
-    for (n, _, headed) in &entries {
-        if headed.is_some() && description(*n).is_some() {
-            *described.entry(n.parent().map(|p| p.id())).or_default() += 1;
-        }
+    // Each headed entry's description, read once, and how many of each parent's are described.
+    let described: HashMap<NodeId, usize> = entries
+        .iter()
+        .filter(|(_, _, headed)| headed.is_some())
+        .filter_map(|(n, _, _)| Some((n.id(), description(*n)?)))
+        .collect();
+    let mut per_parent: HashMap<Option<NodeId>, usize> = HashMap::new();
+    for (n, _, _) in entries
+        .iter()
+        .filter(|(n, _, _)| described.contains_key(&n.id()))
+    {
+        *per_parent.entry(n.parent().map(|p| p.id())).or_default() += 1;
     }
     let description = |n: NodeRef<'_, Node>| {
-        let paired = described
+        let paired = per_parent
             .get(&n.parent().map(|p| p.id()))
             .is_some_and(|&k| k >= 3);
-        description(n).filter(|_| paired).unwrap_or(0)
+        described
+            .get(&n.id())
+            .filter(|_| paired)
+            .copied()
+            .unwrap_or(0)
     };
     // Entries of one group that are one link each to one place are one entry: a post's
     // permalink buttons (Misago's icon and its date, both to `post/37/`) are no list of posts.
