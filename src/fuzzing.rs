@@ -132,8 +132,10 @@ pub fn kb(data: &[u8]) {
         &crate::parse::ParseLimits::default(),
     )
     .links;
-    let found = helper.analyze(&url, &[], KB_PAGE.as_bytes(), &links);
-    let _ = serde_json::to_string(&found);
+    // Without a store the helper has no persisted state to fail on.
+    if let Ok(found) = helper.analyze(&url, &[], KB_PAGE.as_bytes(), &links) {
+        let _ = serde_json::to_string(&found.app);
+    }
 }
 
 /// A helper on the built-in knowledge base, built once (building one per input would cost more
@@ -170,8 +172,9 @@ pub fn html_xpath(data: &[u8]) {
     let package = crate::aah::dom::html_package(&text);
     let doc = package.as_document();
     let _ = crate::aah::dom::node_text(doc.root().into());
-    let found = builtin_helper().analyze(&url, &headers, data, &page.links);
-    let _ = serde_json::to_string(&found);
+    if let Ok(found) = builtin_helper().analyze(&url, &headers, data, &page.links) {
+        let _ = serde_json::to_string(&found.app);
+    }
 }
 
 /// The cockpit's XPath tester: the first line is the expression, the rest the page, within the

@@ -47,7 +47,7 @@ fn run(helper: &Helper, case: &Case) -> magpie::aah::AppMatch {
     let body = std::fs::read(root().join("tests/fixtures/kb").join(&case.file)).unwrap();
     let url = Url::parse(&case.url).unwrap();
     let page = html(&body, None, None, &url, &ParseLimits::default());
-    helper.analyze(&url, &[], &body, &page.links)
+    helper.analyze(&url, &[], &body, &page.links).unwrap().app
 }
 
 #[test]
@@ -153,7 +153,7 @@ fn a_page_of_no_known_application_is_left_alone() {
     let body = b"<html><head><title>Plain</title></head><body><h1>Hello</h1><p>Nothing to see.</p><a href='/next'>next</a></body></html>";
     let url = Url::parse("https://plain.example.org/").unwrap();
     let page = html(body, None, None, &url, &ParseLimits::default());
-    let m = helper.analyze(&url, &[], body, &page.links);
+    let m = helper.analyze(&url, &[], body, &page.links).unwrap().app;
     assert!(m.application.is_none() && m.level.is_none() && m.objects.is_empty());
     assert_eq!(m.links.len(), 1);
     assert_eq!(m.links[0].action, LinkAction::Follow);
@@ -168,7 +168,7 @@ fn hostile_pages_do_not_stall_or_crash_the_helper() {
     let mut deep = String::from("<body id='phpbb' class='section-viewtopic'>");
     deep.push_str(&"<div class='post'>".repeat(30_000));
     let t = std::time::Instant::now();
-    let m = helper.analyze(&url, &[], deep.as_bytes(), &[]);
+    let m = helper.analyze(&url, &[], deep.as_bytes(), &[]).unwrap().app;
     assert_eq!(m.application.map(|a| a.name).as_deref(), Some("phpbb"));
     assert!(t.elapsed().as_secs() < 20, "took {:?}", t.elapsed());
     // Names XML cannot hold, prefixes, and a flood of attributes.
@@ -177,7 +177,7 @@ fn hostile_pages_do_not_stall_or_crash_the_helper() {
         odd.push_str(&format!("a{i}='1' "));
     }
     odd.push('>');
-    let m = helper.analyze(&url, &[], odd.as_bytes(), &[]);
+    let m = helper.analyze(&url, &[], odd.as_bytes(), &[]).unwrap().app;
     assert!(m.application.is_some());
 }
 
@@ -188,8 +188,8 @@ proptest::proptest! {
                              soup in "(<div class=\"(post|content|postbody)\"( id=\"p[0-9]\")?>|</div>|<body id=\"phpbb\" class=\"section-viewtopic\">|<a href=\"/[a-z?=&]{0,12}\">|[a-z ]{0,8}){0,40}") {
         let helper = Helper::load(&root().join("kb")).unwrap();
         let url = Url::parse("https://x.example/viewtopic.php?t=1").unwrap();
-        let _ = helper.analyze(&url, &[], &body, &[]);
+        helper.analyze(&url, &[], &body, &[]).unwrap();
         let page = html(soup.as_bytes(), None, None, &url, &ParseLimits::default());
-        let _ = helper.analyze(&url, &[], soup.as_bytes(), &page.links);
+        helper.analyze(&url, &[], soup.as_bytes(), &page.links).unwrap();
     }
 }

@@ -190,13 +190,16 @@ fn score(site: &str, via: Via) -> (bool, Score) {
                 let limits = Default::default();
                 let doc = magpie::parse::HtmlDoc::parse(&body, None, &limits);
                 let links = magpie::parse::html_page(&doc, None, &url, &limits).links;
-                helper.analyze_doc(&url, &[], &doc, &links, None)
+                helper
+                    .analyze_doc(&url, &[], &doc, &links, None)
+                    .unwrap()
+                    .app
             }
             Via::Generic => generic_match(&url, &body, &mut model),
         });
         revise(&mut found, helper.take_revisions());
     }
-    revise(&mut found, helper.settle());
+    revise(&mut found, helper.settle().unwrap());
     for (p, m) in pages.iter().zip(found) {
         let want_kind = match p["kind"].as_str().unwrap() {
             "terminal" => Some(LevelKind::Terminal),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use magpie::aah::{ActionStatus, AppMatch, Helper, HelperOptions};
 use magpie::parse::{html, ParseLimits};
-use magpie::store::Store;
+use magpie::store::{Store, WriteSet};
 use url::Url;
 
 fn root() -> PathBuf {
@@ -19,9 +19,19 @@ fn fixture(path: &str) -> String {
 }
 
 fn analyze(helper: &Helper, url: &str, body: &str) -> AppMatch {
+    learn(helper, url, body, &mut WriteSet::default())
+}
+
+/// Reads a page as [`analyze`] does, and adds what the helper learned to `learned`, for the
+/// caller's commit (the engine's, in a crawl).
+fn learn(helper: &Helper, url: &str, body: &str, learned: &mut WriteSet) -> AppMatch {
     let url = Url::parse(url).unwrap();
     let page = html(body.as_bytes(), None, None, &url, &ParseLimits::default());
-    helper.analyze(&url, &[], body.as_bytes(), &page.links)
+    let reading = helper
+        .analyze(&url, &[], body.as_bytes(), &page.links)
+        .unwrap();
+    learned.append(reading.learned);
+    reading.app
 }
 
 fn status(m: &AppMatch, action: &str) -> (ActionStatus, String) {
@@ -64,9 +74,10 @@ fn a_renamed_class_is_adopted_after_validation_stored_and_reused() {
         let helper = Helper::load(&root().join("kb"))
             .unwrap()
             .with_store(store.clone());
+        let mut learned = WriteSet::default();
         for t in [1, 2] {
             let (url, page) = renamed_topic(t);
-            let m = analyze(&helper, &url, &page);
+            let m = learn(&helper, &url, &page, &mut learned);
             assert_eq!(m.application.as_ref().unwrap().name, "phpbb");
             assert_eq!(
                 status(&m, BODY),
@@ -83,7 +94,7 @@ fn a_renamed_class_is_adopted_after_validation_stored_and_reused() {
                 .is_empty());
         }
         let (url, page) = renamed_topic(3);
-        let m = analyze(&helper, &url, &page);
+        let m = learn(&helper, &url, &page, &mut learned);
         assert_eq!(
             status(&m, BODY),
             (ActionStatus::Relaxed, RELAXED_BODY.into())
@@ -113,8 +124,13 @@ fn a_renamed_class_is_adopted_after_validation_stored_and_reused() {
                 .map(|t| format!("https://forum.example.org/viewtopic.php?t={t}"))
                 .collect::<Vec<_>>()
         );
-        // What the helper learned is committed by its caller (the engine, in a crawl).
-        store.commit(helper.take_learned()).unwrap();
+        // What the helper learned is committed by its caller (the engine, in a crawl), never
+        // by the helper: nothing is in the store yet.
+        let fresh = Helper::load(&root().join("kb"))
+            .unwrap()
+            .with_store(store.clone());
+        assert!(fresh.relaxations(None).unwrap().is_empty());
+        store.commit(learned).unwrap();
     }
     // A new process: the adoption comes back from the store and is used at once.
     let store = Store::open(dir.path()).unwrap();
@@ -145,12 +161,15 @@ fn a_recrawl_relearns_an_action_from_the_content_captured_before() {
     };
     let helper = Helper::load(&root().join("kb"))
         .unwrap()
-        .with_store(store)
+        .with_store(store.clone())
         .with_options(options);
     let url = "https://blog.example.org/2024/05/14/hello-world/";
     let original = fixture("wordpress/post.html");
-    let first = analyze(&helper, url, &original);
+    let mut learned = WriteSet::default();
+    let first = learn(&helper, url, &original, &mut learned);
     assert_eq!(status(&first, "post/post/body").0, ActionStatus::Ok);
+    // The first crawl commits the content captured with the page.
+    store.commit(learned).unwrap();
     // The theme changed: the post text now sits in a div no pattern of the knowledge base
     // names, and that no relaxation of `entry-content` would find.
     let start = original
@@ -285,26 +304,33 @@ fn a_hosts_application_is_remembered_and_confirmed_by_its_levels() {
         let helper = Helper::load(&root().join("kb"))
             .unwrap()
             .with_store(store.clone());
+        let mut learned = WriteSet::default();
         // Another host has no detected application: the bare page is not WordPress by itself.
-        let other = analyze(&helper, "https://other.example/p/9", BARE_POST);
+        let other = learn(
+            &helper,
+            "https://other.example/p/9",
+            BARE_POST,
+            &mut learned,
+        );
         assert!(
             other.application.as_ref().is_none_or(|a| a.relaxed),
             "{:?}",
             other.application
         );
-        let first = analyze(
+        let first = learn(
             &helper,
             "https://blog.example/a/",
             &fixture("wordpress/post.html"),
+            &mut learned,
         );
         assert_eq!(first.application.as_ref().unwrap().name, "wordpress");
         // On the same host, the remembered application is confirmed by its post level.
-        let m = analyze(&helper, "https://blog.example/p/9", BARE_POST);
+        let m = learn(&helper, "https://blog.example/p/9", BARE_POST, &mut learned);
         let app = m.application.as_ref().expect("the host's application");
         assert_eq!((app.name.as_str(), app.relaxed), ("wordpress", false));
         assert_eq!(m.level.as_ref().unwrap().name, "post");
         // What the helper learned is committed by its caller (the engine, in a crawl).
-        store.commit(helper.take_learned()).unwrap();
+        store.commit(learned).unwrap();
     }
     // A new process: the host's application comes back from the store.
     let store = Store::open(dir.path()).unwrap();

@@ -258,4 +258,12 @@ async fn a_relaxation_adopted_in_a_crawl_is_served_with_its_evidence() {
     assert_eq!(none["relaxations"], json!([]), "{none}");
     srv.action("relax", "stop").await;
     srv.stop().await;
+
+    // The adoption came back with the page it was made on and was committed with it: a helper
+    // with no memory of the crawl reads it from the crawl's store.
+    let store = magpie::store::Store::open(&dir.path().join("relax/state")).unwrap();
+    let kb = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kb");
+    let helper = magpie::aah::Helper::load(&kb).unwrap().with_store(store);
+    let stored = serde_json::to_value(helper.relaxations(None).unwrap()).unwrap();
+    assert_eq!(stored, adopted["relaxations"]);
 }

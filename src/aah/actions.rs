@@ -65,14 +65,15 @@ fn truncate(s: &str, max: usize) -> String {
 }
 
 impl Helper {
-    /// Runs the extraction actions of a terminal level, recovering failed ones.
+    /// Runs the extraction actions of a terminal level, recovering failed ones; returns the
+    /// content to capture for a later recrawl, when the helper keeps a store and found some.
     pub(crate) fn extract(
         &self,
         ctx: &Ctx<'_, '_>,
         st: &mut HostState,
         level: &Level,
         out: &mut AppMatch,
-    ) {
+    ) -> Option<Captured> {
         let page = ctx.page;
         let limits = self.limits();
         let captured: std::cell::OnceCell<Option<Captured>> = std::cell::OnceCell::new();
@@ -182,13 +183,7 @@ impl Helper {
             }
             out.objects.extend(res.objects);
         }
-        if let Some(store) = self.store.as_ref() {
-            if !capture.fields.is_empty() {
-                if let Err(e) = store.capture(ctx.host, ctx.url, &capture) {
-                    self.damaged(e);
-                }
-            }
-        }
+        (self.store.is_some() && !capture.fields.is_empty()).then_some(capture)
     }
 
     fn action_id<'a>(

@@ -143,7 +143,7 @@ pub fn detect_pages(
         for (url, file) in &pages {
             analyze_file(&helper, file, url)?;
         }
-        helper.settle();
+        helper.settle()?;
     }
     // Each page's last reading, as a crawl leaves it in the archive: a page read before its
     // host's model could judge it is read again later (`Helper::take_revisions`).
@@ -162,7 +162,7 @@ pub fn detect_pages(
         found.push(analyze_file(&helper, file, url)?);
         revise(&mut found, helper.take_revisions());
     }
-    revise(&mut found, helper.settle());
+    revise(&mut found, helper.settle()?);
     let mut out = String::new();
     for m in &found {
         if json {
@@ -190,7 +190,7 @@ fn analyze_file(helper: &Helper, file: &Path, url: &Url) -> Result<AppMatch, Aah
         reason: e.to_string(),
     })?;
     let parsed = crate::parse::html(&body, None, None, url, &ParseLimits::default());
-    let mut m = helper.analyze(url, &[], &body, &parsed.links);
+    let mut m = helper.analyze(url, &[], &body, &parsed.links)?.app;
     mark_discovery_links(&mut m, &parsed.links);
     Ok(m)
 }

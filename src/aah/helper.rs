@@ -3,7 +3,7 @@
 //! detect the page level, run the crawling actions (extraction, navigation), adapting failed
 //! patterns on the way.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -74,10 +74,18 @@ pub struct Helper {
     /// Pages of unknown applications read too early, kept to be read again; locked after a
     /// host's model, never before it.
     pub(crate) rereads: Mutex<Rereads>,
-    /// The first error met on the helper's persisted state (its store) since the crawl last
-    /// took it ([`Helper::take_error`]): reading a page cannot fail, so the error waits here
-    /// for the crawl, which stops on it rather than go on with what the store lost.
-    damaged: Mutex<Option<AahError>>,
+}
+
+/// A page's reading, with what it taught the helper that must outlive the process.
+#[derive(Debug)]
+pub struct Reading {
+    /// Application, level, objects and verdicts on the page's links.
+    pub app: AppMatch,
+    /// The host's application when newly detected, adoptions made on this page and content
+    /// captured from it, as entries of the crawl store: the helper never writes its store, the
+    /// caller commits them with the page (a crawl: with the page's records), so what a page
+    /// taught is durable together with that page. Empty without a store.
+    pub learned: WriteSet,
 }
 
 /// Key under which detection relaxation attempts of a host are counted.
@@ -123,7 +131,6 @@ impl Helper {
             hosts: Mutex::new(HashMap::new()),
             models: Mutex::new(HashMap::new()),
             rereads: Mutex::new(Rereads::default()),
-            damaged: Mutex::new(None),
         }
     }
 
@@ -146,31 +153,21 @@ impl Helper {
     }
 
     /// Adopted relaxations with their evidence (original and relaxed expression, pages where
-    /// validated), of one host or of all: from the store when there is one, else from memory.
+    /// validated), of one host or of all: those committed to the store (earlier runs' too),
+    /// and those in memory, which are newer and win.
     pub fn relaxations(&self, host: Option<&str>) -> Result<Vec<Adoption>, AahError> {
+        let key = |a: &Adoption| (a.host.clone(), a.application.clone(), a.action.clone());
+        let mut out: BTreeMap<_, Adoption> = BTreeMap::new();
         if let Some(s) = &self.store {
-            return s.adoptions(host);
+            out.extend(s.adoptions(host)?.into_iter().map(|a| (key(&a), a)));
         }
         let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
-        let mut out: Vec<Adoption> = hosts
+        let in_memory = hosts
             .iter()
             .filter(|(h, _)| host.is_none_or(|x| x == h.as_str()))
-            .flat_map(|(_, s)| s.adoptions.iter().cloned())
-            .collect();
-        out.sort_by(|a, b| {
-            (&a.host, &a.application, &a.action).cmp(&(&b.host, &b.application, &b.action))
-        });
-        Ok(out)
-    }
-
-    /// What the helper learned since the last call (applications detected, relaxations
-    /// adopted, content captured), as writes for the caller's commit: the helper never commits
-    /// from a worker, so what it learned from a page is durable together with that page.
-    pub fn take_learned(&self) -> WriteSet {
-        self.store
-            .as_ref()
-            .map(|s| s.take_staged())
-            .unwrap_or_default()
+            .flat_map(|(_, s)| s.adoptions.iter().cloned());
+        out.extend(in_memory.map(|a| (key(&a), a)));
+        Ok(out.into_values().collect())
     }
 
     pub(crate) fn limits(&self) -> Limits {
@@ -189,7 +186,7 @@ impl Helper {
         headers: &[(String, String)],
         html: &[u8],
         links: &[Link],
-    ) -> AppMatch {
+    ) -> Result<Reading, AahError> {
         let ct = headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
@@ -201,14 +198,16 @@ impl Helper {
 
     /// Analyses a decoded page: application, level, objects, a verdict per navigation link
     /// (`links` as the parse stage found them; hops other than `L` get no verdict) and a report
-    /// per action. Never panics; a page nothing matches costs one pre-filter scan.
+    /// per action. Never panics; a page nothing matches costs one pre-filter scan. The one
+    /// error is the helper's persisted state that cannot be read or written (a damaged
+    /// record of its store): a reading without what the store lost would be silently wrong.
     pub fn analyze_text(
         &self,
         url: &Url,
         headers: &[(String, String)],
         text: &str,
         links: &[Link],
-    ) -> AppMatch {
+    ) -> Result<Reading, AahError> {
         self.analyze_parsed(url, headers, text, None, links, None)
     }
 
@@ -223,7 +222,7 @@ impl Helper {
         doc: &crate::parse::HtmlDoc,
         links: &[Link],
         capture: Option<Capture>,
-    ) -> AppMatch {
+    ) -> Result<Reading, AahError> {
         self.analyze_parsed(url, headers, &doc.text, Some(&doc.tree), links, capture)
     }
 
@@ -236,10 +235,11 @@ impl Helper {
         tree: Option<&scraper::Html>,
         links: &[Link],
         capture: Option<Capture>,
-    ) -> AppMatch {
+    ) -> Result<Reading, AahError> {
         let text = &text[..floor_char(text, self.options.max_html_bytes)];
         let host = crate::uri::host_key(url);
-        let mut st = self.host_state(&host);
+        let mut st = self.host_state(&host)?;
+        let mut learned = WriteSet::default();
         let words = self.kb.scan(text);
         let facts = Facts {
             url: url.as_str(),
@@ -266,8 +266,8 @@ impl Helper {
         if maybe.is_empty() && cached.is_empty() && !may_relax {
             let views = self.read_unknown(&host, &mut st, url, text, tree, &mut out, capture);
             self.unknown_verdicts(&host, &mut st, url, &mut out, links, &views);
-            self.save(&host, st);
-            return out;
+            self.save(&host, st, &mut learned)?;
+            return Ok(Reading { app: out, learned });
         }
         // One parse serves the XPath tree and, if nothing matches, the unknown-page reader.
         let parsed;
@@ -313,14 +313,13 @@ impl Helper {
             // report shows the candidate pending.
             let views = self.read_unknown(&host, &mut st, url, text, Some(html), &mut out, capture);
             self.unknown_verdicts(&host, &mut st, url, &mut out, links, &views);
-            self.save(&host, st);
-            return out;
+            self.save(&host, st, &mut learned)?;
+            return Ok(Reading { app: out, learned });
         };
         let app = &self.kb.apps[ai];
-        if st.app != Some(ai) {
-            if let Some(store) = &self.store {
-                store.put_app(&host, &app.id);
-            }
+        if st.app != Some(ai) && self.store.is_some() {
+            let (k, v) = RelaxStore::app_entry(&host, &app.id);
+            learned.put(k, v);
         }
         st.app = Some(ai);
         st.app_relaxed = app_relaxed;
@@ -365,12 +364,13 @@ impl Helper {
             app,
             page: &page,
         };
-        if let Some(l) = level {
-            self.extract(&ctx, &mut st, l, &mut out);
+        if let Some(c) = level.and_then(|l| self.extract(&ctx, &mut st, l, &mut out)) {
+            let (k, v) = RelaxStore::capture_entry(&host, url.as_str(), &c)?;
+            learned.put(k, v);
         }
         out.links = self.navigate(&ctx, &mut st, level, url, links, &mut out.actions);
-        self.save(&host, st);
-        out
+        self.save(&host, st, &mut learned)?;
+        Ok(Reading { app: out, learned })
     }
 
     /// Categories the page looks like (two or more words of their level detection patterns),
@@ -386,44 +386,26 @@ impl Helper {
         v.into_iter().map(|(_, c)| c).collect()
     }
 
-    pub(crate) fn host_state(&self, host: &str) -> HostState {
+    /// What the helper remembers of a host: from memory, else from what earlier runs
+    /// committed to the store.
+    pub(crate) fn host_state(&self, host: &str) -> Result<HostState, AahError> {
         let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(s) = hosts.get(host) {
-            return s.clone();
+            return Ok(s.clone());
         }
         drop(hosts);
         let mut s = HostState::default();
         if let Some(store) = &self.store {
-            match store.adoptions(Some(host)) {
-                Ok(a) => s.adoptions = a,
-                Err(e) => self.damaged(e),
-            }
-            match store.app(host) {
-                Ok(id) => s.app = id.and_then(|id| self.kb.apps.iter().position(|a| a.id == id)),
-                Err(e) => self.damaged(e),
-            }
+            s.adoptions = store.adoptions(Some(host))?;
+            let id = store.app(host)?;
+            s.app = id.and_then(|id| self.kb.apps.iter().position(|a| a.id == id));
         }
-        s
+        Ok(s)
     }
 
-    /// Keeps the first error met on the persisted state for [`Helper::take_error`].
-    pub(crate) fn damaged(&self, e: AahError) {
-        tracing::error!(error = %e, "the helper's store failed");
-        let mut d = self.damaged.lock().unwrap_or_else(|p| p.into_inner());
-        d.get_or_insert(e);
-    }
-
-    /// The first error met on the helper's persisted state since the last call (reading its
-    /// store, staging an adoption or a capture), for the crawl to stop on: a page's reading
-    /// cannot fail, and what the store did not keep would be lost without a word.
-    pub fn take_error(&self) -> Option<AahError> {
-        self.damaged
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-    }
-
-    fn save(&self, host: &str, mut st: HostState) {
+    /// Keeps what a page taught about its host in memory, and its new adoptions as entries in
+    /// `learned`.
+    fn save(&self, host: &str, mut st: HostState, learned: &mut WriteSet) -> Result<(), AahError> {
         for a in std::mem::take(&mut st.new_adoptions) {
             tracing::info!(
                 host = %a.host,
@@ -435,10 +417,9 @@ impl Helper {
                 pages = a.validated_on.len(),
                 "adopted a relaxed expression"
             );
-            if let Some(store) = &self.store {
-                if let Err(e) = store.put_adoption(&a) {
-                    self.damaged(e);
-                }
+            if self.store.is_some() {
+                let (k, v) = RelaxStore::adoption_entry(&a)?;
+                learned.put(k, v);
             }
         }
         let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
@@ -448,6 +429,7 @@ impl Helper {
             }
         }
         hosts.insert(host.to_owned(), st);
+        Ok(())
     }
 }
 

@@ -44,7 +44,7 @@ pub(crate) mod xpath;
 pub use builtin::builtin;
 pub use error::AahError;
 pub use generic::NoPage;
-pub use helper::{Helper, HelperOptions};
+pub use helper::{Helper, HelperOptions, Reading};
 pub use kb::{Category, KnowledgeBase, LevelKind};
 pub use output::{
     ActionReport, ActionStatus, AppInfo, AppMatch, Contract, LevelInfo, LinkAction, LinkVerdict,

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use url::Url;
 
+use super::error::AahError;
 use super::generic::{self, HostModel};
 use super::helper::default_verdicts;
 use super::helper::Helper;
@@ -233,14 +234,15 @@ impl Helper {
 
     /// Reads again every page still kept, with all its host's model learned, and returns the
     /// revisions not taken yet: the end of a crawl (or of `kb detect --pages`). Pages whose
-    /// capture was never archived are let go.
-    pub fn settle(&self) -> Vec<Revision> {
+    /// capture was never archived are let go. The error is a host's remembered state that
+    /// cannot be read from the store.
+    pub fn settle(&self) -> Result<Vec<Revision>, AahError> {
         let hosts = self.lock_rereads().hosts();
         for host in hosts {
-            let st = self.host_state(&host);
+            let st = self.host_state(&host)?;
             self.read_again(&host, &st, true);
         }
-        self.take_revisions()
+        Ok(self.take_revisions())
     }
 
     fn lock_rereads(&self) -> std::sync::MutexGuard<'_, Rereads> {

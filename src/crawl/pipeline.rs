@@ -20,6 +20,7 @@ use crate::index::TextLimits;
 use crate::model::{CrawlUri, ExchangeInfo, Hop, Link, ParsedPage, ScoreParts};
 use crate::parse::{self, DISCOVERY_CONTEXT};
 use crate::scope::{Reject, Scope};
+use crate::store::WriteSet;
 use crate::uri;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -128,6 +129,9 @@ pub struct Processed {
     /// metadata records (`records::encode_revisions`): the engine appends them whatever it
     /// does with this exchange.
     pub revisions: Vec<u8>,
+    /// What the helper learned from the page that outlives the process (the host's
+    /// application, adoptions, captured content): the engine commits it with the page.
+    pub learned: WriteSet,
 }
 
 /// What the online stages learned about one page, for the engine's statistics, the index and
@@ -204,18 +208,20 @@ pub fn process_page(
             capture,
             purge_queue,
             revisions: Vec::new(),
+            learned: WriteSet::default(),
         });
     };
     let page_url = &fetched.info.url;
     let capture = records::capture_of(fetched);
-    let app = ctx.helper.as_ref().zip(doc.as_ref()).and_then(|(h, doc)| {
+    let reading = ctx.helper.as_ref().zip(doc.as_ref()).and_then(|(h, doc)| {
         let url = Url::parse(page_url).ok()?;
         let c = Some(capture.clone());
         Some(h.analyze_doc(&url, &fetched.info.headers, doc, &page.links, c))
     });
-    if let Some(e) = ctx.helper.as_ref().and_then(|h| h.take_error()) {
-        return Err(e.into());
-    }
+    let (app, learned) = match reading.transpose()? {
+        Some(r) => (Some(r.app), r.learned),
+        None => (None, WriteSet::default()),
+    };
     drop(doc);
     let mut reference = None;
     let analysis = analyzer.map(|a| {
@@ -294,6 +300,7 @@ pub fn process_page(
         capture,
         purge_queue,
         revisions,
+        learned,
     })
 }
 
@@ -335,6 +342,7 @@ pub fn process_robots(
         capture,
         purge_queue: None,
         revisions: Vec::new(),
+        learned: WriteSet::default(),
     })
 }
 

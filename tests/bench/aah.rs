@@ -85,7 +85,10 @@ fn bench(c: &mut Criterion) {
         ("phpbb_topic", &phpbb),
         ("no_application", &plain),
     ] {
-        let m = helper.analyze(url, &[], body.as_bytes(), links);
+        let m = helper
+            .analyze(url, &[], body.as_bytes(), links)
+            .unwrap()
+            .app;
         eprintln!(
             "{name}: {} bytes, {} links, application {:?}, {} objects",
             body.len(),

@@ -5,17 +5,17 @@
 //! Its keys (`store/keys.rs`): `Key::Adoption` → [`Adoption`] (JSON), `Key::Captured` →
 //! [`Captured`] (JSON), `Key::HostApp` → the id of the application detected on the host.
 //!
-//! Workers never commit: adoptions, captures and host applications are staged here (and read
-//! back from here until committed), and the crawl engine takes them into its own commit
-//! ([`RelaxStore::take_staged`]), so they are durable together with the pages they came from.
+//! Nothing here writes: adoptions, captures and host applications become store entries that the
+//! reading of a page returns with it (`Helper::analyze_doc`'s `Reading::learned`), and the crawl
+//! engine commits them with that page, so they are durable together with the pages they came
+//! from. Until then the helper's memory of the host holds them.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
 use crate::aah::error::AahError;
-use crate::store::{Family, Key, Store, WriteSet};
+use crate::store::{Entry, Family, Key, Store};
 
 /// A relaxed expression adopted for one action of one application on one host, with the
 /// evidence that justified it.
@@ -67,7 +67,6 @@ pub(crate) const CAPTURE_OBJECTS: usize = 4;
 /// Typed access to the helper's keys in the crawl store.
 pub(crate) struct RelaxStore {
     store: Store,
-    staged: Mutex<WriteSet>,
 }
 
 /// A key as errors name it (its parts are separated by NUL bytes).
@@ -93,14 +92,11 @@ fn encode<T: Serialize>(k: &[u8], v: &T) -> Result<Vec<u8>, AahError> {
 
 impl RelaxStore {
     pub(crate) fn new(store: Store) -> RelaxStore {
-        RelaxStore {
-            store,
-            staged: Mutex::new(WriteSet::default()),
-        }
+        RelaxStore { store }
     }
 
-    /// Stages an adoption.
-    pub(crate) fn put_adoption(&self, a: &Adoption) -> Result<(), AahError> {
+    /// The store entry of an adoption.
+    pub(crate) fn adoption_entry(a: &Adoption) -> Result<Entry, AahError> {
         let k = Key::Adoption {
             host: &a.host,
             application: &a.application,
@@ -108,47 +104,31 @@ impl RelaxStore {
         }
         .bytes();
         let v = encode(&k, a)?;
-        self.stage(k, v);
-        Ok(())
+        Ok((k, v))
     }
 
     /// Adoptions of one host (all applications), or of every host.
     pub(crate) fn adoptions(&self, host: Option<&str>) -> Result<Vec<Adoption>, AahError> {
         let prefix = Family::Adoptions(host).prefix();
-        // Committed adoptions, then the ones staged since (which win).
-        let mut found: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
-        self.store.for_each(&prefix, |k, v| {
-            found.insert(k.to_vec(), v.to_vec());
-        })?;
-        {
-            let ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
-            for (k, v) in ws.staged_prefix(&prefix) {
-                match v {
-                    Some(v) => found.insert(k.to_vec(), v.to_vec()),
-                    None => found.remove(k),
-                };
-            }
-        }
-        found
-            .iter()
-            .map(|(k, v)| decode::<Adoption>(k, v))
-            .collect()
+        let mut found = Vec::new();
+        self.store
+            .for_each(&prefix, |k, v| found.push(decode::<Adoption>(k, v)))?;
+        found.into_iter().collect()
     }
 
-    /// Stages the content captured from a page.
-    pub(crate) fn capture(&self, host: &str, url: &str, c: &Captured) -> Result<(), AahError> {
+    /// The store entry of the content captured from a page.
+    pub(crate) fn capture_entry(host: &str, url: &str, c: &Captured) -> Result<Entry, AahError> {
         let k = Key::Captured { host, url }.bytes();
         let v = encode(&k, c)?;
-        self.stage(k, v);
-        Ok(())
+        Ok((k, v))
     }
 
-    /// Stages the application detected on a host.
-    pub(crate) fn put_app(&self, host: &str, app: &str) {
-        self.stage(Key::HostApp(host).bytes(), app.as_bytes().to_vec());
+    /// The store entry of the application detected on a host.
+    pub(crate) fn app_entry(host: &str, app: &str) -> Entry {
+        (Key::HostApp(host).bytes(), app.as_bytes().to_vec())
     }
 
-    /// The application detected on a host before (staged writes included).
+    /// The application detected on a host, as committed.
     pub(crate) fn app(&self, host: &str) -> Result<Option<String>, AahError> {
         let k = Key::HostApp(host).bytes();
         self.read(&k)?
@@ -161,36 +141,21 @@ impl RelaxStore {
             .transpose()
     }
 
-    fn stage(&self, k: Vec<u8>, v: Vec<u8>) {
-        let mut ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
-        ws.put(k, v);
-    }
-
     fn read(&self, k: &[u8]) -> Result<Option<Vec<u8>>, AahError> {
-        {
-            let ws = self.staged.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(v) = ws.staged(k) {
-                return Ok(v.map(<[u8]>::to_vec));
-            }
-        }
         Ok(self.store.get(k)?)
     }
 
-    /// Content captured from a page on an earlier visit (staged captures included).
+    /// Content captured from a page on an earlier visit, as committed.
     pub(crate) fn captured(&self, host: &str, url: &str) -> Result<Option<Captured>, AahError> {
         let k = Key::Captured { host, url }.bytes();
         self.read(&k)?.map(|v| decode(&k, &v)).transpose()
-    }
-
-    /// Everything staged since the last call, for the caller's commit.
-    pub(crate) fn take_staged(&self) -> WriteSet {
-        std::mem::take(&mut *self.staged.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::WriteSet;
 
     fn adoption(host: &str, action: &str) -> Adoption {
         Adoption {
@@ -207,23 +172,16 @@ mod tests {
     }
 
     #[test]
-    fn what_is_staged_is_read_back_and_only_the_caller_commits_it() {
+    fn entries_are_read_back_once_the_caller_commits_them() {
         let store = Store::temporary().unwrap();
         let rs = RelaxStore::new(store.clone());
-        rs.put_adoption(&adoption("a.test", "body")).unwrap();
-        rs.put_app("a.test", "phpbb");
-        assert_eq!(rs.adoptions(Some("a.test")).unwrap().len(), 1);
-        assert_eq!(rs.app("a.test").unwrap().as_deref(), Some("phpbb"));
-        assert!(
-            store
-                .get(&Key::HostApp("a.test").bytes())
-                .unwrap()
-                .is_none(),
-            "nothing committed"
-        );
-        let ws = rs.take_staged();
-        assert_eq!(ws.len(), 2);
-        assert!(rs.take_staged().is_empty());
+        let mut ws = crate::store::WriteSet::default();
+        let (k, v) = RelaxStore::adoption_entry(&adoption("a.test", "body")).unwrap();
+        ws.put(k, v);
+        let (k, v) = RelaxStore::app_entry("a.test", "phpbb");
+        ws.put(k, v);
+        assert!(rs.adoptions(Some("a.test")).unwrap().is_empty());
+        assert_eq!(rs.app("a.test").unwrap(), None, "nothing committed");
         store.commit(ws).unwrap();
         let again = RelaxStore::new(store);
         assert_eq!(

@@ -161,12 +161,8 @@ impl<F: CrawlFrontier> Engine<F> {
         };
         let id = self.archiver.warcinfo_id().to_owned();
         let level = self.ctx.gzip_level;
-        let later = crate::blocking::off_the_workers(|| {
-            crate::crawl::records::encode_revisions(&h.settle(), &id, level)
-        })?;
-        if let Some(e) = h.take_error() {
-            return Err(e.into());
-        }
+        let revisions = crate::blocking::off_the_workers(|| h.settle())?;
+        let later = crate::crawl::records::encode_revisions(&revisions, &id, level)?;
         self.archive_later(&later, &id)
     }
 

@@ -432,8 +432,10 @@ impl<F: CrawlFrontier> Engine<F> {
     ) -> Result<(), super::CrawlError> {
         let took = span.took;
         self.shortage.worked(span.started, now);
-        // Later readings of earlier pages are about those pages, whatever becomes of this one.
+        // Later readings of earlier pages are about those pages, and what the helper learned
+        // is in its memory already: both are kept whatever becomes of this page.
         self.archive_later(&std::mem::take(&mut p.revisions), &p.records.warcinfo_id)?;
+        self.txn.append(std::mem::take(&mut p.learned));
         let info = &p.records.info;
         self.frontier.set_ip(&lease.host, info.ip);
         let status = info.status;
@@ -573,9 +575,6 @@ impl<F: CrawlFrontier> Engine<F> {
         self.stage_copies()?;
         let totals = super::state::to_json(&self.stats.totals(), "the crawl's totals")?;
         self.txn.put(Key::Meta(Meta::Totals).bytes(), totals);
-        if let Some(h) = &self.ctx.helper {
-            self.txn.append(h.take_learned());
-        }
         self.frontier.commit_with(std::mem::take(&mut self.txn))?;
         self.online.commit(self.archiver.checkpoint())?;
         self.since_commit = 0;
