@@ -44,7 +44,7 @@ fn load(site: &str, file: &str) -> Value {
 /// help index (nine links under a line of prose), read as a list, which turns the kind its URL
 /// template gives the sandbox page. They are held to no known
 /// application claimed and to these figures, so they cannot fall. Every other recording is held to the full targets.
-const BELOW: [(&str, [usize; 4]); 22] = [
+const BELOW: [(&str, [usize; 4]); 25] = [
     // category, kind, title, body (percent)
     ("djangowiki", [95, 80, 95, 95]),
     ("docusaurus", [90, 95, 90, 90]),
@@ -80,7 +80,20 @@ const BELOW: [(&str, [usize; 4]); 22] = [
     // post read as that post by the reader alone.
     ("djangocmsblog", [95, 90, 95, 95]),
     ("jsdoc", [95, 85, 95, 95]),
+    // The twelfth (docs/kb.md, section 15): Roundup's issue tracker shows nothing the reader
+    // takes for a category (`NO_CATEGORY`); TypeDoc's module pages read as single items;
+    // CodeRed CMS's posts name a category only with the host's other posts (a byline is 2
+    // points of 3), and its journal's last pages holding one or two posts read as posts.
+    ("coderedcms", [80, 85, 95, 95]),
+    ("roundup", [0, 0, 0, 0]),
+    ("typedoc", [95, 85, 95, 95]),
 ];
+
+/// Recordings whose host shows no evidence of a category the reader knows, so that the helper
+/// adopts none and gives their pages no reading (the reader alone reads their kinds, titles and
+/// bodies): Roundup's issue tracker (the twelfth held-out round, docs/kb.md section 15). Held to
+/// what they reach.
+const NO_CATEGORY: [&str; 1] = ["roundup"];
 
 /// Recordings whose host the reader adopts another category than the application's, with that
 /// category: the recorded pages of Docusaurus (documentation with a blog beside it) are mostly
@@ -263,7 +276,7 @@ fn score(site: &str, via: Via) -> (bool, Score) {
             }
         }
     }
-    if via == Via::Helper && !known {
+    if via == Via::Helper && !known && !NO_CATEGORY.contains(&site) {
         // The host's category is adopted once three pages agree, with those pages as evidence.
         let host = url::Url::parse(truth["pages"][0]["url"].as_str().unwrap()).unwrap();
         let adopted = helper
@@ -630,7 +643,9 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
         );
         // Every page has the helper's reading, as good as `kb detect` page by page: the first
         // pages of a host, read before its evidence named a category, are read again.
-        assert_eq!(html, read, "{site}: {read} of {html} pages read");
+        if !NO_CATEGORY.contains(&site.as_str()) {
+            assert_eq!(html, read, "{site}: {read} of {html} pages read");
+        }
         // Held to what they reach, so it cannot fall: Fossil's first forum pages, read before
         // its forum part showed its category, and its technotes, not fetched (below, 30 titles
         // of 41); Mezzanine's and Puput's last pages of a list holding one post are read as
@@ -650,6 +665,12 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             "zim" => (0, 95, 90),
             // JSDoc's module pages read as single items (48 of 54 kinds).
             "jsdoc" => (95, 85, 90),
+            "roundup" => (0, 0, 0),
+            // TypeDoc's module pages read as single items (51 of 60 kinds); five of CodeRed
+            // CMS's journal pages holding two posts, and one post, are read as the other kind
+            // (41 of 47).
+            "typedoc" => (95, 85, 90),
+            "coderedcms" => (95, 87, 90),
             _ => (95, 95, 90),
         };
         assert!(right_cat * 100 >= read * categories, "{site}: categories");
@@ -699,6 +720,9 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             // Held to what it reaches: a list's `?page=24` copy, and the three post permalinks
             // and three `/last/` links each that teach their templates (7 of 44).
             "misago" => 16,
+            // Held to what it reaches: with no category, the helper learns no navigation
+            // (20 of 89: sorted and filtered copies of the issue lists, forms).
+            "roundup" => 23,
             _ => 15,
         };
         assert!(

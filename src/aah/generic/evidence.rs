@@ -4,8 +4,9 @@
 //! `Edit`, `Older posts`, a mailing-list archive's `Thread Index`, replies named `Re: ...`), edit and history actions in links, links to the previous and next
 //! page of a manual, and the column headers of board indexes.
 //!
-//! No application is named, and class names are not read: every theme has a `page`, `post` or
-//! `history` class, and reading them made a documentation site a wiki.
+//! No application is named, and class names are not read (every theme has a `page`, `post` or
+//! `history` class, and reading them made a documentation site a wiki), except a byline's two
+//! words read together in one article (`byline.rs`).
 
 use std::sync::LazyLock;
 
@@ -273,6 +274,13 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
     });
     if dated || !meta("article:published_time").is_empty() {
         ev.add(Category::Blog, 1, "dated");
+    }
+    if super::byline::has_byline(page) {
+        ev.add(
+            Category::Blog,
+            2,
+            "a byline: one author and a date in the article",
+        );
     }
     let path = page.url.path().to_lowercase();
     if path.split('/').any(is_year) {
