@@ -1,5 +1,5 @@
 //! Fuzz-target bodies, kept in the library so `fuzz/` (cargo-fuzz) and the stable regression test
-//! `tests/fuzz_regressions.rs` drive exactly the same code. Not an API: hidden from the docs.
+//! `tests/it/fuzz_regressions.rs` drive exactly the same code. Not an API: hidden from the docs.
 //!
 //! Each function takes arbitrary bytes, runs them through the public code path the crawler or
 //! the server runs on such input, and may return early on any error. It must never panic, hang

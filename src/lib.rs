@@ -36,7 +36,7 @@
 //!   holding a tokio worker.
 //! - `alloc` (private): mimalloc as every magpie process's allocator, arenas committed on use.
 //! - `fuzzing` (hidden): the bodies of the cargo-fuzz targets in `fuzz/`, one function per
-//!   target, shared with the regression test `tests/fuzz_regressions.rs` (see `docs/fuzzing.md`).
+//!   target, shared with the regression test `tests/it/fuzz_regressions.rs` (see `docs/fuzzing.md`).
 
 // Everything public says what it is for (CI's clippy denies warnings).
 #![warn(missing_docs)]

@@ -4,7 +4,7 @@
 //! the engine is written against [`CrawlFrontier`], the two together, and nothing else of a
 //! frontier. [`super::Frontier`] (memory over a local log) is one implementation;
 //! `docs/design/distributed-frontier.md` maps the queue operations (offer to hosts) onto Redis
-//! Cluster, and does not cover the rest yet. `tests/frontier_model.rs` holds an implementation
+//! Cluster, and does not cover the rest yet. `tests/it/frontier_model.rs` holds an implementation
 //! to the queue operations, [`UrlFrontier::demote`] and the robots.txt rules
 //! ([`HostPolicy::robots_done`], [`HostPolicy::robots_allows`]) against a model, crash and
 //! reopen included, so a second implementation can be checked by the same test; the iteration

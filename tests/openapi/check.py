@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks magpie's OpenAPI document with independent tools (tests/api_openapi.rs runs this).
+"""Checks magpie's OpenAPI document with independent tools (tests/it/api_openapi.rs runs this).
 
     check.py DOC.json                 validate DOC as OpenAPI 3.1 (openapi-spec-validator)
     check.py DOC.json SAMPLES.json    ... and every recorded live response against the schema

@@ -155,7 +155,7 @@ pub(crate) fn similarity(a: &str, b: &str) -> f32 {
 /// `archive`, `post` or `content` are classes of any theme (a Nikola blog was WordPress by
 /// `//article[contains(@class,'page')]`, a Hexo blog by its sidebar's `archive` widget), where
 /// `forumposts` or `mw-content-text` are not. Checked on the recorded applications the
-/// knowledge base does not know (`tests/aah_real.rs`): no page of them is claimed.
+/// knowledge base does not know (`tests/it/aah_real.rs`): no page of them is claimed.
 pub(crate) const MIN_SPECIFIC_VALUE: usize = 8;
 
 /// Words any theme names its classes with: a value made of these only (`forum-title`,
