@@ -1,7 +1,8 @@
 //! Payload deduplication: which payloads this crawl archived before, and where, for revisit
-//! records. Workers ask before encoding, so a payload seen before is encoded once, as a
-//! revisit, and never as a full response first; the engine records each first capture once it
-//! is appended, and stages it with the records' commit.
+//! records. Workers ask before encoding (through a read-only [`DedupView`]), so a payload seen
+//! before is encoded once, as a revisit, and never as a full response first; the engine, which
+//! alone holds the [`Dedup`], records each first capture once it is appended, and stages it
+//! with the records' commit.
 //!
 //! Two captures of the same new payload fetched at the same time both miss, and both are
 //! archived in full: the engine keeps the first as the original and writes the other as it was
@@ -13,7 +14,7 @@ use crate::model::ExchangeInfo;
 use crate::store::{Entry, Key, Store};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 /// The first capture of a payload, as a revisit record names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,18 +37,31 @@ impl From<Original> for RevisitOf {
     }
 }
 
-/// The payloads archived by the crawl: this run's in memory, earlier runs' in the store.
+/// The first captures the engine appended in this run, published to the workers as it
+/// appends them.
+type Appended = Arc<RwLock<HashMap<String, Original>>>;
+
+/// The payloads archived by the crawl, as the engine records them: this run's in memory,
+/// earlier runs' in the store. Only the engine holds one; workers get [`Dedup::view`].
 pub struct Dedup {
+    view: DedupView,
+}
+
+/// What the workers may ask of deduplication: a payload's first capture, never a change.
+#[derive(Clone)]
+pub struct DedupView {
     store: Store,
-    seen: RwLock<HashMap<String, Original>>,
+    appended: Appended,
 }
 
 impl Dedup {
     /// Deduplication over the crawl's store.
     pub fn new(store: Store) -> Dedup {
         Dedup {
-            store,
-            seen: RwLock::new(HashMap::new()),
+            view: DedupView {
+                store,
+                appended: Arc::default(),
+            },
         }
     }
 
@@ -56,8 +70,34 @@ impl Dedup {
         (200..300).contains(&info.status) && info.truncated.is_none()
     }
 
-    /// The first capture of a payload archived before (`digest` as in `WARC-Payload-Digest`).
-    /// A committed value that does not decode is an error naming it, never a miss.
+    /// The read-only view the workers ask before encoding.
+    pub fn view(&self) -> DedupView {
+        self.view.clone()
+    }
+
+    /// The first capture of a payload appended in this run, without a store read: what a
+    /// worker may have missed while it encoded.
+    pub fn appended(&self, digest: &str) -> Option<Original> {
+        self.view.appended(digest)
+    }
+
+    /// Records the first capture of a payload, just appended, and publishes it to the
+    /// workers; returns the store key and value to commit with the records.
+    pub fn first_capture(&self, digest: &str, o: Original) -> Result<Entry, CrawlError> {
+        let v = super::state::to_json(&o, "a payload's first capture")?;
+        self.view
+            .appended
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(digest.to_string(), o);
+        Ok((Key::FirstCapture(digest).bytes(), v))
+    }
+}
+
+impl DedupView {
+    /// The first capture of a payload archived before (`digest` as in `WARC-Payload-Digest`):
+    /// appended in this run, or committed by an earlier one. A committed value that does not
+    /// decode is an error naming it, never a miss.
     pub fn original(&self, digest: &str) -> Result<Option<Original>, CrawlError> {
         if let Some(o) = self.appended(digest) {
             return Ok(Some(o));
@@ -69,29 +109,12 @@ impl Dedup {
             self.store
                 .damaged(format!("the first capture of payload {digest}: {e}"))
         })?;
-        self.seen
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(digest.to_string(), o.clone());
         Ok(Some(o))
     }
 
-    /// The first capture of a payload known in memory (appended in this run, or read from the
-    /// store before), without a store read: what a worker may have missed while it encoded.
-    pub fn appended(&self, digest: &str) -> Option<Original> {
-        let seen = self.seen.read().unwrap_or_else(|p| p.into_inner());
+    fn appended(&self, digest: &str) -> Option<Original> {
+        let seen = self.appended.read().unwrap_or_else(|p| p.into_inner());
         seen.get(digest).cloned()
-    }
-
-    /// Records the first capture of a payload, just appended; returns the store key and value
-    /// to commit with the records.
-    pub fn first_capture(&self, digest: &str, o: Original) -> Result<Entry, CrawlError> {
-        let v = super::state::to_json(&o, "a payload's first capture")?;
-        self.seen
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(digest.to_string(), o);
-        Ok((Key::FirstCapture(digest).bytes(), v))
     }
 }
 
@@ -112,16 +135,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let d = Dedup::new(store.clone());
-        assert_eq!(d.original("sha1:A").unwrap(), None);
+        let worker = d.view();
+        assert_eq!(worker.original("sha1:A").unwrap(), None);
         let (k, v) = d.first_capture("sha1:A", original("<urn:uuid:1>")).unwrap();
-        assert_eq!(d.appended("sha1:A"), Some(original("<urn:uuid:1>")));
+        // Published to the workers at once, before the commit.
+        assert_eq!(
+            worker.original("sha1:A").unwrap(),
+            Some(original("<urn:uuid:1>"))
+        );
         let mut ws = crate::store::WriteSet::default();
         ws.put(k, v);
         store.commit(ws).unwrap();
         let again = Dedup::new(store);
         assert_eq!(again.appended("sha1:A"), None);
         assert_eq!(
-            again.original("sha1:A").unwrap(),
+            again.view().original("sha1:A").unwrap(),
             Some(original("<urn:uuid:1>"))
         );
     }
@@ -133,7 +161,7 @@ mod tests {
         let mut ws = crate::store::WriteSet::default();
         ws.put(Key::FirstCapture("sha1:B").bytes(), b"{not json".to_vec());
         store.commit(ws).unwrap();
-        let err = Dedup::new(store).original("sha1:B").unwrap_err();
+        let err = Dedup::new(store).view().original("sha1:B").unwrap_err();
         assert!(err.to_string().contains("sha1:B"), "{err}");
     }
 }

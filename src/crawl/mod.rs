@@ -142,9 +142,10 @@ pub async fn run(
         .map_err(|e| CrawlError::Panicked(format!("opening the crawl: {e}")))??;
     let (spec, layout) = (o.spec, o.layout);
     let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
-    let archiver = engine::Archiver::new(o.writer, o.dedup.clone(), stats.clone());
     let topical = o.analyzer.is_some();
-    let ctx = Arc::new(pipeline_ctx(&spec, topical, o.helper, o.dedup));
+    let dedup_view = o.dedup.as_ref().map(|d| d.view());
+    let ctx = Arc::new(pipeline_ctx(&spec, topical, o.helper, dedup_view));
+    let archiver = engine::Archiver::new(o.writer, o.dedup, stats.clone());
     let learn = spec
         .analysis
         .as_ref()
@@ -228,7 +229,7 @@ fn pipeline_ctx(
     spec: &Spec,
     topical: bool,
     helper: Option<Arc<crate::aah::Helper>>,
-    dedup: Option<Arc<dedup::Dedup>>,
+    dedup: Option<dedup::DedupView>,
 ) -> pipeline::PipelineCtx {
     pipeline::PipelineCtx {
         scope: Scope::new(spec),

@@ -21,7 +21,7 @@ pub(super) struct Opened {
     pub frontier: Frontier,
     pub writer: WarcWriter,
     pub helper: Option<Arc<Helper>>,
-    pub dedup: Option<Arc<Dedup>>,
+    pub dedup: Option<Dedup>,
     pub analyzer: Option<Analyzer>,
     pub indexer: Option<Indexer>,
 }
@@ -52,7 +52,7 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
     std::fs::write(layout.spec(), spec_json).map_err(io_err(layout.spec()))?;
 
     let helper = online::helper(&spec, store.clone())?;
-    let dedup = spec.warc.dedup.then(|| Arc::new(Dedup::new(store.clone())));
+    let dedup = spec.warc.dedup.then(|| Dedup::new(store.clone()));
     let frontier = Frontier::open(store, spec.frontier.clone())?;
     let checkpoint = state::checkpoint(&frontier)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;

@@ -8,7 +8,7 @@
 //! result, a [`Processed`], goes back to the engine, which alone touches the frontier, the WARC
 //! writer and the index.
 
-use super::dedup::{Dedup, Original};
+use super::dedup::{Dedup, DedupView, Original};
 use super::records::{self, EncodedRecords, PageNotes};
 use super::verdicts::{judge_links, queued_instead, Judged};
 use super::CrawlError;
@@ -44,8 +44,8 @@ pub struct PipelineCtx {
     /// Obey `<meta name="robots" content="nofollow">` (with `politeness.respect_robots`, as
     /// Heritrix's robots policy covers both).
     pub obey_meta_robots: bool,
-    /// The payloads archived before, when `warc.dedup` is on.
-    pub dedup: Option<Arc<Dedup>>,
+    /// The payloads archived before, when `warc.dedup` is on: a view the engine publishes to.
+    pub dedup: Option<DedupView>,
 }
 
 impl PipelineCtx {

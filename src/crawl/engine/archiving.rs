@@ -19,14 +19,14 @@ use std::sync::Arc;
 /// The WARC writer and the first captures, behind the few calls the engine makes.
 pub(crate) struct Archiver {
     writer: WarcWriter,
-    dedup: Option<Arc<Dedup>>,
+    dedup: Option<Dedup>,
     stats: Arc<Stats>,
 }
 
 impl Archiver {
-    /// An archiver writing through `writer`; `dedup` (shared with the workers) when
-    /// `warc.dedup` is on.
-    pub(crate) fn new(writer: WarcWriter, dedup: Option<Arc<Dedup>>, stats: Arc<Stats>) -> Self {
+    /// An archiver writing through `writer`; `dedup` (whose view the workers ask) when
+    /// `warc.dedup` is on: the archiver alone records first captures.
+    pub(crate) fn new(writer: WarcWriter, dedup: Option<Dedup>, stats: Arc<Stats>) -> Self {
         Archiver {
             writer,
             dedup,
