@@ -21,24 +21,24 @@ pub mod pipeline;
 mod processors;
 pub mod progress;
 pub mod records;
+mod stages;
 mod state;
 pub mod stats;
 pub mod supervise;
 mod verdicts;
 
-use crate::archive::{ArchiveError, WriterConfig};
-use crate::fetch::{FetchConfig, FetchError, Fetcher};
+use crate::archive::ArchiveError;
+use crate::fetch::{FetchError, Fetcher};
 use crate::frontier::FrontierError;
+use crate::index::TextLimits;
 use crate::scope::Scope;
 use crate::spec::Spec;
 use crate::store::StoreError;
 pub use control::Control;
 use engine::Engine;
-use layout::Layout;
 use stats::{Stats, Summary};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// Why a crawl could not run.
@@ -140,11 +140,15 @@ pub async fn run(
     let o = opening
         .await
         .map_err(|e| CrawlError::Panicked(format!("opening the crawl: {e}")))??;
-    let (spec, layout) = (o.spec, o.layout);
-    let fetcher = Fetcher::new(fetch_config(&spec, &layout))?;
-    let topical = o.analyzer.is_some();
+    let (spec, stages) = (o.spec, o.stages);
+    let fetcher = Fetcher::new(stages.fetch)?;
     let dedup_view = o.dedup.as_ref().map(|d| d.view());
-    let ctx = Arc::new(pipeline_ctx(&spec, topical, o.helper, dedup_view));
+    let ctx = Arc::new(pipeline_ctx(
+        &spec,
+        stages.pipeline_text,
+        o.helper,
+        dedup_view,
+    ));
     let archiver = engine::Archiver::new(o.writer, o.dedup, stats.clone());
     let learn = spec
         .analysis
@@ -155,7 +159,7 @@ pub async fn run(
         o.analyzer,
         stats.clone(),
         o.indexer,
-        Some(layout.topic()),
+        Some(stages.layout.topic()),
         learn,
     );
     let mut engine = Engine::new(
@@ -167,77 +171,22 @@ pub async fn run(
         stats.clone(),
         part,
     )?;
-    engine.open_log(&layout.logs())?;
+    engine.open_log(&stages.layout.logs())?;
     engine.offer_seeds()?;
     engine.commit()?;
     let (reason, files) = engine.run(control, paused).await?;
     Ok(stats.summary(spec.name(), reason.as_str(), files))
 }
 
-fn writer_config(spec: &Spec, layout: &Layout, opts: &CrawlOptions) -> WriterConfig {
-    let p = &spec.politeness;
-    let info_fields = vec![
-        (
-            "software".to_string(),
-            concat!("magpie/", env!("CARGO_PKG_VERSION")).to_string(),
-        ),
-        ("format".into(), "WARC File Format 1.1".into()),
-        (
-            "conformsTo".into(),
-            "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/".into(),
-        ),
-        ("isPartOf".into(), spec.name().to_string()),
-        ("hostname".into(), opts.hostname.clone()),
-        ("http-header-user-agent".into(), p.user_agent.clone()),
-        (
-            "robots".into(),
-            if p.respect_robots { "obey" } else { "ignore" }.into(),
-        ),
-    ];
-    WriterConfig {
-        dir: layout.warc(),
-        prefix: spec.warc.prefix.clone(),
-        max_file_bytes: spec.warc.max_file_bytes,
-        gzip_level: spec.warc.gzip_level,
-        hostname: opts.hostname.clone(),
-        info_fields,
-    }
-}
-
-/// How long a connection waits for the next request to its host: under the 5 s that Apache and
-/// lighttpd keep an idle connection by default, so the server rarely closes one first, and over
-/// the default one-second politeness delay, so a polite crawl still reuses its connections.
-const KEEP_ALIVE: Duration = Duration::from_secs(4);
-
-fn fetch_config(spec: &Spec, layout: &Layout) -> FetchConfig {
-    let l = &spec.limits;
-    FetchConfig {
-        user_agent: spec.politeness.user_agent.clone(),
-        connect_timeout: l.connect_timeout,
-        first_byte_timeout: l.timeout,
-        total_timeout: l.timeout,
-        max_body_bytes: l.max_bytes_per_page,
-        allow_private: spec.allow_private,
-        spool_dir: layout.spool(),
-        spool_mem_bytes: 2 * 1024 * 1024,
-        dns_ttl: Duration::from_secs(300),
-        keep_alive: KEEP_ALIVE,
-    }
-}
-
 fn pipeline_ctx(
     spec: &Spec,
-    topical: bool,
+    text: TextLimits,
     helper: Option<Arc<crate::aah::Helper>>,
     dedup: Option<dedup::DedupView>,
 ) -> pipeline::PipelineCtx {
     pipeline::PipelineCtx {
         scope: Scope::new(spec),
-        text: {
-            let mut t = crate::index::TextLimits::from_spec(spec);
-            t.parse.text = topical || spec.index;
-            t
-        },
+        text,
         gzip_level: spec.warc.gzip_level,
         user_agent: spec.politeness.user_agent.clone(),
         helper,

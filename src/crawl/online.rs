@@ -52,12 +52,16 @@ pub fn helper(spec: &Spec, store: Store) -> Result<Option<Arc<Helper>>, CrawlErr
 
 /// Opens the crawl's index and indexes what the archive holds beyond its last commit (the
 /// documents a crash kept out of it).
-pub fn open_index(spec: &Spec, data: &Path, warc_dir: &Path) -> Result<Index, CrawlError> {
+pub fn open_index(
+    spec: &Spec,
+    data: &Path,
+    warc_dir: &Path,
+    limits: &TextLimits,
+) -> Result<Index, CrawlError> {
     let dir = index::index_dir(data, spec.name());
     let index = Index::open(&dir)?;
-    let limits = TextLimits::from_spec(spec);
     limits.save(&dir)?;
-    let report = index.catch_up(warc_dir, &limits)?;
+    let report = index.catch_up(warc_dir, limits)?;
     if report.captures > 0 || !report.errors.is_empty() {
         tracing::info!(?report, "index caught up with the archive");
     }

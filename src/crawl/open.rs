@@ -3,7 +3,7 @@
 //! blocking file work, so `crawl::run` runs it on a blocking thread.
 
 use super::dedup::Dedup;
-use super::layout::Layout;
+use super::stages::Stages;
 use super::{online, state, CrawlError, CrawlOptions};
 use crate::aah::Helper;
 use crate::analysis::Analyzer;
@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// The parts of an opened crawl, for the engine.
 pub(super) struct Opened {
     pub spec: Arc<Spec>,
-    pub layout: Layout,
+    pub stages: Stages,
     pub frontier: Frontier,
     pub writer: WarcWriter,
     pub helper: Option<Arc<Helper>>,
@@ -29,7 +29,8 @@ pub(super) struct Opened {
 /// Opens (or resumes) the crawl of `spec` under `opts.data`, recovers its archive to the last
 /// checkpoint, and catches its index up.
 pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, CrawlError> {
-    let layout = Layout::new(&opts.data, spec.name());
+    let stages = Stages::derive(&spec, opts);
+    let layout = &stages.layout;
     let io_err = |path: PathBuf| {
         move |source| CrawlError::DataDir {
             path: path.display().to_string(),
@@ -43,7 +44,7 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
         }
     }
     let resuming = layout.exists();
-    let store = state::open(&layout)?;
+    let store = state::open(layout)?;
     let spec_json =
         serde_json::to_string_pretty(spec.written()).map_err(|source| CrawlError::Encode {
             what: format!("the spec for {}", layout.spec().display()),
@@ -70,10 +71,11 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
             &spec,
             &opts.data,
             &layout.warc(),
+            &stages.index_text,
         )?)?),
         false => None,
     };
-    let writer = WarcWriter::create(super::writer_config(&spec, &layout, opts))?;
+    let writer = WarcWriter::create(stages.writer.clone())?;
     let analyzer = online::analyzer(&spec, &frontier)?;
     if let Some(a) = &analyzer {
         online::write_topic(&layout.topic(), &state::to_json(a.topic(), "the topic")?)?;
@@ -81,7 +83,7 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
 
     Ok(Opened {
         spec,
-        layout,
+        stages,
         frontier,
         writer,
         helper,

@@ -13,7 +13,7 @@ use crate::store::Store;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A value of `least..=greatest`: an end most of the time, since overflows live there.
 fn pick(choice: u8, r: u64, least: u64, greatest: u64) -> u64 {
@@ -90,12 +90,11 @@ proptest! {
         let spec = Spec::from_json(&json.to_string())
             .map_err(|e| TestCaseError::fail(format!("{e}: {json}")))?;
         let dir = tempfile::tempdir().unwrap();
-        let layout = Layout::new(dir.path(), spec.name());
         let opts = CrawlOptions { data: dir.path().into(), fresh: false, hostname: "h".into() };
         let fc = spec.frontier.clone();
-        let _ = writer_config(&spec, &layout, &opts);
-        let fetch = fetch_config(&spec, &layout);
-        let _ = pipeline_ctx(&spec, false, None, None);
+        let stages = super::stages::Stages::derive(&spec, &opts);
+        let fetch = stages.fetch;
+        let _ = pipeline_ctx(&spec, stages.pipeline_text, None, None);
         let t0 = tokio::time::Instant::now();
         let deadline = crate::fetch::deadline_after(t0, fetch.total_timeout);
         prop_assert!(crate::fetch::deadline_after(t0, fetch.connect_timeout) <= deadline);
