@@ -32,7 +32,7 @@ pub(crate) mod engine;
 mod error;
 pub mod generic;
 mod helper;
-pub mod kb;
+pub(crate) mod kb;
 mod native;
 mod output;
 pub(crate) mod relax;

@@ -6,25 +6,25 @@
 //! to that checkpoint (records past it belong to fetches the store does not know were done, and
 //! they will be fetched again) and sealed, if it is still `.open`; a sealed file is never cut.
 
-pub mod block;
-pub mod control;
-pub mod copies;
-pub mod crawl_log;
-pub mod dedup;
-pub mod engine;
-pub mod focus;
+pub(crate) mod block;
+pub(crate) mod control;
+pub(crate) mod copies;
+pub(crate) mod crawl_log;
+pub(crate) mod dedup;
+pub(crate) mod engine;
+pub(crate) mod focus;
 pub mod layout;
-pub mod log_reader;
-pub mod online;
+pub(crate) mod log_reader;
+pub(crate) mod online;
 mod open;
-pub mod pipeline;
+pub(crate) mod pipeline;
 mod processors;
 pub mod progress;
 pub mod records;
 mod stages;
 mod state;
 pub mod stats;
-pub mod supervise;
+pub(crate) mod supervise;
 mod verdicts;
 
 use crate::archive::ArchiveError;

@@ -15,7 +15,7 @@
 //! unchanged); the crawl's own files are only read. The CDXJ lines of the copied response and
 //! revisit records are computed from the records themselves, with their offsets in the export.
 
-pub mod cdxj;
+pub(crate) mod cdxj;
 pub mod cli;
 mod embeds;
 mod select;

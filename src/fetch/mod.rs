@@ -74,7 +74,7 @@ mod client;
 mod dns;
 pub(crate) mod exchange;
 mod pool;
-pub mod robots;
+pub(crate) mod robots;
 mod spool;
 
 #[cfg(test)]

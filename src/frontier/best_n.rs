@@ -77,13 +77,9 @@ impl BestN {
     }
 
     /// URLs counted.
+    #[cfg(test)]
     pub fn len(&self) -> u64 {
         self.total
-    }
-
-    /// Whether nothing is counted.
-    pub fn is_empty(&self) -> bool {
-        self.total == 0
     }
 
     /// The bucket of the `n`-th best URL (1-based); `None` when fewer than `n` are counted.

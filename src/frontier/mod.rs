@@ -12,7 +12,7 @@
 //! core of the contract another implementation (a shared frontier on Redis) is held to; the
 //! engine still calls more of this type than it names.
 
-pub mod best_n;
+pub(crate) mod best_n;
 pub mod contract;
 mod huge;
 mod journal;
@@ -20,14 +20,14 @@ pub mod keys;
 mod lease;
 mod legacy;
 mod ops;
-pub mod pace;
+pub(crate) mod pace;
 pub mod politeness;
 mod records;
 mod replay;
-pub mod schedule;
+pub(crate) mod schedule;
 mod table;
 pub mod update;
-pub mod view;
+pub(crate) mod view;
 
 use crate::model::CrawlUri;
 use crate::store::{Store, StoreError, WriteSet};
@@ -45,7 +45,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use table::{Slot, UrlTable};
 
-pub mod host;
+pub(crate) mod host;
 use host::{Host, RobotsStatus};
 
 /// A frontier error.

@@ -231,6 +231,7 @@ impl Pacer {
     }
 
     /// The regime in force.
+    #[cfg(test)]
     pub fn regime(&self) -> Regime {
         self.decision.regime
     }

@@ -140,11 +140,6 @@ impl UrlTable {
         self.rows.len()
     }
 
-    /// Whether no URL was seen.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     /// The record id of a fingerprint.
     pub fn find(&self, fp: u64) -> Option<u32> {
         self.seen.find(fp, |&rid| self.fp(rid) == fp).copied()

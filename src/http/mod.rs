@@ -4,4 +4,4 @@
 //! wrote and digested is read back the same way by `magpie warc check` (warcio's tolerance).
 
 pub(crate) mod chunked;
-pub mod head;
+pub(crate) mod head;

@@ -19,7 +19,7 @@
 //! [`StoreError::Damaged`]. A store that came back whole but at an earlier commit adds up; the
 //! frontier's log catches that one (see `frontier::journal`).
 
-pub mod keys;
+pub(crate) mod keys;
 pub use keys::{Family, Key, Meta};
 mod checksum;
 mod write_set;

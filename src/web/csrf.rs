@@ -93,11 +93,6 @@ impl Sessions {
         }
     }
 
-    /// The name of the session cookie.
-    pub fn cookie_name(&self) -> &str {
-        &self.session_cookie
-    }
-
     fn table(&self) -> std::sync::MutexGuard<'_, HashMap<String, Times>> {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -15,19 +15,19 @@
 //! runtimes. Crawl engines must not live there (a worker's runtime dies with the server), so
 //! whatever may start an engine runs on the runtime [`AppState::new`] was called on.
 
-pub mod api;
+pub(crate) mod api;
 pub mod auth;
 pub mod cli;
-pub mod csrf;
+pub(crate) mod csrf;
 pub mod error;
-pub mod host;
-pub mod indexes;
+pub(crate) mod host;
+pub(crate) mod indexes;
 mod limits;
 pub mod metrics;
-pub mod pages;
-pub mod replay;
-pub mod reports;
-pub mod rewrite;
+pub(crate) mod pages;
+pub(crate) mod replay;
+pub(crate) mod reports;
+pub(crate) mod rewrite;
 pub mod routes;
 
 use crate::manager::Manager;

@@ -520,7 +520,8 @@ impl Copies {
         self.adopted > 0 || self.likely_names > 0
     }
 
-    /// Whether `host` has a rule in force.
+    /// Whether `host` has a rule in force (for the tests: the crawl asks per URL).
+    #[cfg(test)]
     pub fn any_adopted(&self, host: &str) -> bool {
         self.hosts
             .get(host)

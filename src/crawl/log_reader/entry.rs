@@ -191,17 +191,6 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Whether the filter keeps every line.
-    pub fn is_empty(&self) -> bool {
-        self.status.is_none()
-            && self.host.is_none()
-            && self.url.is_none()
-            && self.hop.is_none()
-            && self.source.is_none()
-            && self.reason.is_none()
-            && self.mime.is_none()
-    }
-
     /// Whether `e` passes.
     pub fn keeps(&self, e: &Entry) -> bool {
         self.status.as_ref().is_none_or(|s| s.keeps(e.status))

@@ -77,7 +77,7 @@ impl ExportParams {
             to: self.to,
             ..SearchParams::default()
         }
-        .to_query()?;
+        .into_query()?;
         Ok(ExportRequest {
             query,
             with_embeds,

@@ -1,16 +1,16 @@
 //! The `/api/v1` resources, one module each, and the helpers they share.
 
-pub mod captures;
-pub mod crawls;
-pub mod events;
-pub mod export_files;
-pub mod exports;
-pub mod frontier;
-pub mod learned;
-pub mod openapi;
-pub mod reports;
-pub mod search;
-pub mod urls;
+pub(crate) mod captures;
+pub(crate) mod crawls;
+pub(crate) mod events;
+pub(crate) mod export_files;
+pub(crate) mod exports;
+pub(crate) mod frontier;
+pub(crate) mod learned;
+pub(crate) mod openapi;
+pub(crate) mod reports;
+pub(crate) mod search;
+pub(crate) mod urls;
 
 use super::error::WebError;
 use super::AppState;

@@ -57,7 +57,7 @@ where
 
 impl SearchParams {
     /// The library search these parameters ask for; a bad value is a 400 naming it.
-    pub fn to_query(self) -> Result<SearchQuery, WebError> {
+    pub fn into_query(self) -> Result<SearchQuery, WebError> {
         let min_score: Option<f32> = number("min_score", self.min_score)?;
         if min_score.is_some_and(|s| !s.is_finite()) {
             return Err(WebError::BadParameter {
@@ -121,7 +121,7 @@ pub async fn get(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, WebError> {
     let id = id.into_inner();
-    let query = params.into_inner().to_query()?;
+    let query = params.into_inner().into_query()?;
     let index = index_of(&state, &id).await?;
     let q = query.clone();
     let results = blocking(move || Ok(index.search(&q)?)).await?;

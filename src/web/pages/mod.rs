@@ -7,28 +7,28 @@
 //! `csrf.rs`), and it adds live updates from the crawl's event
 //! stream. Crawled text reaches templates only through askama's default HTML escaping.
 
-pub mod assets;
-pub mod capture;
-pub mod chart;
-pub mod crawls;
-pub mod dashboard;
+pub(crate) mod assets;
+pub(crate) mod capture;
+pub(crate) mod chart;
+pub(crate) mod crawls;
+pub(crate) mod dashboard;
 mod error;
-pub mod export;
+pub(crate) mod export;
 mod fields;
-pub mod frontier;
-pub mod hosts;
-pub mod intake;
-pub mod kb;
-pub mod log;
-pub mod login;
-pub mod new_crawl;
-pub mod replay;
-pub mod reports;
-pub mod search;
-pub mod seeds;
-pub mod steer;
-pub mod url_story;
-pub mod workflows;
+pub(crate) mod frontier;
+pub(crate) mod hosts;
+pub(crate) mod intake;
+pub(crate) mod kb;
+pub(crate) mod log;
+pub(crate) mod login;
+pub(crate) mod new_crawl;
+pub(crate) mod replay;
+pub(crate) mod reports;
+pub(crate) mod search;
+pub(crate) mod seeds;
+pub(crate) mod steer;
+pub(crate) mod url_story;
+pub(crate) mod workflows;
 
 pub use error::PageError;
 

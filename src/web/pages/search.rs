@@ -222,7 +222,7 @@ pub async fn page(
         per_page: Some(PER_PAGE.to_string()),
         ..SearchParams::default()
     };
-    let query = match asked.to_query().map_err(field_error) {
+    let query = match asked.into_query().map_err(field_error) {
         Ok(q) => q,
         // A value the search cannot use is said on the page, with the form as typed.
         Err(e @ PageError::Field { .. }) => {
