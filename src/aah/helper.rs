@@ -200,7 +200,9 @@ impl Helper {
     /// (`links` as the parse stage found them; hops other than `L` get no verdict) and a report
     /// per action. Never panics; a page nothing matches costs one pre-filter scan. The one
     /// error is the helper's persisted state that cannot be read or written (a damaged
-    /// record of its store): a reading without what the store lost would be silently wrong.
+    /// adoption or host application in its store): a reading without what the store lost
+    /// would be silently wrong. (Content captured on an earlier visit that cannot be read is
+    /// logged, and the action relearned without it.)
     pub fn analyze_text(
         &self,
         url: &Url,

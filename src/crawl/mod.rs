@@ -114,6 +114,19 @@ pub enum CrawlError {
     },
 }
 
+impl CrawlError {
+    /// Whether the error is the crawl's persisted state that cannot be read or written (the
+    /// store, or a record of the helper's in it), on which a crawl stops, as against one
+    /// exchange's failure.
+    pub(crate) fn damages_state(&self) -> bool {
+        use crate::aah::AahError;
+        matches!(
+            self,
+            CrawlError::Store(_) | CrawlError::Aah(AahError::Store(_) | AahError::Record { .. })
+        )
+    }
+}
+
 /// How to run a crawl.
 #[derive(Debug, Clone)]
 pub struct CrawlOptions {

@@ -1,8 +1,9 @@
 //! Every stage's configuration, derived from the validated spec in one place when a crawl
 //! opens (as ripgrep derives `HiArgs` from `LowArgs`): the fetcher's, the WARC writer's, and
 //! the text limits the parse stage and the index share. The stages get these typed values,
-//! not the spec's sections, and nothing derives them a second time: the index stores its
-//! limits with itself, so `magpie index rebuild` reads pages as the crawl did.
+//! not the spec's sections, and the crawl derives them once: the index stores its limits with
+//! itself, so `magpie index rebuild` reads pages as the crawl did (it derives them from the
+//! crawl's `spec.json` only for an index made before limits were stored).
 
 use std::time::Duration;
 

@@ -155,6 +155,45 @@ fn a_damaged_checkpoint_or_totals_value_is_refused() {
     }
 }
 
+/// A damaged record the helper reads only when a page of its host comes (an adoption) stops the
+/// resumed crawl at that page, with one line naming the record, rather than failing page after
+/// page or reading the host without what the store lost.
+#[test]
+fn a_damaged_record_of_the_helpers_store_stops_the_crawl_naming_it() {
+    let web = FixtureWeb::start(2);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let spec = interrupted_crawl(&web, dir.path(), &data);
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&spec).unwrap()).unwrap();
+    let seed = url::Url::parse(written["seeds"][0].as_str().unwrap()).unwrap();
+    let host = magpie::uri::host_key(&seed);
+    {
+        let store = magpie::store::Store::open(&data.join("st/state")).unwrap();
+        let mut ws = magpie::store::WriteSet::default();
+        let key = magpie::store::Key::Adoption {
+            host: &host,
+            application: "unknown",
+            action: "*/category",
+        };
+        ws.put(key.bytes(), b"{\"host\": ".to_vec());
+        store.commit(ws).unwrap();
+    }
+    // Resumed with room for more pages than the first run's three.
+    let mut more = written.clone();
+    more["limits"]["max_pages"] = serde_json::json!(50);
+    std::fs::write(&spec, more.to_string()).unwrap();
+    let hits = web.hits().len();
+    let out = magpie(&spec, &data, false);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "stopped: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(&host) && err.contains("*/category"), "{err}");
+    // The page it met the record on (with robots.txt, and what was in flight), not the rest.
+    assert!(web.hits().len() <= hits + 4, "{:?}", &web.hits()[hits..]);
+}
+
 /// Every file in the crawl's `warc/` folder (sealed or `.open`), with its bytes.
 fn warc_snapshot(crawl: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(crawl.join("warc"))

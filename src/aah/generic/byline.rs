@@ -1,9 +1,10 @@
 //! A post's byline: one author and a date inside an `<article>`, as a blog's or a news site's
 //! post shows them under its heading.
 //!
-//! The one place the reader reads class names, and only two words of them, together: a class
-//! naming the author and one naming the date, within one article. A forum's topic names an
-//! author per post (more than one), a wiki's page and a manual's none.
+//! Read from two words of class names, together: a class naming the author (`article-author`,
+//! `post_author`, `byline`) and one naming the date (`article-date`), or a `<time>`, within one
+//! article. A forum's topic names an author per post (more than one), a wiki's page and a
+//! manual's none.
 
 use ego_tree::NodeRef;
 use scraper::Node;
@@ -13,10 +14,14 @@ use super::page::Page;
 
 /// Longest text of an author's name or a date, in characters: a byline's, not a paragraph's.
 const MAX_BYLINE_CHARS: usize = 60;
+/// Elements of an article looked at: a byline sits near its heading.
+const MAX_NODES: usize = 20_000;
+/// Elements marked as an author looked at: more is no single author's byline.
+const MAX_AUTHORS: usize = 8;
 
 /// Whether the page's one article carries a byline: exactly one visible element whose class
-/// names an author, and a date (a `<time>` or an element whose class names one), both inside
-/// the same `<article>`.
+/// names an author (counting an author inside another as one), and a visible date (a `<time>`
+/// or an element whose class names a date), both inside the same `<article>`.
 pub(super) fn has_byline(page: &Page<'_>) -> bool {
     let articles: Vec<_> = page
         .body
@@ -27,25 +32,35 @@ pub(super) fn has_byline(page: &Page<'_>) -> bool {
     let [article] = articles[..] else {
         return false;
     };
-    let marked = |word: &str| {
-        let word = word.to_owned();
-        move |n: &NodeRef<'_, Node>| {
-            n.value().as_element().is_some_and(|e| {
-                e.classes().any(|c| c.to_ascii_lowercase().contains(&word))
-                    && !page.is_hidden(*n)
-                    && (1..=MAX_BYLINE_CHARS).contains(&page.text(*n).chars().count())
-            })
-        }
+    let marked = |n: &NodeRef<'_, Node>, words: &[&str]| {
+        n.value().as_element().is_some_and(|e| {
+            e.classes().any(|c| names_one_of(c, words))
+                && !page.is_hidden(*n)
+                && (1..=MAX_BYLINE_CHARS).contains(&page.text(*n).chars().count())
+        })
     };
-    let authors = article
-        .descendants()
-        .filter(marked("author"))
-        // The innermost one: `<span class="author"><a class="author-link">` is one author.
-        .filter(|n| !n.descendants().skip(1).any(|d| marked("author")(&d)))
-        .take(2)
+    let nodes = || article.descendants().take(MAX_NODES);
+    let authors: Vec<_> = nodes()
+        .filter(|n| marked(n, &["author", "byline"]))
+        .take(MAX_AUTHORS + 1)
+        .collect();
+    // `<span class="author"><a class="author-link">` is one author: the innermost counts.
+    let innermost = authors
+        .iter()
+        .filter(|a| {
+            !authors
+                .iter()
+                .any(|b| b.ancestors().any(|x| x.id() == a.id()))
+        })
         .count();
-    let dated = article
-        .descendants()
-        .any(|n| name(n) == "time" || marked("date")(&n));
-    authors == 1 && dated
+    let dated = nodes().any(|n| (name(n) == "time" && !page.is_hidden(n)) || marked(&n, &["date"]));
+    authors.len() <= MAX_AUTHORS && innermost == 1 && dated
+}
+
+/// Whether a class name has one of `words` as a part of its own (`article-author`,
+/// `post_date`), not inside another word (`authorization`, `update`).
+fn names_one_of(class: &str, words: &[&str]) -> bool {
+    class
+        .split(['-', '_'])
+        .any(|part| words.iter().any(|w| part.eq_ignore_ascii_case(w)))
 }

@@ -4,9 +4,10 @@
 //! `Edit`, `Older posts`, a mailing-list archive's `Thread Index`, replies named `Re: ...`), edit and history actions in links, links to the previous and next
 //! page of a manual, and the column headers of board indexes.
 //!
-//! No application is named, and class names are not read (every theme has a `page`, `post` or
-//! `history` class, and reading them made a documentation site a wiki), except a byline's two
-//! words read together in one article (`byline.rs`).
+//! No application is named, and no class name is evidence of a category by itself (every theme
+//! has a `page`, `post` or `history` class, and reading them made a documentation site a wiki):
+//! a class marks a heading (`title`, for the API headings), and a byline's author and date
+//! are read together, in one article (`byline.rs`).
 
 use std::sync::LazyLock;
 

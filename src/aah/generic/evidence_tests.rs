@@ -256,4 +256,18 @@ fn one_author_and_a_date_in_the_one_article_are_a_byline() {
     assert!(!byline(&post(&format!(
         r#"<span class="author-note">{long}</span><span class="date">May 1</span>"#
     ))));
+    // Words inside other words name no author and no date; a hidden date is none.
+    assert!(!byline(&post(
+        r#"<span class="authorization">Ann</span><span class="update">May 1</span>"#
+    )));
+    assert!(!byline(&post(&format!(
+        r#"{author}<span class="updated">May 1</span>"#
+    ))));
+    assert!(!byline(&post(&format!(
+        r#"{author}<time datetime="2023-05-01" hidden>May 1</time>"#
+    ))));
+    // A list of authors is no byline.
+    assert!(!byline(&post(
+        r#"<span class="authors">Ann, Bob</span><span class="date">May 1</span>"#
+    )));
 }

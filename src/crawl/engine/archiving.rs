@@ -161,8 +161,12 @@ impl<F: CrawlFrontier> Engine<F> {
         };
         let id = self.archiver.warcinfo_id().to_owned();
         let level = self.ctx.gzip_level;
-        let revisions = crate::blocking::off_the_workers(|| h.settle())?;
-        let later = crate::crawl::records::encode_revisions(&revisions, &id, level)?;
+        let later = crate::blocking::off_the_workers(|| {
+            let revisions = h.settle()?;
+            Ok::<_, crate::crawl::CrawlError>(crate::crawl::records::encode_revisions(
+                &revisions, &id, level,
+            )?)
+        })?;
         self.archive_later(&later, &id)
     }
 

@@ -97,6 +97,20 @@ impl Span {
 enum FetchFailure {
     Fetch(FetchError),
     Archive(String),
+    /// The crawl's persisted state cannot be read (a damaged record of the store, met while
+    /// processing): the crawl stops on it rather than go on without what the store lost.
+    State(super::CrawlError),
+}
+
+impl FetchFailure {
+    /// A processing error: the crawl's own state damaged, or this exchange's failure.
+    fn of_processing(e: super::CrawlError) -> FetchFailure {
+        if e.damages_state() {
+            FetchFailure::State(e)
+        } else {
+            FetchFailure::Archive(e.to_string())
+        }
+    }
 }
 
 /// The engine's parts; built by `crawl::run`. Written against the frontier contract
@@ -505,7 +519,12 @@ impl<F: CrawlFrontier> Engine<F> {
         span: Span,
         now: Instant,
     ) -> Result<(), super::CrawlError> {
+        let e = match e {
+            FetchFailure::State(e) => return Err(e),
+            other => other,
+        };
         let attempt = match &e {
+            FetchFailure::State(_) => return Ok(()),
             FetchFailure::Fetch(f) if f.is_local() => Attempt::Local,
             FetchFailure::Fetch(f) => Attempt::NoAnswer {
                 kind: f.kind(),

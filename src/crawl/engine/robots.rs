@@ -82,10 +82,11 @@ impl<F: CrawlFrontier> Engine<F> {
                 }
                 last
             }
+            Err(FetchFailure::State(e)) => return Err(e),
             Err(e) => {
                 let kind = match &e {
                     FetchFailure::Fetch(f) => f.kind(),
-                    FetchFailure::Archive(_) => "archive",
+                    FetchFailure::Archive(_) | FetchFailure::State(_) => "archive",
                 };
                 self.stats.error(kind);
                 private = kind == "private-address";

@@ -57,7 +57,7 @@ impl<F: CrawlFrontier> Engine<F> {
                 move |out| {
                     let result = match out {
                         Ok(Ok(p)) => Ok(Box::new(p)),
-                        Ok(Err(e)) => Err(FetchFailure::Archive(e.to_string())),
+                        Ok(Err(e)) => Err(FetchFailure::of_processing(e)),
                         Err(p) => Err(FetchFailure::Archive(format!("processing panicked: {p}"))),
                     };
                     let _ = tx.send(Done::Page(lease, result, Span::since(t0)));
@@ -104,7 +104,7 @@ impl<F: CrawlFrontier> Engine<F> {
                         .await
                     {
                         Ok(Ok(p)) => chain.push(p),
-                        Ok(Err(e)) => failure = Some(FetchFailure::Archive(e.to_string())),
+                        Ok(Err(e)) => failure = Some(FetchFailure::of_processing(e)),
                         Err(e) => failure = Some(FetchFailure::Archive(e)),
                     }
                     match location {
