@@ -18,6 +18,7 @@ pub(super) mod responses;
 pub(super) mod retry;
 mod robots;
 mod spawn;
+use spawn::FetchFailure;
 mod steering;
 
 use super::crawl_log::Refused;
@@ -30,7 +31,7 @@ use super::pipeline::{self, PipelineCtx, Processed};
 use super::processors::Processors;
 use super::stats::{Stats, Totals};
 use crate::blocking::off_the_workers;
-use crate::fetch::{FetchError, Fetcher};
+use crate::fetch::Fetcher;
 use crate::frontier::contract::CrawlFrontier;
 use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, UrlLease};
@@ -88,27 +89,6 @@ impl Span {
         Span {
             started,
             took: started.elapsed(),
-        }
-    }
-}
-
-/// Why a worker produced no records.
-#[derive(Debug)]
-enum FetchFailure {
-    Fetch(FetchError),
-    Archive(String),
-    /// The crawl's persisted state cannot be read (a damaged record of the store, met while
-    /// processing): the crawl stops on it rather than go on without what the store lost.
-    State(super::CrawlError),
-}
-
-impl FetchFailure {
-    /// A processing error: the crawl's own state damaged, or this exchange's failure.
-    fn of_processing(e: super::CrawlError) -> FetchFailure {
-        if e.damages_state() {
-            FetchFailure::State(e)
-        } else {
-            FetchFailure::Archive(e.to_string())
         }
     }
 }

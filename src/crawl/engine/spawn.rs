@@ -2,8 +2,9 @@
 //! as a task whose result comes back to the engine (`Done`).
 
 use super::responses::redirect_target;
-use super::{pipeline, Done, Engine, FetchFailure, Span};
+use super::{pipeline, Done, Engine, Span};
 use crate::crawl::supervise::catch_panic;
+use crate::fetch::FetchError;
 use crate::frontier::contract::CrawlFrontier;
 use crate::frontier::UrlLease;
 use std::time::Instant;
@@ -127,5 +128,26 @@ impl<F: CrawlFrontier> Engine<F> {
             });
             let _ = tx.send(Done::Robots(host, origin, result, Span::since(t0)));
         });
+    }
+}
+
+/// Why a worker produced no records.
+#[derive(Debug)]
+pub(super) enum FetchFailure {
+    Fetch(FetchError),
+    Archive(String),
+    /// The crawl's persisted state cannot be read (a damaged record of the store, met while
+    /// processing): the crawl stops on it rather than go on without what the store lost.
+    State(crate::crawl::CrawlError),
+}
+
+impl FetchFailure {
+    /// A processing error: the crawl's own state damaged, or this exchange's failure.
+    pub(super) fn of_processing(e: crate::crawl::CrawlError) -> FetchFailure {
+        if e.damages_state() {
+            FetchFailure::State(e)
+        } else {
+            FetchFailure::Archive(e.to_string())
+        }
     }
 }
