@@ -474,24 +474,25 @@ impl Helper {
 /// Fills `out` with a reading: application `unknown` with `category`, the category's evidence,
 /// the level and, for a single item, its title and body. Nothing without a category.
 fn fill(out: &mut AppMatch, category: Option<Category>, reading: &generic::Reading) {
-    let Some(category) = category else {
-        return;
-    };
-    out.application = Some(AppInfo {
-        name: UNKNOWN_APP.into(),
-        category,
-        relaxed: true,
-    });
-    out.actions.push(ActionReport {
-        action: CATEGORY_ACTION.into(),
-        status: ActionStatus::Relaxed,
-        expr: if reading.signals.is_empty() {
-            format!("category of the host: {}", category.as_str())
-        } else {
-            reading.signals.join("; ")
-        },
-        original: None,
-    });
+    // A host whose pages name no category (an issue tracker, a CMS without a generator tag)
+    // still gets the page's structure: its kind, title and body, with no application claimed.
+    if let Some(category) = category {
+        out.application = Some(AppInfo {
+            name: UNKNOWN_APP.into(),
+            category,
+            relaxed: true,
+        });
+        out.actions.push(ActionReport {
+            action: CATEGORY_ACTION.into(),
+            status: ActionStatus::Relaxed,
+            expr: if reading.signals.is_empty() {
+                format!("category of the host: {}", category.as_str())
+            } else {
+                reading.signals.join("; ")
+            },
+            original: None,
+        });
+    }
     let Some(kind) = reading.kind else {
         return;
     };

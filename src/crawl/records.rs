@@ -321,7 +321,7 @@ fn json_notes(
     }
     if let Some(m) = n
         .app
-        .filter(|m| m.application.is_some() || !m.objects.is_empty())
+        .filter(|m| m.application.is_some() || m.level.is_some() || !m.objects.is_empty())
     {
         out.push((AAH_MEDIA_TYPE, json_record(m, || what(AAH_MEDIA_TYPE))?));
     }

@@ -114,7 +114,7 @@ fn kb_detect_json_follows_the_contract() {
 }
 
 #[test]
-fn kb_detect_on_an_unknown_page_gives_nulls() {
+fn kb_detect_on_an_unknown_page_claims_no_application() {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("plain.html");
     std::fs::write(
@@ -132,8 +132,9 @@ fn kb_detect_on_an_unknown_page_gives_nulls() {
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(v["application"].is_null() && v["level"].is_null());
-    assert_eq!(v["objects"], serde_json::json!([]));
+    // No application claimed; the page's structure is read all the same.
+    assert!(v["application"].is_null(), "{v}");
+    assert!(v["level"]["kind"].is_string(), "{v}");
     assert_eq!(
         v["links"],
         serde_json::json!([{"url": "https://plain.example/x", "action": "follow", "rule": "default"}])

@@ -148,13 +148,14 @@ fn every_application_and_level_has_a_fixture() {
 }
 
 #[test]
-fn a_page_of_no_known_application_is_left_alone() {
+fn a_page_of_no_known_application_claims_none_and_is_read_for_its_structure() {
     let helper = Helper::load(&root().join("kb")).unwrap();
     let body = b"<html><head><title>Plain</title></head><body><h1>Hello</h1><p>Nothing to see.</p><a href='/next'>next</a></body></html>";
     let url = Url::parse("https://plain.example.org/").unwrap();
     let page = html(body, None, None, &url, &ParseLimits::default());
     let m = helper.analyze(&url, &[], body, &page.links).unwrap().app;
-    assert!(m.application.is_none() && m.level.is_none() && m.objects.is_empty());
+    assert!(m.application.is_none());
+    assert!(m.level.is_some(), "the page's kind is read: {m:?}");
     assert_eq!(m.links.len(), 1);
     assert_eq!(m.links[0].action, LinkAction::Follow);
     assert_eq!(m.links[0].rule, "default");

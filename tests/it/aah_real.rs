@@ -44,7 +44,7 @@ fn load(site: &str, file: &str) -> Value {
 /// help index (nine links under a line of prose), read as a list, which turns the kind its URL
 /// template gives the sandbox page. They are held to no known
 /// application claimed and to these figures, so they cannot fall. Every other recording is held to the full targets.
-const BELOW: [(&str, [usize; 4]); 25] = [
+const BELOW: [(&str, [usize; 4]); 26] = [
     // category, kind, title, body (percent)
     ("djangowiki", [95, 80, 95, 95]),
     ("docusaurus", [90, 95, 90, 90]),
@@ -85,14 +85,18 @@ const BELOW: [(&str, [usize; 4]); 25] = [
     // CodeRed CMS's posts name a category only with the host's other posts (a byline is 2
     // points of 3), and its journal's last pages holding one or two posts read as posts.
     ("coderedcms", [80, 85, 95, 95]),
-    ("roundup", [0, 0, 0, 0]),
+    ("roundup", [0, 90, 95, 95]),
     ("typedoc", [95, 85, 95, 95]),
+    // The thirteenth (docs/kb.md, section 15): pydoctor's pages of undocumented classes (a
+    // table of inherited members' links) read as lists, its modules that mainly list classes
+    // as single items, a class's docstring not always its body (the first method's is), and
+    // the two first pages, read alone, name no category (a code title is 2 points of 3).
+    ("pydoctor", [95, 65, 65, 55]),
 ];
 
 /// Recordings whose host shows no evidence of a category the reader knows, so that the helper
-/// adopts none and gives their pages no reading (the reader alone reads their kinds, titles and
-/// bodies): Roundup's issue tracker (the twelfth held-out round, docs/kb.md section 15). Held to
-/// what they reach.
+/// adopts none and claims no application: their pages get their kinds, titles and bodies
+/// alone. Roundup's issue tracker (the twelfth held-out round, docs/kb.md section 15).
 const NO_CATEGORY: [&str; 1] = ["roundup"];
 
 /// Recordings whose host the reader adopts another category than the application's, with that
@@ -625,7 +629,12 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
                 continue;
             };
             read += 1;
-            assert_eq!(r["application"]["name"], "unknown", "{site}: {r}");
+            // A host that names no category gets its pages' structure, no application.
+            let app = &r["application"]["name"];
+            assert!(
+                app == "unknown" || (app.is_null() && NO_CATEGORY.contains(&site.as_str())),
+                "{site}: {r}"
+            );
             right_cat += usize::from(r["application"]["category"] == p["category"]);
             // A page not worth a fetch (a list's duplicate first page) has no kind to be right.
             kinded += usize::from(p["kind"] == "terminal" || p["kind"] == "intermediate");
@@ -665,7 +674,11 @@ fn a_crawl_of_each_unknown_site_keeps_its_terminal_pages_and_skips_views() {
             "zim" => (0, 95, 90),
             // JSDoc's module pages read as single items (48 of 54 kinds).
             "jsdoc" => (95, 85, 90),
-            "roundup" => (0, 0, 0),
+            "roundup" => (0, 95, 90),
+            // pydoctor's pages of undocumented classes read as lists, and modules that mainly
+            // list classes as single items (41 kinds of 55); class pages titled by their
+            // dotted name's last part (38 titles of 49).
+            "pydoctor" => (95, 70, 75),
             // TypeDoc's module pages read as single items (51 of 60 kinds); five of CodeRed
             // CMS's journal pages holding two posts, and one post, are read as the other kind
             // (41 of 47).

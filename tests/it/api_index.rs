@@ -414,8 +414,9 @@ async fn exports_preview_write_download_and_stay_in_their_folder() {
     assert_eq!(status, 200, "{preview}");
     assert_eq!(preview["selected"], 2, "{preview}");
     assert_eq!(preview["captures"], 2);
-    // Own warcinfo, the source file's warcinfo, then response + request + metadata twice.
-    assert_eq!(preview["records"], 2 + 3 * 2);
+    // Own warcinfo, the source file's warcinfo, then response + request + metadata + the
+    // helper's reading twice.
+    assert_eq!(preview["records"], 2 + 4 * 2);
 
     let body = json!({ "name": "ab", "q": "title:\"page a\" OR title:\"page b\"" });
     let resp = srv

@@ -139,7 +139,20 @@ fn records_come_in_order_with_the_fields_replay_tools_need() {
         assert_eq!(meta.field("Content-Type"), Some("application/warc-fields"));
         assert!(String::from_utf8_lossy(&meta.body).contains("hopsFromSeed: "));
         i += 3;
+        // Then the page's JSON notes (its analysis, the helper's reading), each with it.
+        while recs.get(i).is_some_and(|r| r.kind == "metadata") {
+            assert_eq!(recs[i].field("WARC-Concurrent-To"), Some(id), "record {i}");
+            i += 1;
+        }
     }
+    // The helper read the seed's structure, claiming no application (the site names none).
+    let reading = recs
+        .iter()
+        .find(|r| r.kind == "metadata" && r.uri == format!("urn:magpie:aah:{}", site.seed))
+        .expect("the helper's reading of the seed");
+    let reading: serde_json::Value = serde_json::from_slice(&reading.body).unwrap();
+    assert!(reading["application"].is_null(), "{reading}");
+    assert!(reading["level"]["kind"].is_string(), "{reading}");
     let home_meta = recs
         .iter()
         .find(|r| r.kind == "metadata" && r.uri == site.seed)

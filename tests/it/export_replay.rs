@@ -82,10 +82,15 @@ fn export_holds_exactly_the_selection_and_passes_warcio() {
     let want: BTreeSet<String> = [u("/a.html"), u("/b.html")].into();
     assert_eq!(uris(&recs, "response"), want);
     assert_eq!(uris(&recs, "request"), want);
-    assert_eq!(uris(&recs, "metadata"), want);
+    // Each page's crawl metadata and the helper's reading of it (no application claimed).
+    let metadata: BTreeSet<String> = want
+        .iter()
+        .flat_map(|u| [u.clone(), format!("urn:magpie:aah:{u}")])
+        .collect();
+    assert_eq!(uris(&recs, "metadata"), metadata);
     assert!(uris(&recs, "revisit").is_empty());
     assert_eq!(recs.iter().filter(|r| r.kind == "warcinfo").count(), 2);
-    assert_eq!(recs.len(), 2 + 3 * 2);
+    assert_eq!(recs.len(), 2 + 4 * 2);
     harness::warcio_check(std::slice::from_ref(&out));
     let defects = magpie::archive::check_file(&out).unwrap();
     assert!(defects.is_empty(), "{defects:?}");
@@ -147,7 +152,9 @@ fn revisits_come_with_originals_and_embeds_on_request() {
         want,
         "the page, its style, its images"
     );
-    assert_eq!(uris(&recs, "metadata"), want);
+    let mut metadata = want.clone();
+    metadata.insert(format!("urn:magpie:aah:{}", u("/")));
+    assert_eq!(uris(&recs, "metadata"), metadata);
     harness::warcio_check(std::slice::from_ref(&out));
 }
 

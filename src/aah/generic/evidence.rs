@@ -443,12 +443,19 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         }
     }
     // Two headings of an API reference: one alone ("Documentation") is any page's.
-    let api = api_headings(page);
+    let api = super::api::headings(page);
     if api.len() >= 2 {
         ev.add(
             Category::Docs,
             3,
             format!("API reference headings ({})", api.join(", ")),
+        );
+    }
+    if let Some(name) = super::api::code_title(page) {
+        ev.add(
+            Category::Docs,
+            2,
+            format!("the page's title is code ({name})"),
         );
     }
     ev
@@ -519,63 +526,6 @@ fn is_year(s: &str) -> bool {
     s.len() == 4
         && (s.starts_with("19") || s.starts_with("20"))
         && s.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// Section headings of API reference pages, as documentation generators write them: Doxygen's
-/// ("Detailed Description", "Member Function Documentation", "Struct Reference"), Javadoc's
-/// ("Method Summary"), rustdoc's ("Trait Implementations") and pydoc's ("Methods defined
-/// here"). A heading is matched whole or by its end ("bird_sighting Struct Reference").
-const API_HEADINGS: [&str; 22] = [
-    "detailed description",
-    "data fields",
-    "data structures",
-    "public member functions",
-    "public attributes",
-    "member list",
-    "documentation",
-    "struct reference",
-    "class reference",
-    "file reference",
-    "namespace reference",
-    "interface reference",
-    "method summary",
-    "field summary",
-    "constructor summary",
-    "method details",
-    "field details",
-    "trait implementations",
-    "required methods",
-    "provided methods",
-    "methods defined here",
-    "data descriptors defined here",
-];
-
-/// The API reference headings of a page, distinct: a heading that ends with one of
-/// [`API_HEADINGS`] ("Member Data Documentation" ends with "documentation").
-fn api_headings(page: &Page<'_>) -> Vec<&'static str> {
-    let mut found = Vec::new();
-    for n in page.body.descendants().take(20_000) {
-        let Some(e) = n.value().as_element() else {
-            continue;
-        };
-        let heading = matches!(e.name(), "h1" | "h2" | "h3" | "h4" | "caption")
-            || e.attr("class")
-                .is_some_and(|c| c.split_whitespace().any(|c| c == "title"));
-        if !heading || page.is_hidden(n) {
-            continue;
-        }
-        let text = page.text(n).to_lowercase();
-        let text = text.trim();
-        if text.len() > 80 {
-            continue;
-        }
-        if let Some(h) = API_HEADINGS.iter().find(|h| text.ends_with(*h)) {
-            if !found.contains(h) {
-                found.push(*h);
-            }
-        }
-    }
-    found
 }
 
 #[cfg(test)]

@@ -271,3 +271,24 @@ fn one_author_and_a_date_in_the_one_article_are_a_byline() {
         r#"<span class="authors">Ann, Bob</span><span class="date">May 1</span>"#
     )));
 }
+
+#[test]
+fn a_title_written_as_code_is_docs_evidence_and_one_in_words_is_not() {
+    let code = |h1: &str| {
+        evidence("", &format!("{h1}<p>Heron</p>"))
+            .signals
+            .iter()
+            .any(|s| s.starts_with("the page's title is code"))
+    };
+    // pydoctor's: the dotted name, each part a link, all in `<code>`.
+    assert!(code(
+        "<h1><code><code><a href=\"index.html\">packaging</a></code><wbr>.<code>\
+         <a href=\"v.html\">version</a></code></code></h1>"
+    ));
+    assert!(code("<h1><tt>heron.Wader</tt></h1>"));
+    // A post about code is titled in words; the first visible heading is the page's title.
+    assert!(!code("<h1>Using <code>heron.Wader</code> well</h1>"));
+    assert!(!code("<h1>Herons</h1><h1><code>heron</code></h1>"));
+    assert!(!code("<h1 hidden><code>heron</code></h1><h1>Herons</h1>"));
+    assert!(!code("<h1><code> . </code></h1>"));
+}

@@ -317,7 +317,15 @@ fn opens_with_a_title_link(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
         .children()
         .find(|c| c.value().is_element())
         .is_some_and(|h| (is_heading(name(h)) || classed_a_title(h)) && wholly_a_link(page, h));
-    headed || first_words_link(page, n).is_some_and(classed_a_title)
+    // Or the entry's first words are a heading's, wholly a link, under a wrapper of their own
+    // (a card's header: `div.card-header > h3 > a`).
+    headed
+        || first_words_link(page, n).is_some_and(|a| {
+            classed_a_title(a)
+                || a.ancestors()
+                    .take_while(|x| x.id() != n.id())
+                    .any(|x| is_heading(name(x)) && wholly_a_link(page, x))
+        })
 }
 
 /// The link that holds `n`'s first words, when it is wholly a link to another page that is not

@@ -24,6 +24,7 @@ use url::Url;
 
 use super::kb::{Category, LevelKind};
 
+mod api;
 mod byline;
 mod columns;
 mod engine;

@@ -283,3 +283,28 @@ fn a_heading_of_the_title_s_words_holding_its_longest_part_is_the_title() {
         "{reading:?}"
     );
 }
+
+#[test]
+fn whole_posts_in_cards_under_linked_titles_are_a_list() {
+    // staticsite's default theme: each post in a card whose header holds its linked title.
+    let card = |n: u32| {
+        format!(
+            "<div class=\"card\"><div class=\"card-header\"><h3><a href=\"/posts/p{n}\">Post \
+             {n}</a></h3></div><div class=\"card-body\"><p>{}</p></div></div>",
+            "A long walk by the river, told at length with every bird seen. ".repeat(15)
+        )
+    };
+    let page: String = (1..=3).map(card).collect();
+    let list = read_alone(&format!(
+        "<html><body><h1>birds</h1><div class=\"col\">{page}</div></body></html>"
+    ));
+    assert_eq!(list.kind, Some(LevelKind::Intermediate));
+    // A post whose header links to its author is no entry of a list.
+    let post = format!(
+        "<html><body><div class=\"card\"><div class=\"card-header\"><h1>Post 1</h1>\
+         <a href=\"/people/ann\">Ann</a></div><div class=\"card-body\"><p>{}</p></div></div>\
+         </body></html>",
+        "A long walk by the river, told at length with every bird seen. ".repeat(15)
+    );
+    assert_eq!(read_alone(&post).kind, Some(LevelKind::Terminal));
+}

@@ -23,6 +23,7 @@ const PATH_WORDS: &[&str] = &[
     "revision",
     "revisions",
     "diff",
+    "compare",
     "login",
     "logout",
     "signin",
@@ -428,6 +429,15 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
             ));
         }
     }
+    // `/wiki/Heron/9ff8e39` beside `/wiki/Heron`: a commit's hash after a page's path is
+    // that page at an old revision (Jingo's, a Git-backed wiki's).
+    let last = path.rsplit('/').next().unwrap_or("");
+    if is_a_commit_hash(last) && shapes.has_head_of(&shape) {
+        return Some((
+            literal(&template, path.split('/').count() - 1, last),
+            "a commit's hash after a page's path: an old revision".into(),
+        ));
+    }
     for (k, _) in url.query_pairs() {
         let k = k.to_ascii_lowercase();
         if QUERY_KEYS.contains(&k.as_str()) {
@@ -435,6 +445,15 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// Whether a path segment is an abbreviated or full commit hash: 7 to 40 lowercase hex digits,
+/// with a letter and a digit among them (a number or a word is a name).
+fn is_a_commit_hash(seg: &str) -> bool {
+    (7..=40).contains(&seg.len())
+        && seg.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        && seg.bytes().any(|b| b.is_ascii_digit())
+        && seg.bytes().any(|b| b.is_ascii_lowercase())
 }
 
 #[cfg(test)]

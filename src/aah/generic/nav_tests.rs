@@ -405,3 +405,29 @@ fn an_action_word_marked_as_an_action_is_one_among_many_names() {
     }
     assert_eq!(not_worth(&url("http://w/Birds"), &m), None);
 }
+
+#[test]
+fn a_commit_s_hash_after_a_page_s_path_is_an_old_revision_and_compare_is_a_diff() {
+    let m = host(&[
+        "http://j/wiki/Heron",
+        "http://j/wiki/Wren",
+        "http://j/wiki/Swift",
+        "http://j/releases/2024",
+    ]);
+    for u in [
+        "http://j/wiki/Heron/9ff8e39",
+        "http://j/wiki/Heron/d4df3dc0a1b2c3d4e5f60718293a4b5c6d7e8f90",
+        "http://j/wiki/Heron/compare/f65a32c..d4df3dc",
+    ] {
+        assert!(not_worth(&url(u), &m).is_some(), "{u}");
+    }
+    for u in [
+        // Not after a page the host has; a number or a word is a name, not a hash.
+        "http://j/wiki/Owl/9ff8e39",
+        "http://j/releases/2024/1234567",
+        "http://j/wiki/Heron/accede",
+        "http://j/wiki/Heron/9FF8E39",
+    ] {
+        assert_eq!(not_worth(&url(u), &m), None, "{u}");
+    }
+}

@@ -206,6 +206,16 @@ impl Shapes {
             && self.shapes.iter().any(|o| o.raw == me.raw[marked..])
     }
 
+    /// Whether the host has a URL whose path is `me`'s without its last segment, and no query:
+    /// `/wiki/Heron` for `/wiki/Heron/9ff8e39`.
+    pub(super) fn has_head_of(&self, me: &Shape) -> bool {
+        me.raw.len() >= 2
+            && self
+                .shapes
+                .iter()
+                .any(|o| o.query.is_empty() && o.raw == me.raw[..me.raw.len() - 1])
+    }
+
     /// The distinct values at place `i` of the shapes that share `me`'s first `i` places and
     /// length: the choices a menu offers there.
     pub(super) fn siblings(&self, me: &Shape, i: usize) -> Vec<&str> {

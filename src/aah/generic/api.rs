@@ -1,0 +1,98 @@
+//! Signs that a page is an API reference, as documentation generators write one: its section
+//! headings ("Method Summary", "Struct Reference") and a title that names a code object.
+
+use super::page::Page;
+
+/// Section headings of API reference pages, as documentation generators write them: Doxygen's
+/// ("Detailed Description", "Member Function Documentation", "Struct Reference"), Javadoc's
+/// ("Method Summary"), rustdoc's ("Trait Implementations") and pydoc's ("Methods defined
+/// here"). A heading is matched whole or by its end ("bird_sighting Struct Reference").
+const API_HEADINGS: [&str; 22] = [
+    "detailed description",
+    "data fields",
+    "data structures",
+    "public member functions",
+    "public attributes",
+    "member list",
+    "documentation",
+    "struct reference",
+    "class reference",
+    "file reference",
+    "namespace reference",
+    "interface reference",
+    "method summary",
+    "field summary",
+    "constructor summary",
+    "method details",
+    "field details",
+    "trait implementations",
+    "required methods",
+    "provided methods",
+    "methods defined here",
+    "data descriptors defined here",
+];
+
+/// The API reference headings of a page, distinct: a heading that ends with one of
+/// [`API_HEADINGS`] ("Member Data Documentation" ends with "documentation").
+pub(super) fn headings(page: &Page<'_>) -> Vec<&'static str> {
+    let mut found = Vec::new();
+    for n in page.body.descendants().take(20_000) {
+        let Some(e) = n.value().as_element() else {
+            continue;
+        };
+        let heading = matches!(e.name(), "h1" | "h2" | "h3" | "h4" | "caption")
+            || e.attr("class")
+                .is_some_and(|c| c.split_whitespace().any(|c| c == "title"));
+        if !heading || page.is_hidden(n) {
+            continue;
+        }
+        let text = page.text(n).to_lowercase();
+        let text = text.trim();
+        if text.len() > 80 {
+            continue;
+        }
+        if let Some(h) = API_HEADINGS.iter().find(|h| text.ends_with(*h)) {
+            if !found.contains(h) {
+                found.push(*h);
+            }
+        }
+    }
+    found
+}
+
+/// Characters of a code title reported, at most.
+const MAX_CODE_TITLE: usize = 60;
+
+/// The page's first visible `<h1>` when all its words are code (`<code>`, `<tt>`, `<kbd>`,
+/// `<samp>`): the heading of a page about one module, class or function
+/// (`packaging.version.Version`, written as code by pydoctor). A post or an article is titled
+/// in words, even one about code; so one such title is not a category, but the host's pages
+/// that have one add up.
+pub(super) fn code_title(page: &Page<'_>) -> Option<String> {
+    const CODE: [&str; 4] = ["code", "tt", "kbd", "samp"];
+    let h1 = page
+        .body
+        .descendants()
+        .take(20_000)
+        .find(|n| super::name(*n) == "h1" && !page.is_hidden(*n))?;
+    let mut words = false;
+    for t in h1.descendants() {
+        let Some(text) = t.value().as_text() else {
+            continue;
+        };
+        if !text.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        let in_code = t
+            .ancestors()
+            .take_while(|a| a.id() != h1.id())
+            .any(|a| CODE.contains(&super::name(a)));
+        if !in_code {
+            return None;
+        }
+        words = true;
+    }
+    let text = page.text(h1);
+    let text = text.trim();
+    words.then(|| text.chars().take(MAX_CODE_TITLE).collect())
+}
