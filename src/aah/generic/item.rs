@@ -19,6 +19,13 @@ fn norm(s: &str) -> String {
         .to_lowercase()
 }
 
+/// Lowercase, without whitespace, for telling a heading's text from a title: the title is
+/// joined as a browser shows it, where `Page::text` puts a space between text nodes
+/// (`packaging<wbr>.<wbr>version`).
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<String>().to_lowercase()
+}
+
 fn level(n: NodeRef<'_, Node>) -> u8 {
     match name(n) {
         "h1" => 3,
@@ -176,13 +183,13 @@ pub(super) fn root<'a>(
     content: NodeRef<'a, Node>,
     title: Option<&str>,
 ) -> NodeRef<'a, Node> {
-    let Some(title) = title.map(norm) else {
+    let Some(title) = title.map(squash) else {
         return content;
     };
     let heading = page
         .body
         .descendants()
-        .find(|n| matches!(name(*n), "h1" | "h2") && norm(&page.text(*n)) == title);
+        .find(|n| matches!(name(*n), "h1" | "h2") && squash(&page.text(*n)) == title);
     let Some(heading) = heading else {
         return content;
     };
@@ -252,7 +259,7 @@ pub(super) fn body(
     stats: &HashMap<NodeId, Stats>,
     furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
 ) -> Option<String> {
-    let title = title.map(norm);
+    let title = title.map(squash);
     let mut raw = String::new();
     let mut skip = 0usize;
     for edge in root.traverse() {
@@ -261,7 +268,7 @@ pub(super) fn body(
                 Node::Element(e) => {
                     let left_out = skip > 0 || page.is_hidden(n) || furniture(n) || {
                         let heading = matches!(e.name(), "h1" | "h2")
-                            && title.as_ref().is_some_and(|t| norm(&page.text(n)) == *t);
+                            && title.as_ref().is_some_and(|t| squash(&page.text(n)) == *t);
                         let link_box = n.id() != root.id()
                             && matches!(e.name(), "div" | "ul" | "ol" | "table" | "nav")
                             && stats

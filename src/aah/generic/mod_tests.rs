@@ -308,3 +308,26 @@ fn whole_posts_in_cards_under_linked_titles_are_a_list() {
     );
     assert_eq!(read_alone(&post).kind, Some(LevelKind::Terminal));
 }
+
+#[test]
+fn an_item_s_text_starts_at_its_title_written_as_code_across_inline_breaks() {
+    // pydoctor's class page: the dotted name broken by `<wbr>`, a short docstring, then the
+    // members, which hold most of the text.
+    let method = |n: u32| {
+        format!(
+            "<div class=\"method\"><div class=\"header\">def wade_{n}(self)</div><p>{}</p></div>",
+            "Wades through the shallows at the river's edge, slowly, looking for fish. ".repeat(4)
+        )
+    };
+    let methods: String = (1..=6).map(method).collect();
+    let r = read_alone(&format!(
+        "<html><head><title>pkg.Heron</title></head><body><main><div class=\"page-header\">\
+         <h1><code><a href=\"/pkg.html\">pkg</a><wbr>.<wbr><a href=\"/pkg.Heron.html\">Heron</a>\
+         </code></h1></div><div class=\"doc\"><p>A grey heron, standing still in the reeds \
+         until a fish comes by.</p></div><div id=\"child-list\">{methods}</div></main></body>\
+         </html>"
+    ));
+    assert_eq!(r.kind, Some(LevelKind::Terminal));
+    let body = r.body.expect("a body");
+    assert!(body.starts_with("A grey heron"), "{body}");
+}
