@@ -472,10 +472,10 @@ impl Helper {
 }
 
 /// Fills `out` with a reading: application `unknown` with `category`, the category's evidence,
-/// the level and, for a single item, its title and body. Nothing without a category.
+/// the level and, for a single item, its title and body. Without a category (an issue
+/// tracker, a CMS without a generator tag), the level, title and body alone, no application
+/// claimed.
 fn fill(out: &mut AppMatch, category: Option<Category>, reading: &generic::Reading) {
-    // A host whose pages name no category (an issue tracker, a CMS without a generator tag)
-    // still gets the page's structure: its kind, title and body, with no application claimed.
     if let Some(category) = category {
         out.application = Some(AppInfo {
             name: UNKNOWN_APP.into(),

@@ -63,31 +63,42 @@ pub(super) fn headings(page: &Page<'_>) -> Vec<&'static str> {
 /// Characters of a code title reported, at most.
 const MAX_CODE_TITLE: usize = 60;
 
-/// The page's first visible `<h1>` when all its words are code (`<code>`, `<tt>`, `<kbd>`,
-/// `<samp>`): the heading of a page about one module, class or function
-/// (`packaging.version.Version`, written as code by pydoctor). A post or an article is titled
-/// in words, even one about code; so one such title is not a category, but the host's pages
-/// that have one add up.
+/// The page's first visible `<h1>` outside its banner (`header`, `nav`) when all its visible
+/// words are code (`<code>`, `<tt>`, `<kbd>`, `<samp>`): the heading of a page about one
+/// module, class or function (`packaging.version.Version`, written as code by pydoctor). A
+/// post or an article is titled in words, even one about code, and a site's name in code
+/// (`~/blog`) sits in its banner, or links home; so one such title is not a category, but the
+/// host's pages that have one add up.
 pub(super) fn code_title(page: &Page<'_>) -> Option<String> {
     const CODE: [&str; 4] = ["code", "tt", "kbd", "samp"];
-    let h1 = page
-        .body
-        .descendants()
-        .take(20_000)
-        .find(|n| super::name(*n) == "h1" && !page.is_hidden(*n))?;
+    let h1 = page.body.descendants().take(20_000).find(|n| {
+        super::name(*n) == "h1"
+            && !page.is_hidden(*n)
+            && !n
+                .ancestors()
+                .any(|a| matches!(super::name(a), "header" | "nav"))
+    })?;
+    let home = h1.descendants().any(|a| {
+        a.value()
+            .as_element()
+            .filter(|e| e.name() == "a")
+            .and_then(|e| e.attr("href"))
+            .and_then(|h| page.url.join(h).ok())
+            .is_some_and(|u| u.path() == "/" && u.host() == page.url.host())
+    });
+    if home {
+        return None;
+    }
     let mut words = false;
     for t in h1.descendants() {
         let Some(text) = t.value().as_text() else {
             continue;
         };
-        if !text.chars().any(char::is_alphanumeric) {
+        let inside = || t.ancestors().take_while(|a| a.id() != h1.id());
+        if !text.chars().any(char::is_alphanumeric) || inside().any(|a| page.is_hidden(a)) {
             continue;
         }
-        let in_code = t
-            .ancestors()
-            .take_while(|a| a.id() != h1.id())
-            .any(|a| CODE.contains(&super::name(a)));
-        if !in_code {
+        if !inside().any(|a| CODE.contains(&super::name(a))) {
             return None;
         }
         words = true;

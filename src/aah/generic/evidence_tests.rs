@@ -291,4 +291,13 @@ fn a_title_written_as_code_is_docs_evidence_and_one_in_words_is_not() {
     assert!(!code("<h1>Herons</h1><h1><code>heron</code></h1>"));
     assert!(!code("<h1 hidden><code>heron</code></h1><h1>Herons</h1>"));
     assert!(!code("<h1><code> . </code></h1>"));
+    // A site's name written as code is its banner, not a page's title.
+    assert!(!code(
+        "<header><h1><code>~/blog</code></h1></header><h1>Herons</h1>"
+    ));
+    assert!(!code("<h1><a href=\"/\"><code>~/blog</code></a></h1>"));
+    // Hidden words do not count, either way.
+    assert!(code(
+        "<h1><code>heron.Wader</code><span hidden>Class</span></h1>"
+    ));
 }

@@ -430,11 +430,13 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
         }
     }
     // `/wiki/Heron/9ff8e39` beside `/wiki/Heron`: a commit's hash after a page's path is
-    // that page at an old revision (Jingo's, a Git-backed wiki's).
+    // that page at an old revision (Jingo's, a Git-backed wiki's). The page is one of many
+    // under a section (`/wiki/*`): after a section itself (`/posts/5f8d0d55b547…`, a
+    // database id; `/archive/dec2023`) such a segment names an item. One rule for all hashes.
     let last = path.rsplit('/').next().unwrap_or("");
-    if is_a_commit_hash(last) && shapes.has_head_of(&shape) {
+    if is_a_commit_hash(last) && shapes.has_page_as_head_of(&shape) {
         return Some((
-            literal(&template, path.split('/').count() - 1, last),
+            literal(&template, path.split('/').count() - 1, "<commit>"),
             "a commit's hash after a page's path: an old revision".into(),
         ));
     }

@@ -413,6 +413,8 @@ fn a_commit_s_hash_after_a_page_s_path_is_an_old_revision_and_compare_is_a_diff(
         "http://j/wiki/Wren",
         "http://j/wiki/Swift",
         "http://j/releases/2024",
+        "http://j/posts",
+        "http://j/blog/posts",
     ]);
     for u in [
         "http://j/wiki/Heron/9ff8e39",
@@ -426,7 +428,12 @@ fn a_commit_s_hash_after_a_page_s_path_is_an_old_revision_and_compare_is_a_diff(
         "http://j/wiki/Owl/9ff8e39",
         "http://j/releases/2024/1234567",
         "http://j/wiki/Heron/accede",
+        "http://j/wiki/Heron/defaced",
         "http://j/wiki/Heron/9FF8E39",
+        // After a section, not a page among many: a database id, a month.
+        "http://j/posts/5f8d0d55b54764421b7156c1",
+        "http://j/blog/posts/5f8d0d55b54764421b7156c1",
+        "http://j/releases/dec2023",
     ] {
         assert_eq!(not_worth(&url(u), &m), None, "{u}");
     }

@@ -206,14 +206,17 @@ impl Shapes {
             && self.shapes.iter().any(|o| o.raw == me.raw[marked..])
     }
 
-    /// Whether the host has a URL whose path is `me`'s without its last segment, and no query:
-    /// `/wiki/Heron` for `/wiki/Heron/9ff8e39`.
-    pub(super) fn has_head_of(&self, me: &Shape) -> bool {
-        me.raw.len() >= 2
+    /// Whether the host has a URL whose path is `me`'s without its last segment, and no query,
+    /// that is one page among many of a section: `/wiki/Heron` (its template `wiki/*`) for
+    /// `/wiki/Heron/9ff8e39`; not a section itself (`/posts`, `/blog/posts`).
+    pub(super) fn has_page_as_head_of(&self, me: &Shape) -> bool {
+        let n = me.raw.len();
+        n >= 3
             && self
                 .shapes
                 .iter()
-                .any(|o| o.query.is_empty() && o.raw == me.raw[..me.raw.len() - 1])
+                .find(|o| o.query.is_empty() && o.raw == me.raw[..n - 1])
+                .is_some_and(|head| self.template(head).ends_with("/*"))
     }
 
     /// The distinct values at place `i` of the shapes that share `me`'s first `i` places and
