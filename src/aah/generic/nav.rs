@@ -436,7 +436,7 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
     let last = path.rsplit('/').next().unwrap_or("");
     if is_a_commit_hash(last) && shapes.has_page_as_head_of(&shape) {
         return Some((
-            literal(&template, path.split('/').count() - 1, "<commit>"),
+            literal(&template, shape.places() - 1, "<commit>"),
             "a commit's hash after a page's path: an old revision".into(),
         ));
     }
