@@ -175,40 +175,57 @@ pub(super) fn title(
     ld.or_else(|| candidates.first().map(|(_, t)| t.clone()))
 }
 
-/// Where an item's text starts: the content, or, when the title heading sits outside it (the
-/// content search went into a long comment thread and left a short post behind), the closest
-/// element holding both, unless that is far up the page.
+/// Where an item's text starts: the content, or, when the title heading sits before it and
+/// outside it (the content search went into a long comment thread and left a short post
+/// behind: djeddit's nested replies), the closest element holding both, unless that is the
+/// whole page, with the heading: the text then starts after it ([`body`]), so what that
+/// element holds before the heading (a breadcrumb, a sidebar) is not the item's.
 pub(super) fn root<'a>(
     page: &Page<'a>,
     content: NodeRef<'a, Node>,
     title: Option<&str>,
-) -> NodeRef<'a, Node> {
-    let Some(title) = title.map(squash) else {
-        return content;
-    };
-    let heading = page
-        .body
-        .descendants()
-        .find(|n| matches!(name(*n), "h1" | "h2") && squash(&page.text(*n)) == title);
-    let Some(heading) = heading else {
-        return content;
+) -> (NodeRef<'a, Node>, Option<NodeId>) {
+    let Some(heading) = title_heading(page, page.body, title) else {
+        return (content, None);
     };
     if heading.ancestors().any(|a| a.id() == content.id()) {
-        return content;
+        return (content, None);
     }
     let above: HashSet<NodeId> = content.ancestors().map(|a| a.id()).collect();
     let Some(common) = heading.ancestors().find(|a| above.contains(&a.id())) else {
-        return content;
+        return (content, None);
     };
-    let up = content
-        .ancestors()
-        .take_while(|a| a.id() != common.id())
-        .count();
-    if up < 3 && !matches!(name(common), "body" | "html") {
-        common
+    // The heading comes first in document order: the branch of `common` that holds it comes
+    // before the one holding the content.
+    let branch = |n: NodeRef<'a, Node>| {
+        n.ancestors()
+            .take_while(|a| a.id() != common.id())
+            .last()
+            .unwrap_or(n)
+            .id()
+    };
+    let (h, c) = (branch(heading), branch(content));
+    let before = common
+        .children()
+        .map(|ch| ch.id())
+        .find(|id| *id == h || *id == c)
+        == Some(h);
+    if before && !matches!(name(common), "body" | "html") {
+        (common, Some(heading.id()))
     } else {
-        content
+        (content, None)
     }
+}
+
+/// The first visible `h1`–`h3` under `root` whose text is the title (whitespace aside).
+fn title_heading<'a>(
+    page: &Page<'a>,
+    root: NodeRef<'a, Node>,
+    title: Option<&str>,
+) -> Option<NodeRef<'a, Node>> {
+    let title = squash(title?);
+    root.descendants()
+        .find(|n| level(*n) > 0 && !page.is_hidden(*n) && squash(&page.text(*n)) == title)
 }
 
 /// Elements that break text into blocks when a browser renders it.
@@ -249,16 +266,18 @@ fn is_block(name: &str) -> bool {
     )
 }
 
-/// The item's text from `root`: furniture, hidden text, the title heading and boxes of links
-/// inside the content (a table of contents, a tag cloud) left out; text joined as a browser
-/// shows it (no space inside `Sub<a>Page</a>,`); at most [`BODY_CHARS`] characters.
+/// The item's text from `root` ([`root`]: after the heading `after`, when there is one):
+/// furniture, hidden text, the title heading and boxes of links inside the content (a table
+/// of contents, a tag cloud) left out; text joined as a browser shows it (no space inside
+/// `Sub<a>Page</a>,`); at most [`BODY_CHARS`] characters.
 pub(super) fn body(
     page: &Page<'_>,
-    root: NodeRef<'_, Node>,
+    (root, after): (NodeRef<'_, Node>, Option<NodeId>),
     title: Option<&str>,
     stats: &HashMap<NodeId, Stats>,
     furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
 ) -> Option<String> {
+    let mut before = after.is_some();
     let title = title.map(squash);
     let mut raw = String::new();
     let mut skip = 0usize;
@@ -282,7 +301,7 @@ pub(super) fn body(
                         raw.push(' ');
                     }
                 }
-                Node::Text(t) if skip == 0 => {
+                Node::Text(t) if skip == 0 && !before => {
                     raw.push_str(t);
                     if raw.len() > BODY_CHARS * 8 {
                         break;
@@ -291,6 +310,7 @@ pub(super) fn body(
                 _ => {}
             },
             Edge::Close(n) => {
+                before &= Some(n.id()) != after;
                 if let Some(e) = n.value().as_element() {
                     if skip > 0 {
                         skip -= 1;

@@ -89,13 +89,18 @@ pub(super) fn kind_of(
         let s = get(n);
         let prose = s.text - s.link;
         // Headed by a heading that links elsewhere, or an entry of links with little prose
-        // beside them (a forum post with its author's and group's links is prose). An entry
-        // that says it leads to the previous or next item ("Next by thread: ...") walks a
-        // sequence of single items; it is not an entry of a list.
+        // beside them (a forum post with its author's and group's links is prose). A paragraph
+        // of several links is a list written inline, whose links are the entries (a wiki's
+        // `* TheHeron<br>* TheSwift`). An entry that says it leads to the previous or next
+        // item ("Next by thread: ...") walks a sequence of single items; it is not an entry
+        // of a list.
+        let inline_list = e.name() == "p" && s.links >= 2;
         let headed = s.links >= 1
             && ((prose < MAX_ENTRY_PROSE
                 && ((s.heading_link && main_link_elsewhere(page, n))
-                    || (s.link * 10 >= s.text * 3 && prose < MAX_LINK_ENTRY_PROSE)))
+                    || (s.link * 10 >= s.text * 3
+                        && prose < MAX_LINK_ENTRY_PROSE
+                        && !inline_list)))
                 || opens_with_a_title_link(page, n)
                 || opens_with_a_link_cell(page, n))
             && !walks_a_sequence(page, n);
@@ -318,13 +323,18 @@ fn opens_with_a_title_link(page: &Page<'_>, n: NodeRef<'_, Node>) -> bool {
         .find(|c| c.value().is_element())
         .is_some_and(|h| (is_heading(name(h)) || classed_a_title(h)) && wholly_a_link(page, h));
     // Or the entry's first words are a heading's, wholly a link, under a wrapper of their own
-    // (a card's header: `div.card-header > h3 > a`).
+    // (a card's header: `div.card-header > h3 > a`), or a link wrapping a heading
+    // (djeddit's `a > h4`).
     headed
         || first_words_link(page, n).is_some_and(|a| {
             classed_a_title(a)
                 || a.ancestors()
                     .take_while(|x| x.id() != n.id())
                     .any(|x| is_heading(name(x)) && wholly_a_link(page, x))
+                || a.descendants().any(|h| {
+                    is_heading(name(h))
+                        && page.text(h).chars().count() * 10 >= page.text(a).chars().count() * 9
+                })
         })
 }
 
