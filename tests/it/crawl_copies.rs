@@ -1,8 +1,9 @@
-//! End-to-end: copies of a page under other URLs (`?ref=` tracking variants, `/print/` views)
-//! cost the crawl only the few examples needed to learn that they are copies. After that, the
-//! rule skips them; every original is still archived, a parameter that changes the page
-//! (`?page=2`) is not learned, and the rule with its evidence is served by the API, shown on the
-//! cockpit's hosts page and written to the crawl log.
+//! End-to-end: copies of a page under other URLs (`?ref=` tracking variants, `/print/` views,
+//! a final slash) cost the crawl only the few examples needed to learn that they are copies.
+//! After that, the rule skips them; every original is still archived, a parameter that changes
+//! the page (`?page=2`) is not learned, a slashed URL that its bare one redirects to is still
+//! fetched, and the rule with its evidence is served by the API, shown on the cockpit's hosts
+//! page and written to the crawl log.
 
 use crate::cockpit_support;
 use crate::support;
@@ -76,14 +77,13 @@ fn rule<'a>(c: &'a Value, name: &str) -> Option<&'a Value> {
         .find(|r| r["rule"] == name)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn copies_cost_only_the_examples_that_teach_the_rule() {
-    let web = FixtureWeb::start(1);
-    web.route_prefix(0, "/", reply);
+/// Crawls the fixture web's first host from `/` with no delay, to the end: the server, its
+/// folder and the finished crawl's status.
+async fn crawl(web: &FixtureWeb, name: &str) -> (tempfile::TempDir, TestServer, Value) {
     let dir = tempfile::tempdir().unwrap();
     let srv = TestServer::start(dir.path(), |_| {}).await;
     let spec = json!({
-        "name": "copies",
+        "name": name,
         "seeds": [web.url(0, "/")],
         "network": { "allow_private": true },
         "scope": { "sitemaps": false },
@@ -91,12 +91,20 @@ async fn copies_cost_only_the_examples_that_teach_the_rule() {
         "limits": { "timeout_ms": 3000 }
     });
     srv.create(&spec).await;
-    assert_eq!(srv.action("copies", "start").await.0, 200);
+    assert_eq!(srv.action(name, "start").await.0, 200);
     let c = srv
-        .wait_for("copies", 30, "the crawl to finish", |c| {
+        .wait_for(name, 30, "the crawl to finish", |c| {
             c["state"] == "finished"
         })
         .await;
+    (dir, srv, c)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copies_cost_only_the_examples_that_teach_the_rule() {
+    let web = FixtureWeb::start(1);
+    web.route_prefix(0, "/", reply);
+    let (dir, srv, c) = crawl(&web, "copies").await;
 
     let targets: Vec<String> = web.hits_for(0).into_iter().map(|h| h.target).collect();
     let copies: Vec<&String> = targets.iter().filter(|t| is_copy(t)).collect();
@@ -158,5 +166,75 @@ async fn copies_cost_only_the_examples_that_teach_the_rule() {
         .filter(|l| l.contains(" -4000 ") && l.contains("copy:"))
         .count();
     assert!(refused >= 10, "{refused} refusals logged");
+    srv.stop().await;
+}
+
+/// Threads on the second site; each is linked as itself and with a final slash (djeddit's
+/// comment links), served alike; folders `/d/N` redirect to `/d/N/`, the page.
+const THREADS: usize = 16;
+
+fn slashed_site(target: &str) -> Reply {
+    let path = target.split_once('?').map_or(target, |(p, _)| p);
+    if path == "/" {
+        let mut links = String::new();
+        for i in 0..THREADS {
+            links.push_str(&format!(
+                "<li><a href=\"/t/{i}/thread-{i}\">Thread {i}</a> \
+                 <a href=\"/t/{i}/thread-{i}/#comments\">2 comments</a> \
+                 <a href=\"/d/{i}\">folder {i}</a></li>"
+            ));
+        }
+        return Reply::html(format!(
+            "<!DOCTYPE html><html><head><title>Threads</title></head><body><ul>{links}</ul></body></html>"
+        ));
+    }
+    let thread = path
+        .strip_prefix("/t/")
+        .and_then(|p| p.split_once('/'))
+        .and_then(|(n, rest)| Some((n.parse::<usize>().ok()?, rest)));
+    if let Some((i, rest)) = thread {
+        if i < THREADS && rest.trim_end_matches('/') == format!("thread-{i}") {
+            return Reply::html(format!(
+                "<!DOCTYPE html><html><head><title>Thread {i}</title></head><body>\
+                 <p>Thread {i} and its two comments.</p><p><a href=\"/\">Home</a></p></body></html>"
+            ));
+        }
+    }
+    match path.strip_prefix("/d/") {
+        Some(n) if !n.ends_with('/') => Reply::redirect(301, &format!("/d/{n}/")),
+        Some(n) => Reply::html(format!(
+            "<!DOCTYPE html><html><body><p>Folder {n}</p></body></html>"
+        )),
+        None => Reply::not_found(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_served_with_and_without_a_final_slash_is_fetched_once_after_the_examples() {
+    let web = FixtureWeb::start(1);
+    web.route_prefix(0, "/", slashed_site);
+    let (_dir, srv, c) = crawl(&web, "slashes").await;
+    let targets: Vec<String> = web.hits_for(0).into_iter().map(|h| h.target).collect();
+    let copies: Vec<&String> = targets
+        .iter()
+        .filter(|t| t.starts_with("/t/") && t.ends_with('/'))
+        .collect();
+    // Three examples adopt the rule; one more may be on its way back meanwhile.
+    assert!(
+        copies.len() <= 4,
+        "{} copies fetched: {copies:?}",
+        copies.len()
+    );
+    for i in 0..THREADS {
+        let thread = format!("/t/{i}/thread-{i}");
+        assert!(targets.contains(&thread), "{thread} fetched: {targets:?}");
+        // Where the bare URL redirects to the slashed one, the slashed one is the page.
+        let folder = format!("/d/{i}/");
+        assert!(targets.contains(&folder), "{folder} fetched: {targets:?}");
+    }
+    let r = rule(&c, "slash:final").unwrap_or_else(|| panic!("slash:final learned: {c}"));
+    assert_eq!(r["state"], "adopted", "{r}");
+    assert_eq!(r["counter_examples"], 0, "{r}");
+    assert!(r["skipped"].as_u64().unwrap() >= 10, "{r}");
     srv.stop().await;
 }

@@ -3,8 +3,9 @@
 //! do not cost the page budget twice.
 //!
 //! A variant differs from another URL of the same host by one query parameter (present in one,
-//! absent or with another value in the other) or by one path segment (the first or the last:
-//! `/print/a.html` against `/a.html`, `/a/print/` against `/a/`). Every fetched 2xx page is
+//! absent or with another value in the other), by one path segment (the first or the last:
+//! `/print/a.html` against `/a.html`, `/a/print/` against `/a/`) or by a final slash
+//! (`/a/` against `/a`, both answered with the page). Every fetched 2xx page is
 //! compared with the recently fetched pages it is such a variant of: the same payload digest is
 //! an example of the rule (`param:ref`, `segment:print`), a different one a counter-example.
 //! A rule with [`EXAMPLES_TO_ADOPT`] examples and no counter-example is adopted (one with the
@@ -109,7 +110,8 @@ impl Rule {
 pub struct CopyRule {
     /// The host it applies to.
     pub host: String,
-    /// `param:NAME` (a query parameter) or `segment:NAME` (a first or last path segment).
+    /// `param:NAME` (a query parameter), `segment:NAME` (a first or last path segment) or
+    /// `slash:final` (a final slash).
     pub rule: String,
     /// `candidate`, `adopted` or `refuted`.
     pub state: RuleState,
@@ -203,6 +205,9 @@ impl Copies {
                 if r.state == RuleState::Adopted {
                     *adopted_names.entry(v.clone()).or_default() += 1;
                 }
+                if !v.crawl_wide() {
+                    continue;
+                }
                 let t = names.entry(v.clone()).or_default();
                 t.examples += r.examples;
                 t.hosts += u32::from(r.examples > 0);
@@ -219,8 +224,12 @@ impl Copies {
         })
     }
 
-    /// Whether a rule named `v` is in force on a host other than `host`.
+    /// Whether a rule named `v` is in force on a host other than `host` (see
+    /// [`Variant::crawl_wide`]).
     fn adopted_elsewhere(&self, host: &str, v: &Variant) -> bool {
+        if !v.crawl_wide() {
+            return false;
+        }
         let here = self
             .hosts
             .get(host)
@@ -348,7 +357,13 @@ impl Copies {
             return;
         }
         let rule = rules.entry(v.clone()).or_insert_with(Rule::new);
-        let tally = self.names.entry(v.clone()).or_default();
+        // A name that is no evidence for other hosts is tallied apart, and never read.
+        let mut apart = Tally::default();
+        let tally = if v.crawl_wide() {
+            self.names.entry(v.clone()).or_default()
+        } else {
+            &mut apart
+        };
         let was_likely = tally.likely();
         if same {
             tally.examples += 1;

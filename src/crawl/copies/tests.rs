@@ -224,6 +224,52 @@ fn examples_on_two_hosts_make_a_name_likely_until_a_counter_example() {
 }
 
 #[test]
+fn a_final_slash_is_a_variant_learnt_on_its_own_host_alone() {
+    let r = reductions(&u("http://h/t/5/slug/"));
+    assert!(r
+        .iter()
+        .any(|(v, o)| *v == Variant::Slash && o.as_str() == "http://h/t/5/slug"));
+    assert!(!reductions(&u("http://h/"))
+        .iter()
+        .any(|(v, _)| *v == Variant::Slash));
+    assert!(!reductions(&u("http://h/t/5"))
+        .iter()
+        .any(|(v, _)| *v == Variant::Slash));
+    assert_eq!(Variant::parse("slash:final"), Some(Variant::Slash));
+    assert_eq!(Variant::Slash.name(), "slash:final");
+    let mut c = Copies::default();
+    // Two hosts serve each page under both URLs: each adopts the rule on its own three
+    // examples, and neither host's make the name likely for a third.
+    for host in ["h", "k"] {
+        for i in 0..3 {
+            c.observe(
+                host,
+                &u(&format!("http://{host}/t/{i}")),
+                &format!("sha1:{i}"),
+            );
+            let ch = c.observe(
+                host,
+                &u(&format!("http://{host}/t/{i}/")),
+                &format!("sha1:{i}"),
+            );
+            assert_eq!(
+                ch.iter().any(|c| matches!(c, Change::Adopted(_))),
+                i == 2,
+                "{host} {i}: {ch:?}"
+            );
+            assert!(!ch.iter().any(|c| matches!(c, Change::Likely(_))));
+        }
+    }
+    assert_eq!(
+        c.skip("h", &u("http://h/t/9/"), |_| true),
+        Some(Variant::Slash)
+    );
+    // Where `/a` redirects to `/a/`, the slashed URL is the page: nothing waits there.
+    assert!(!c.suspect("g", &u("http://g/a/"), |_| true));
+    assert_eq!(c.skip("g", &u("http://g/a/"), |_| true), None);
+}
+
+#[test]
 fn a_page_fetched_under_one_kind_of_variant_is_not_fetched_under_another() {
     let mut c = Copies::default();
     for i in 0..3 {

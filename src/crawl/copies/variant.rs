@@ -1,5 +1,6 @@
-//! URL variants: how a URL differs from another of its host by one query parameter or by one
-//! path segment at the start or the end, and the URLs it would copy (`reductions`).
+//! URL variants: how a URL differs from another of its host by one query parameter, by one
+//! path segment at the start or the end, or by a final slash, and the URLs it would copy
+//! (`reductions`).
 
 use url::Url;
 
@@ -10,6 +11,8 @@ pub enum Variant {
     Param(String),
     /// One path segment, the first or the last, by name.
     Segment(String),
+    /// A final slash: `/t/5/slug/` beside `/t/5/slug` (djeddit links each thread both ways).
+    Slash,
 }
 
 impl Variant {
@@ -18,7 +21,16 @@ impl Variant {
         match self {
             Variant::Param(p) => format!("param:{p}"),
             Variant::Segment(s) => format!("segment:{s}"),
+            Variant::Slash => "slash:final".to_string(),
         }
+    }
+
+    /// Whether examples of this rule on one host are evidence for others (see
+    /// `Copies::likely`): a parameter or a segment is the site software's, likely shared; a
+    /// final slash is the server's own way, and where `/a` redirects to `/a/` the slashed URL
+    /// is the page.
+    pub fn crawl_wide(&self) -> bool {
+        *self != Variant::Slash
     }
 
     /// The rule named by [`Variant::name`]; `None` for a name this module would not learn.
@@ -27,6 +39,7 @@ impl Variant {
         match kind {
             "param" if param_name_ok(n) => Some(Variant::Param(n.to_string())),
             "segment" if segment_name_ok(n) => Some(Variant::Segment(n.to_string())),
+            "slash" if n == "final" => Some(Variant::Slash),
             _ => None,
         }
     }
@@ -48,8 +61,17 @@ impl Variant {
                 u.set_path(&end.1);
                 Some(u)
             }
+            Variant::Slash => without_slash(url),
         }
     }
+}
+
+/// `url` without its path's final slash; `None` for a path without one, or the root.
+fn without_slash(url: &Url) -> Option<Url> {
+    let path = url.path().strip_suffix('/').filter(|p| !p.is_empty())?;
+    let mut u = url.clone();
+    u.set_path(path);
+    Some(u)
 }
 
 /// Parameter names learnt: short, of URL-safe characters, so that a name can be shown and
@@ -141,6 +163,9 @@ pub fn reductions(url: &Url) -> Vec<(Variant, Url)> {
                 out.push((v, u));
             }
         }
+    }
+    if let Some(u) = without_slash(url) {
+        out.push((Variant::Slash, u));
     }
     out
 }
