@@ -315,11 +315,18 @@ impl Helper {
                 ))
             });
             let Some((template, why)) = found else {
-                // Fetched last: once a page shows places of this shape beside their pages,
-                // the host's rule skips them, and the queued ones are taken out.
+                // Fetched last: once a page shows places of this shape beside their pages, or
+                // pages end their paths with the action word, the host's rule skips them, and
+                // the queued ones are taken out.
                 if generic::looks_like_a_place(&u, page, &linked) {
                     v.action = LinkAction::Defer;
                     v.rule = format!("{UNKNOWN_APP}/*/defer a place");
+                } else if generic::looks_like_an_action(&u) {
+                    v.action = LinkAction::Defer;
+                    v.rule = format!("{UNKNOWN_APP}/*/defer an action word");
+                } else if generic::looks_like_a_slashed_copy(&u, page, &linked) {
+                    v.action = LinkAction::Defer;
+                    v.rule = format!("{UNKNOWN_APP}/*/defer a slashed copy");
                 }
                 continue;
             };

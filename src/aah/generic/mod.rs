@@ -61,11 +61,13 @@ mod test_hosts {
 
 use host::MIN_PAGES;
 pub use host::{HostModel, NoPage};
-pub use nav::not_worth;
+pub use nav::{looks_like_an_action, not_worth};
 use page::{Page, Stats};
 use template::Shape;
 use title::{title_core, title_parts, title_segments};
-pub use views::{among_children, looks_like_a_place, not_worth_on, page_views};
+pub use views::{
+    among_children, looks_like_a_place, looks_like_a_slashed_copy, not_worth_on, page_views,
+};
 pub(crate) use views::{display_key, PERSON, PLACE_IN, REQUERIED};
 
 /// Characters of body text kept.

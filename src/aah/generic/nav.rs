@@ -357,6 +357,21 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
             format!("{root_word:?} at the host's root: a form"),
         ));
     }
+    // `/history/` where `/TheHeron/history/` and `/TheSwift/history/` are each page's history:
+    // the word the host's pages end their actions with is, alone at the root, the same action
+    // over the whole site (django-wakawaka's recent revisions). A wiki's article named so is
+    // capitalised; a blog's `/history/` page is no action of its other pages.
+    if !path.contains('/')
+        && ext.is_empty()
+        && PATH_WORDS.contains(&path)
+        && !MENU_ONLY.contains(&path)
+        && shapes.ends_many(path)
+    {
+        return Some((
+            literal(&template, 0, path),
+            format!("{path:?} at the root, as after each page: the site's own"),
+        ));
+    }
     let fixed = template.split('?').next().unwrap_or("").split('/');
     let segments = path.split('/');
     for (i, (t, seg)) in fixed.zip(segments).enumerate() {
@@ -447,6 +462,18 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// Whether `url` is a word of [`PATH_WORDS`] alone at its host's root, in lower case and
+/// without an extension (`/history/`, `/timeline`): an action of the site more often than a
+/// page, fetched last until the host's pages tell (`by_url`: the word ends many pages' paths,
+/// or sits in a menu of actions).
+pub fn looks_like_an_action(url: &Url) -> bool {
+    let path = url.path().trim_matches('/');
+    !path.is_empty()
+        && !path.contains(['/', '.'])
+        && PATH_WORDS.contains(&path)
+        && !MENU_ONLY.contains(&path)
 }
 
 /// Whether a path segment is an abbreviated or full commit hash: 7 to 40 lowercase hex digits,

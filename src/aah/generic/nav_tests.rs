@@ -347,6 +347,38 @@ fn a_word_after_many_prefixes_is_an_action() {
 }
 
 #[test]
+fn a_word_that_ends_each_page_s_actions_is_an_action_alone_at_the_root() {
+    let pages = [
+        "http://w/WikiIndex/",
+        "http://w/TheHeron/",
+        "http://w/TheSwift/",
+        "http://w/index/",
+    ];
+    let mut urls = pages.to_vec();
+    urls.extend(["http://w/TheHeron/history/", "http://w/TheSwift/history/"]);
+    let m = host(&urls);
+    assert!(not_worth(&url("http://w/history/"), &m).is_some());
+    assert_eq!(not_worth(&url("http://w/index/"), &m), None);
+    assert_eq!(not_worth(&url("http://w/TheLapwing/"), &m), None);
+    // A blog's `/history/` page beside its posts, whose pages offer no such action.
+    let blog = host(&pages);
+    assert_eq!(not_worth(&url("http://w/history/"), &blog), None);
+    // Until the host's pages tell, such a word alone at the root is fetched last.
+    for u in ["http://w/history/", "http://w/timeline"] {
+        assert!(looks_like_an_action(&url(u)), "{u}");
+    }
+    for u in [
+        "http://w/about/",
+        "http://w/History/",
+        "http://w/index/",
+        "http://w/blog/history/",
+        "http://w/feed.xml",
+    ] {
+        assert!(!looks_like_an_action(&url(u)), "{u}");
+    }
+}
+
+#[test]
 fn a_marked_segment_after_many_pages_is_an_action() {
     let m = host(&[
         "http://w/birds/heron/_dir/",

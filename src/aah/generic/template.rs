@@ -206,6 +206,20 @@ impl Shapes {
             && self.shapes.iter().any(|o| o.raw == me.raw[marked..])
     }
 
+    /// Whether `value` ends the paths of two or more different pages (`/TheHeron/history/`,
+    /// `/TheSwift/history/`): an action the host offers on each of its pages.
+    pub(super) fn ends_many(&self, value: &str) -> bool {
+        let mut prefixes: Vec<&[String]> = self
+            .shapes
+            .iter()
+            .filter(|o| o.raw.len() >= 2 && o.raw.last().is_some_and(|v| v == value))
+            .map(|o| &o.raw[..o.raw.len() - 1])
+            .collect();
+        prefixes.sort_unstable();
+        prefixes.dedup();
+        prefixes.len() >= 2
+    }
+
     /// Whether the host has a URL whose path is `me`'s without its last segment, and no query,
     /// that is one page among many of a section: `/wiki/Heron` (its template `wiki/*`) for
     /// `/wiki/Heron/9ff8e39`; not a section itself (`/posts`, `/blog/posts`).

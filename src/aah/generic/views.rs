@@ -129,6 +129,20 @@ pub fn not_worth_on(
     })
 }
 
+/// Whether `url` is the page, or a URL the page links to, with a final slash added
+/// (`/t/5/slug/` beside `/t/5/slug`: djeddit links each thread's comments so). Often the same
+/// page under a second URL, but not always (Gitit's folder `/Birds/` beside its page
+/// `/Birds`), so such a link is fetched last: if the host serves both alike, the crawl's copy
+/// rules (`crawl::copies`, `slash:final`) learn it from the first few and skip the others.
+pub fn looks_like_a_slashed_copy(url: &Url, page: &Url, linked: &HashSet<String>) -> bool {
+    let Some(path) = url.path().strip_suffix('/').filter(|p| !p.is_empty()) else {
+        return false;
+    };
+    let mut bare = url.clone();
+    bare.set_path(path);
+    (bare.path() == page.path() && bare.query() == page.query()) || linked.contains(bare.as_str())
+}
+
 /// The path `url` adds one ASCII letter to as a segment (`/l/m1` for `/l/m1/T/`), without its
 /// final slash, and the letter, when it has no query. The host's root is left out: one-letter
 /// sections there are the site's own (an imageboard's `/b/`).

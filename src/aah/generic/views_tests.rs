@@ -57,6 +57,34 @@ fn an_item_under_its_bare_number_beside_its_slugged_url_is_a_second_url_of_it() 
 }
 
 #[test]
+fn a_url_with_a_final_slash_beside_the_same_url_without_looks_like_a_copy() {
+    let linked = |l: &[&str]| -> HashSet<String> { l.iter().map(|u| url(u).to_string()).collect() };
+    let list = url("http://d/Birds");
+    let thread = "http://d/Birds/5/help-identifying-a-wren-5";
+    let slashed = url(&format!("{thread}/"));
+    assert!(looks_like_a_slashed_copy(
+        &slashed,
+        &list,
+        &linked(&[thread])
+    ));
+    assert!(looks_like_a_slashed_copy(
+        &slashed,
+        &url(thread),
+        &linked(&[])
+    ));
+    // Alone, the slashed URL may be the only way to the page; the root is no variant; neither
+    // judges it not worth a fetch (Gitit's folder `/Birds/` is a list beside its page).
+    assert!(!looks_like_a_slashed_copy(&slashed, &list, &linked(&[])));
+    assert!(!looks_like_a_slashed_copy(
+        &url("http://d/"),
+        &list,
+        &linked(&["http://d"])
+    ));
+    let m = host(&[]);
+    assert_eq!(on(slashed.as_str(), list.as_str(), &[thread], &m), None);
+}
+
+#[test]
 fn a_clean_url_with_a_query_added_is_a_view_of_it() {
     let m = host(&[]);
     let q = "http://q/question/1/lapwing/";
