@@ -176,13 +176,16 @@ const THREADS: usize = 16;
 fn slashed_site(target: &str) -> Reply {
     let path = target.split_once('?').map_or(target, |(p, _)| p);
     if path == "/" {
+        // The threads first, so that the rule is adopted before the folders' redirects come.
         let mut links = String::new();
         for i in 0..THREADS {
             links.push_str(&format!(
                 "<li><a href=\"/t/{i}/thread-{i}\">Thread {i}</a> \
-                 <a href=\"/t/{i}/thread-{i}/#comments\">2 comments</a> \
-                 <a href=\"/d/{i}\">folder {i}</a></li>"
+                 <a href=\"/t/{i}/thread-{i}/#comments\">2 comments</a></li>"
             ));
+        }
+        for i in 0..THREADS {
+            links.push_str(&format!("<li><a href=\"/d/{i}\">folder {i}</a></li>"));
         }
         return Reply::html(format!(
             "<!DOCTYPE html><html><head><title>Threads</title></head><body><ul>{links}</ul></body></html>"

@@ -184,13 +184,25 @@ pub(super) fn root<'a>(
     page: &Page<'a>,
     content: NodeRef<'a, Node>,
     title: Option<&str>,
+    furniture: &dyn Fn(NodeRef<'_, Node>) -> bool,
 ) -> (NodeRef<'a, Node>, Option<NodeId>) {
-    let Some(heading) = title_heading(page, page.body, title) else {
-        return (content, None);
-    };
-    if heading.ancestors().any(|a| a.id() == content.id()) {
+    let headings = title_headings(page, title);
+    let within =
+        |n: NodeRef<'a, Node>, of: NodeRef<'a, Node>| n.ancestors().any(|a| a.id() == of.id());
+    // A title heading in the content is the item's own; one holding the content is no
+    // heading before it.
+    if headings
+        .iter()
+        .any(|h| within(*h, content) || within(content, *h))
+    {
         return (content, None);
     }
+    let Some(heading) = headings
+        .into_iter()
+        .find(|h| !furniture(*h) && !h.ancestors().any(furniture))
+    else {
+        return (content, None);
+    };
     let above: HashSet<NodeId> = content.ancestors().map(|a| a.id()).collect();
     let Some(common) = heading.ancestors().find(|a| above.contains(&a.id())) else {
         return (content, None);
@@ -217,15 +229,16 @@ pub(super) fn root<'a>(
     }
 }
 
-/// The first visible `h1`–`h3` under `root` whose text is the title (whitespace aside).
-fn title_heading<'a>(
-    page: &Page<'a>,
-    root: NodeRef<'a, Node>,
-    title: Option<&str>,
-) -> Option<NodeRef<'a, Node>> {
-    let title = squash(title?);
-    root.descendants()
-        .find(|n| level(*n) > 0 && !page.is_hidden(*n) && squash(&page.text(*n)) == title)
+/// The visible `h1`–`h3` of the page whose text is the title (whitespace aside), in document
+/// order.
+fn title_headings<'a>(page: &Page<'a>, title: Option<&str>) -> Vec<NodeRef<'a, Node>> {
+    let Some(title) = title.map(squash) else {
+        return Vec::new();
+    };
+    page.body
+        .descendants()
+        .filter(|n| level(*n) > 0 && !page.is_hidden(*n) && squash(&page.text(*n)) == title)
+        .collect()
 }
 
 /// Elements that break text into blocks when a browser renders it.

@@ -90,11 +90,12 @@ pub(super) fn kind_of(
         let prose = s.text - s.link;
         // Headed by a heading that links elsewhere, or an entry of links with little prose
         // beside them (a forum post with its author's and group's links is prose). A paragraph
-        // of several links is a list written inline, whose links are the entries (a wiki's
-        // `* TheHeron<br>* TheSwift`). An entry that says it leads to the previous or next
-        // item ("Next by thread: ...") walks a sequence of single items; it is not an entry
-        // of a list.
-        let inline_list = e.name() == "p" && s.links >= 2;
+        // of links on lines of their own is a list written inline, whose links are the
+        // entries (a wiki's `* TheHeron<br>* TheSwift`); a paragraph with a title, its
+        // author's link and an excerpt is an entry. An entry that says it leads to the
+        // previous or next item ("Next by thread: ...") walks a sequence of single items; it
+        // is not an entry of a list.
+        let inline_list = e.name() == "p" && s.links >= 2 && n.children().any(|c| name(c) == "br");
         let headed = s.links >= 1
             && ((prose < MAX_ENTRY_PROSE
                 && ((s.heading_link && main_link_elsewhere(page, n))

@@ -224,7 +224,7 @@ fn judge(
     if kind == LevelKind::Terminal {
         let core = title_core(parts, host);
         r.title = item::title(page, content, &core, furniture);
-        let root = item::root(page, content, r.title.as_deref());
+        let root = item::root(page, content, r.title.as_deref(), furniture);
         r.body = item::body(page, root, r.title.as_deref(), &stats, furniture);
     }
     r.settled = !weak;

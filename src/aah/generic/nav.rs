@@ -361,12 +361,7 @@ pub(super) fn by_url(url: &Url, host: &HostModel) -> Option<(String, String)> {
     // the word the host's pages end their actions with is, alone at the root, the same action
     // over the whole site (django-wakawaka's recent revisions). A wiki's article named so is
     // capitalised; a blog's `/history/` page is no action of its other pages.
-    if !path.contains('/')
-        && ext.is_empty()
-        && PATH_WORDS.contains(&path)
-        && !MENU_ONLY.contains(&path)
-        && shapes.ends_many(path)
-    {
+    if looks_like_an_action(url) && shapes.ends_many(path) {
         return Some((
             literal(&template, 0, path),
             format!("{path:?} at the root, as after each page: the site's own"),

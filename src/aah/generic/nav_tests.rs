@@ -363,6 +363,19 @@ fn a_word_that_ends_each_page_s_actions_is_an_action_alone_at_the_root() {
     // A blog's `/history/` page beside its posts, whose pages offer no such action.
     let blog = host(&pages);
     assert_eq!(not_worth(&url("http://w/history/"), &blog), None);
+    // A tag and a category of that name are values of their templates, no action.
+    let tags = host(&[
+        "http://b/tag/birds/",
+        "http://b/tag/rivers/",
+        "http://b/tag/history/",
+        "http://b/category/bread/",
+        "http://b/category/walks/",
+        "http://b/category/history/",
+        "http://b/contact/",
+        "http://b/archive/",
+        "http://b/walks/",
+    ]);
+    assert_eq!(not_worth(&url("http://b/history/"), &tags), None);
     // Until the host's pages tell, such a word alone at the root is fetched last.
     for u in ["http://w/history/", "http://w/timeline"] {
         assert!(looks_like_an_action(&url(u)), "{u}");

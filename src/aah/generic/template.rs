@@ -206,13 +206,22 @@ impl Shapes {
             && self.shapes.iter().any(|o| o.raw == me.raw[marked..])
     }
 
-    /// Whether `value` ends the paths of two or more different pages (`/TheHeron/history/`,
-    /// `/TheSwift/history/`): an action the host offers on each of its pages.
+    /// Whether `value` ends the paths of two or more different URLs (`/TheHeron/history/`,
+    /// `/TheSwift/history/`) whose template keeps it as a fixed word (`*/history`): an action
+    /// the host offers on each of its pages. A tag's or a category's name ends paths too
+    /// (`/tag/history/`, `/category/history/`), in a place where the host's URLs hold many
+    /// values (`tag/*`).
     pub(super) fn ends_many(&self, value: &str) -> bool {
+        let fixed = |o: &Shape| {
+            let t = self.template(o);
+            let path = t.split('?').next().unwrap_or("").trim_end_matches('/');
+            path.rsplit('/').next() == Some(value)
+        };
         let mut prefixes: Vec<&[String]> = self
             .shapes
             .iter()
             .filter(|o| o.raw.len() >= 2 && o.raw.last().is_some_and(|v| v == value))
+            .filter(|o| fixed(o))
             .map(|o| &o.raw[..o.raw.len() - 1])
             .collect();
         prefixes.sort_unstable();

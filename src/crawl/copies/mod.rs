@@ -415,7 +415,21 @@ impl Copies {
     /// or when `url` is itself the original of a variant, under a rule in force, that was let
     /// through or fetched (the page is archived under that variant). A matching URL that is let
     /// through stands for its original from then on.
+    #[cfg(test)]
     pub fn skip(&mut self, host: &str, url: &Url, known: impl Fn(u64) -> bool) -> Option<Variant> {
+        self.skip_arrival(host, url, false, known)
+    }
+
+    /// [`Copies::skip`] for a URL that may be a redirect's target (`redirected`): a final slash
+    /// a redirect added is the page (`/d/5` answering 301 to `/d/5/`), never a copy of the URL
+    /// it was added to, even on a host that serves other URLs both ways.
+    pub fn skip_arrival(
+        &mut self,
+        host: &str,
+        url: &Url,
+        redirected: bool,
+        known: impl Fn(u64) -> bool,
+    ) -> Option<Variant> {
         let rules = self.hosts.get_mut(host)?;
         let fp = fingerprint(url);
         let fetched = self.window.variants.get(&fp).into_iter().flatten();
@@ -438,7 +452,7 @@ impl Copies {
             .collect();
         let mut through = None;
         for (v, rule) in rules.iter_mut() {
-            if rule.state != RuleState::Adopted {
+            if rule.state != RuleState::Adopted || (redirected && *v == Variant::Slash) {
                 continue;
             }
             let Some(orig) = v.original(url) else {

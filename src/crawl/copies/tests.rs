@@ -264,9 +264,18 @@ fn a_final_slash_is_a_variant_learnt_on_its_own_host_alone() {
         c.skip("h", &u("http://h/t/9/"), |_| true),
         Some(Variant::Slash)
     );
-    // Where `/a` redirects to `/a/`, the slashed URL is the page: nothing waits there.
+    // Where `/a` redirects to `/a/`, the slashed URL is the page: nothing waits there, and on
+    // a host that serves other URLs both ways, a slash a redirect added is no copy.
     assert!(!c.suspect("g", &u("http://g/a/"), |_| true));
     assert_eq!(c.skip("g", &u("http://g/a/"), |_| true), None);
+    assert_eq!(
+        c.skip_arrival("h", &u("http://h/d/9/"), true, |_| true),
+        None
+    );
+    assert_eq!(
+        c.skip_arrival("h", &u("http://h/d/9/"), false, |_| true),
+        Some(Variant::Slash)
+    );
 }
 
 #[test]

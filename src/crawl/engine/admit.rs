@@ -115,7 +115,8 @@ impl<F: CrawlFrontier> Engine<F> {
             let frontier = &self.frontier;
             let known = |f| super::copies::stands_for_copies(frontier.state(f));
             if state.is_none() {
-                if let Some(v) = self.copies.skip(&host, &a.url, known) {
+                let redirected = uri.hops.ends_with(crate::model::Hop::Redirect.code());
+                if let Some(v) = self.copies.skip_arrival(&host, &a.url, redirected, known) {
                     self.frontier.blacklist(fp, &host)?;
                     return Ok(Admitted::Copy(v));
                 }

@@ -100,10 +100,9 @@ impl<F: CrawlFrontier> Engine<F> {
                 continue;
             };
             let frontier = &self.frontier;
-            let Some(v) = self
-                .copies
-                .skip(host, &url, |fp| stands_for_copies(frontier.state(fp)))
-            else {
+            let redirected = uri.hops.ends_with(crate::model::Hop::Redirect.code());
+            let known = |fp| stands_for_copies(frontier.state(fp));
+            let Some(v) = self.copies.skip_arrival(host, &url, redirected, known) else {
                 continue;
             };
             let fp = crate::uri::fingerprint(&crate::uri::canonical(&url));
