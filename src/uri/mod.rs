@@ -149,6 +149,15 @@ pub fn fingerprint(canonical: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(canonical.as_bytes())
 }
 
+/// `url` without its path's final slash (`/t/5/slug/` to `/t/5/slug`); `None` for a path
+/// without one, or the root.
+pub fn without_final_slash(url: &Url) -> Option<Url> {
+    let path = url.path().strip_suffix('/').filter(|p| !p.is_empty())?;
+    let mut bare = url.clone();
+    bare.set_path(path);
+    Some(bare)
+}
+
 /// The key for politeness and per-host queues: host plus a non-default port, lowercased
 /// (`example.org`, `127.0.0.2:8080`, `[::1]:8443`).
 ///

@@ -135,12 +135,10 @@ pub fn not_worth_on(
 /// `/Birds`), so such a link is fetched last: if the host serves both alike, the crawl's copy
 /// rules (`crawl::copies`, `slash:final`) learn it from the first few and skip the others.
 pub fn looks_like_a_slashed_copy(url: &Url, page: &Url, linked: &HashSet<String>) -> bool {
-    let Some(path) = url.path().strip_suffix('/').filter(|p| !p.is_empty()) else {
-        return false;
-    };
-    let mut bare = url.clone();
-    bare.set_path(path);
-    (bare.path() == page.path() && bare.query() == page.query()) || linked.contains(bare.as_str())
+    crate::uri::without_final_slash(url).is_some_and(|bare| {
+        (bare.path() == page.path() && bare.query() == page.query())
+            || linked.contains(bare.as_str())
+    })
 }
 
 /// The path `url` adds one ASCII letter to as a segment (`/l/m1` for `/l/m1/T/`), without its

@@ -61,17 +61,9 @@ impl Variant {
                 u.set_path(&end.1);
                 Some(u)
             }
-            Variant::Slash => without_slash(url),
+            Variant::Slash => crate::uri::without_final_slash(url),
         }
     }
-}
-
-/// `url` without its path's final slash; `None` for a path without one, or the root.
-fn without_slash(url: &Url) -> Option<Url> {
-    let path = url.path().strip_suffix('/').filter(|p| !p.is_empty())?;
-    let mut u = url.clone();
-    u.set_path(path);
-    Some(u)
 }
 
 /// Parameter names learnt: short, of URL-safe characters, so that a name can be shown and
@@ -164,7 +156,7 @@ pub fn reductions(url: &Url) -> Vec<(Variant, Url)> {
             }
         }
     }
-    if let Some(u) = without_slash(url) {
+    if let Some(u) = crate::uri::without_final_slash(url) {
         out.push((Variant::Slash, u));
     }
     out
