@@ -2,7 +2,8 @@
 //! follows: schema.org types, a `generator` meta tag that says what kind of engine it is, the
 //! universal wiki edit link (`application/x-wiki`), feeds, dates, the texts of links (`Reply`,
 //! `Edit`, `Older posts`, a mailing-list archive's `Thread Index`, replies named `Re: ...`), edit and history actions in links, links to the previous and next
-//! page of a manual, and the column headers of board indexes.
+//! page of a manual, the column headers of board indexes, and a page saying when it was last
+//! changed.
 //!
 //! No application is named, and no class name is evidence of a category by itself (every theme
 //! has a `page`, `post` or `history` class, and reading them made a documentation site a wiki):
@@ -130,6 +131,32 @@ pub(super) static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::n
         (Category::Docs, re(r"\b(docs|documentation|manual)\b")),
     ]
 });
+/// A page saying when it was last changed, a date after ("Last modified: 2023/06/01", "This
+/// page was last edited on 12 November", "Last updated on 2nd Apr 2024"): a document kept up to
+/// date, as a wiki's pages are, where a blog says when it was posted. A post's "last edited by"
+/// in a thread names its editor, not a date, and does not count.
+static LAST_CHANGED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\blast\s+(?:updated|modified|edited|changed)\s*(?:on\b|:)?\s*(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
+    )
+    .expect("a valid literal pattern")
+});
+
+/// Whether a visible text of the page says when the page was last changed ([`LAST_CHANGED`]).
+fn says_when_last_changed(page: &Page<'_>) -> bool {
+    page.body
+        .descendants()
+        .take(20_000)
+        .any(|n| match n.value() {
+            Node::Text(t) => {
+                t.len() < 200
+                    && LAST_CHANGED.is_match(t)
+                    && n.parent().is_some_and(|p| !page.is_hidden(p))
+            }
+            _ => false,
+        })
+}
+
 static CHANGES_FEED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"change|history|revision").expect("a valid literal pattern"));
 
@@ -291,6 +318,9 @@ pub(super) fn of(page: &Page<'_>) -> Evidence {
         if re.is_match(&path) {
             ev.add(*c, 2, format!("{} words in the path", c.as_str()));
         }
+    }
+    if says_when_last_changed(page) {
+        ev.add(Category::Wiki, 2, "says when it was last changed");
     }
     if names_a_mailbox(&path) {
         ev.add(Category::Forum, 2, "a mail address in the path");

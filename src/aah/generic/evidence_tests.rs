@@ -301,3 +301,33 @@ fn a_title_written_as_code_is_docs_evidence_and_one_in_words_is_not() {
         "<h1><code>heron.Wader</code><span hidden>Class</span></h1>"
     ));
 }
+
+#[test]
+fn a_page_saying_when_it_was_last_changed_is_wiki_evidence_and_a_post_s_editor_is_not() {
+    use url::Url;
+    let wiki = |body: &str| {
+        let html = format!("<html><body><p>Heron</p>{body}</body></html>");
+        let tree = crate::parse::parse_document(&html);
+        let url = Url::parse("http://w/birds/Heron").expect("a URL");
+        let page = Page::new(&tree, &url).expect("a page");
+        of(&page).points[Category::ALL
+            .iter()
+            .position(|c| *c == Category::Wiki)
+            .expect("wiki is a category")]
+    };
+    for said in [
+        "<div class=\"last-updated\">\n  Last updated on 2nd Apr 2024\n</div>",
+        "<p>This page was last edited on 12 November 2025, at 10:04.</p>",
+        "<p>This article was last modified: March 3, 2024</p>",
+        "<div>wiki/heron.txt · Last modified: 2023/06/01 10:00 by alice</div>",
+    ] {
+        assert_eq!(wiki(said), 2, "{said}");
+    }
+    for not in [
+        "<small>last edited by alice</small>",
+        "<p>The last updated map of the estuary shows the weir.</p>",
+        "<p hidden>Last modified: 2023/06/01</p>",
+    ] {
+        assert_eq!(wiki(not), 0, "{not}");
+    }
+}

@@ -26,11 +26,18 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect::<String>().to_lowercase()
 }
 
+/// The rank of an `h4`, the lowest: it is a title only when it holds every part of the
+/// `<title>`'s core (a manual's subsection: Texinfo's "4.1.3 Winter visit: the wren" beside
+/// the core "Winter visit - the wren"), since short `h4`s are a page's sub-parts.
+const MINOR: u8 = 1;
+
+/// A heading's rank, `h1` highest; 0 for any other element.
 fn level(n: NodeRef<'_, Node>) -> u8 {
     match name(n) {
-        "h1" => 3,
-        "h2" => 2,
-        "h3" => 1,
+        "h1" => 4,
+        "h2" => 3,
+        "h3" => 2,
+        "h4" => 1,
         _ => 0,
     }
 }
@@ -127,7 +134,10 @@ pub(super) fn title(
                 .iter()
                 .filter(|(h, t)| {
                     let t = norm(t);
-                    (level(*h) > 0) == headings && !t.is_empty() && matches(&t, parts)
+                    (level(*h) > 0) == headings
+                        && (parts || level(*h) != MINOR)
+                        && !t.is_empty()
+                        && matches(&t, parts)
                 })
                 .max_by_key(|(h, t)| {
                     let (len, level) = (norm(t).len(), level(*h));
@@ -143,7 +153,7 @@ pub(super) fn title(
             }
         }
     }
-    candidates.retain(|(h, _)| level(*h) > 0);
+    candidates.retain(|(h, _)| level(*h) > MINOR);
     let root = page.doc.tree.root();
     let meta = |key: &str| page.meta(key);
     if c.is_empty() {
@@ -237,7 +247,7 @@ fn title_headings<'a>(page: &Page<'a>, title: Option<&str>) -> Vec<NodeRef<'a, N
     };
     page.body
         .descendants()
-        .filter(|n| level(*n) > 0 && !page.is_hidden(*n) && squash(&page.text(*n)) == title)
+        .filter(|n| level(*n) > MINOR && !page.is_hidden(*n) && squash(&page.text(*n)) == title)
         .collect()
 }
 

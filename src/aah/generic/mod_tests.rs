@@ -285,6 +285,32 @@ fn a_heading_of_the_title_s_words_holding_its_longest_part_is_the_title() {
 }
 
 #[test]
+fn an_h4_is_the_title_only_when_it_holds_the_title_s_parts() {
+    // Texinfo's subsection: its node name (in `<title>`) writes the heading's colon as a dash.
+    let page = |h4: &str| {
+        read_alone(&format!(
+            "<html><head><title>Winter visit - the wren (11)</title></head><body><h4>{h4}</h4>\
+             <p>We compared two maps from 1856 and found the curlew drawn in a different place \
+             on each, and the mill race too, which nobody could explain until the miller's notes \
+             turned up.</p><h4>Winter visit</h4><p>Anyone who walks to Harwick on a grey \
+             morning will notice how the lapwing changes with the season.</p></body></html>"
+        ))
+    };
+    let reading = page("4.1.3 Winter visit: the wren (11)");
+    assert_eq!(
+        reading.title.as_deref(),
+        Some("4.1.3 Winter visit: the wren (11)"),
+        "{reading:?}"
+    );
+    let reading = page("Sketches");
+    assert_eq!(
+        reading.title.as_deref(),
+        Some("Winter visit - the wren (11)"),
+        "a short h4 inside the title is a part of the page: {reading:?}"
+    );
+}
+
+#[test]
 fn whole_posts_in_cards_under_linked_titles_are_a_list() {
     // staticsite's default theme: each post in a card whose header holds its linked title.
     let card = |n: u32| {
