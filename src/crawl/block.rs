@@ -54,9 +54,9 @@ pub(super) struct Blocklist {
 
 impl Blocklist {
     /// The patterns stored by earlier runs; one that no longer compiles is damage, named.
-    pub(super) fn load(frontier: &crate::frontier::Frontier) -> Result<Blocklist, CrawlError> {
+    pub(super) fn load(store: &crate::store::Store) -> Result<Blocklist, CrawlError> {
         let stored: Vec<String> = super::state::read_json(
-            frontier,
+            store,
             &Key::Meta(Meta::Blocked).bytes(),
             "the blocked URL patterns",
         )?
@@ -64,7 +64,7 @@ impl Blocklist {
         let patterns = stored
             .iter()
             .map(|p| {
-                compile(p).map_err(|e| frontier.damaged(format!("blocked URL pattern {p:?}: {e}")))
+                compile(p).map_err(|e| store.damaged(format!("blocked URL pattern {p:?}: {e}")))
             })
             .collect::<Result<_, _>>()?;
         Ok(Blocklist { patterns })

@@ -175,15 +175,14 @@ pub async fn run(
         Some(stages.layout.topic()),
         learn,
     );
-    let mut engine = Engine::new(
-        spec.clone(),
-        o.frontier,
+    let parts = engine::Parts {
+        frontier: o.frontier,
+        store: o.store,
         archiver,
         fetcher,
-        ctx,
-        stats.clone(),
-        part,
-    )?;
+        online: part,
+    };
+    let mut engine = Engine::new(spec.clone(), parts, ctx, stats.clone())?;
     engine.open_log(&stages.layout.logs())?;
     engine.offer_seeds()?;
     engine.commit()?;

@@ -11,7 +11,7 @@ use super::CrawlError;
 use crate::aah::{AppMatch, Helper};
 use crate::analysis::{Analyzer, RawWeights, ReferenceVector, Topic, WeightLearner};
 use crate::archive::{Checkpoint, RecordLocation};
-use crate::frontier::{Frontier, UrlLease};
+use crate::frontier::UrlLease;
 use crate::index::{
     self, CaptureDoc, Index, IndexError, Indexer, IndexerConfig, ObjectDoc, RevisitOf, TextLimits,
 };
@@ -24,15 +24,12 @@ use std::sync::Arc;
 pub const REFIT_PAGES: u64 = 50;
 
 /// The crawl's analyzer: around the stored topic when the crawl resumes, else from the spec.
-pub fn analyzer(spec: &Spec, frontier: &Frontier) -> Result<Option<Analyzer>, CrawlError> {
+pub fn analyzer(spec: &Spec, store: &Store) -> Result<Option<Analyzer>, CrawlError> {
     let Some(cfg) = &spec.analysis else {
         return Ok(None);
     };
-    let stored: Option<Topic> = super::state::read_json(
-        frontier,
-        &Key::Meta(Meta::Topic).bytes(),
-        "the learned topic",
-    )?;
+    let stored: Option<Topic> =
+        super::state::read_json(store, &Key::Meta(Meta::Topic).bytes(), "the learned topic")?;
     let topic = stored.unwrap_or_else(|| cfg.topic.clone());
     Ok(Some(Analyzer::from_topic(topic, &cfg.scoring)?))
 }

@@ -11,6 +11,7 @@ use crate::archive::{self, WarcWriter};
 use crate::frontier::Frontier;
 use crate::index::Indexer;
 use crate::spec::Spec;
+use crate::store::Store;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -19,6 +20,8 @@ pub(super) struct Opened {
     pub spec: Arc<Spec>,
     pub stages: Stages,
     pub frontier: Frontier,
+    /// The crawl's store, for the engine's reads and its one transaction.
+    pub store: Store,
     pub writer: WarcWriter,
     pub helper: Option<Arc<Helper>>,
     pub dedup: Option<Dedup>,
@@ -54,8 +57,10 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
 
     let helper = online::helper(&spec, store.clone())?;
     let dedup = spec.warc.dedup.then(|| Dedup::new(store.clone()));
-    let frontier = Frontier::open(store, spec.frontier.clone())?;
-    let checkpoint = state::checkpoint(&frontier)?;
+    let mut frontier = Frontier::open(store.clone(), spec.frontier.clone())?;
+    // An older crawl's queues, kept in sled before the frontier had its log, move into it once.
+    frontier.migrate_older_state()?;
+    let checkpoint = state::checkpoint(&store)?;
     let report = archive::recover(&layout.warc(), checkpoint.as_ref())?;
     tracing::info!(?report, resuming, "archive recovered");
     if report.kept_after_checkpoint > 0 {
@@ -76,7 +81,7 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
         false => None,
     };
     let writer = WarcWriter::create(stages.writer.clone())?;
-    let analyzer = online::analyzer(&spec, &frontier)?;
+    let analyzer = online::analyzer(&spec, &store)?;
     if let Some(a) = &analyzer {
         online::write_topic(&layout.topic(), &state::to_json(a.topic(), "the topic")?)?;
     }
@@ -85,6 +90,7 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
         spec,
         stages,
         frontier,
+        store,
         writer,
         helper,
         dedup,

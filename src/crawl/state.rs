@@ -9,7 +9,6 @@
 use super::layout::Layout;
 use super::CrawlError;
 use crate::archive::Checkpoint;
-use crate::frontier::Frontier;
 use crate::store::{Key, Meta, Store, StoreError, WriteSet};
 use serde::de::DeserializeOwned;
 
@@ -88,18 +87,65 @@ fn warc_files(layout: &Layout) -> Result<usize, CrawlError> {
     Ok(n)
 }
 
+/// The engine's way to the crawl's durable state: the store it reads earlier runs back from,
+/// and the one write set its parts stage into between commits. The frontier is not a way in:
+/// it reads its own log and keys only, and is handed this write set at commit (the engine's
+/// `commit` orders it: archive synced, crawl log flushed, frontier log, then the store).
+pub(super) struct CrawlState {
+    store: Store,
+    txn: WriteSet,
+}
+
+impl CrawlState {
+    pub(super) fn new(store: Store) -> CrawlState {
+        CrawlState {
+            store,
+            txn: WriteSet::default(),
+        }
+    }
+
+    /// Reads and decodes a committed JSON value (see [`read_json`]).
+    pub(super) fn read_json<T: DeserializeOwned>(
+        &self,
+        key: &Key,
+        what: &str,
+    ) -> Result<Option<T>, CrawlError> {
+        read_json(&self.store, &key.bytes(), what)
+    }
+
+    /// The store, for the parts that read their earlier state back when the crawl opens.
+    pub(super) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Stages a write for the next commit.
+    pub(super) fn put(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        self.txn.put(key, value);
+    }
+
+    /// Stages the writes another part gathered (a page's learning).
+    pub(super) fn append(&mut self, writes: WriteSet) {
+        self.txn.append(writes);
+    }
+
+    /// The writes staged since the last commit, for the commit.
+    pub(super) fn take(&mut self) -> WriteSet {
+        std::mem::take(&mut self.txn)
+    }
+}
+
 /// Reads and decodes a JSON value the crawl stored under `key`; `what` names it in the error
 /// when it does not decode.
 pub(super) fn read_json<T: DeserializeOwned>(
-    frontier: &Frontier,
+    store: &Store,
     key: &[u8],
     what: &str,
 ) -> Result<Option<T>, CrawlError> {
-    match frontier.read(key)? {
+    match store.get(key)? {
         None => Ok(None),
         Some(v) => serde_json::from_slice(&v)
             .map(Some)
-            .map_err(|e| frontier.damaged(format!("{what}: {e}")).into()),
+            .map_err(|e| store.damaged(format!("{what}: {e}")).into()),
     }
 }
 
@@ -116,9 +162,9 @@ pub(super) fn to_json<T: serde::Serialize + ?Sized>(
 }
 
 /// The WARC checkpoint committed last, if any.
-pub(super) fn checkpoint(frontier: &Frontier) -> Result<Option<Checkpoint>, CrawlError> {
+pub(super) fn checkpoint(store: &Store) -> Result<Option<Checkpoint>, CrawlError> {
     read_json(
-        frontier,
+        store,
         &Key::Meta(Meta::Checkpoint).bytes(),
         "the WARC checkpoint",
     )
@@ -127,6 +173,7 @@ pub(super) fn checkpoint(frontier: &Frontier) -> Result<Option<Checkpoint>, Craw
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frontier::Frontier;
     use crate::model::CrawlUri;
 
     #[test]
@@ -180,20 +227,16 @@ mod tests {
         let mut txn = crate::store::WriteSet::default();
         txn.put(Key::Meta(Meta::Topic).bytes(), b"[1,".to_vec());
         store.commit(txn).unwrap();
-        let frontier = Frontier::open(store, cfg()).unwrap();
-        let err = read_json::<Vec<u8>>(
-            &frontier,
-            &Key::Meta(Meta::Topic).bytes(),
-            "the learned topic",
-        )
-        .expect_err("damaged");
+        let err =
+            read_json::<Vec<u8>>(&store, &Key::Meta(Meta::Topic).bytes(), "the learned topic")
+                .expect_err("damaged");
         let msg = err.to_string();
         assert!(
             msg.contains("the learned topic") && msg.contains("--fresh"),
             "{msg}"
         );
         assert_eq!(
-            read_json::<u8>(&frontier, &Key::Meta(Meta::Blocked).bytes(), "x").unwrap(),
+            read_json::<u8>(&store, &Key::Meta(Meta::Blocked).bytes(), "x").unwrap(),
             None
         );
     }

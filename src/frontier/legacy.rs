@@ -11,8 +11,13 @@ use super::{Frontier, FrontierError, NO_HOST};
 use crate::store::{Family, Key, Meta};
 
 impl Frontier {
-    /// Moves an older crawl's queues out of sled; does nothing for a crawl without them.
-    pub(super) fn import_legacy(&mut self) -> Result<(), FrontierError> {
+    /// Moves an older crawl's queues out of sled, once: on a frontier whose log had never
+    /// committed, and that holds such queues; true when it moved any. Called by whoever opens
+    /// a crawl, after [`Frontier::open`].
+    pub fn migrate_older_state(&mut self) -> Result<bool, FrontierError> {
+        if !std::mem::take(&mut self.log_was_empty) {
+            return Ok(false);
+        }
         let mut damage: Option<String> = None;
         let mut queued = Vec::new();
         self.store.for_each(&Family::LegacyQueue.prefix(), |k, v| {
@@ -72,7 +77,7 @@ impl Frontier {
                 .into());
         }
         if queued.is_empty() && marked.is_empty() && hosts.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         queued.sort_by_key(|(k, ..)| k.get(k.len().saturating_sub(8)..).map(<[u8]>::to_vec));
         for (key, host, fp, uri, origin) in queued {
@@ -111,6 +116,7 @@ impl Frontier {
             queued = self.queued,
             "frontier: older crawl state moved into the log"
         );
-        self.commit()
+        self.commit()?;
+        Ok(true)
     }
 }

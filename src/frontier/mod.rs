@@ -135,6 +135,9 @@ pub struct Frontier {
     store: Store,
     cfg: FrontierConfig,
     /// Crawl state staged for the next commit (checkpoints, statistics).
+    /// Whether the log had never committed when opened: an older crawl's state may then be in
+    /// the store, for [`Frontier::migrate_older_state`].
+    log_was_empty: bool,
     /// Deletions of older crawl state moved into the log, for the next commit.
     legacy: WriteSet,
     journal: journal::Journal,
@@ -303,17 +306,6 @@ impl Frontier {
         uri.scores = scores;
         uri.score_sum = sum;
         Ok(uri)
-    }
-
-    /// The error for a value read from the store that does not decode (`what` says which, and
-    /// why); it names the store's folder.
-    pub fn damaged(&self, what: impl Into<String>) -> StoreError {
-        self.store.damaged(what)
-    }
-
-    /// Reads a committed value of the crawl's store.
-    pub fn read(&self, key: &[u8]) -> Result<Option<Vec<u8>>, FrontierError> {
-        Ok(self.store.get(key)?)
     }
 
     /// When [`Frontier::next`] may next hand something out: at once if a host is ready and

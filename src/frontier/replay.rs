@@ -140,6 +140,8 @@ impl Frontier {
     /// A log that shows the store held a later commit than it does is
     /// [`StoreError::Damaged`] naming sled's `db` file: the store lost committed writes, and
     /// going on would cut the WARC files back to its older checkpoint.
+    /// An older crawl's state is not read here: that is [`Frontier::migrate_older_state`],
+    /// the explicit step after opening.
     pub fn open(store: Store, cfg: FrontierConfig) -> Result<Frontier, FrontierError> {
         let committed = match store.get(&Key::Meta(Meta::FrontierCommit).bytes())? {
             None => 0,
@@ -187,6 +189,7 @@ impl Frontier {
             inflight: 0,
             queued: 0,
             poisoned: None,
+            log_was_empty: false,
         };
         for rid in 0..f.table.len() as u32 {
             if f.table.slot(rid) != Slot::Available {
@@ -206,9 +209,7 @@ impl Frontier {
         for hid in 0..f.hosts.len() as u32 {
             f.push(hid, now);
         }
-        if committed == 0 {
-            f.import_legacy()?;
-        }
+        f.log_was_empty = committed == 0;
         Ok(f)
     }
 
@@ -382,13 +383,16 @@ mod tests {
     fn an_older_crawl_state_moves_into_the_log_and_resumes_where_it_stopped() {
         let dir = tempfile::tempdir().unwrap();
         legacy_state(&Store::open(dir.path()).unwrap());
-        let f = Frontier::open(Store::open(dir.path()).unwrap(), cfg(0, false)).unwrap();
+        let mut f = Frontier::open(Store::open(dir.path()).unwrap(), cfg(0, false)).unwrap();
+        assert_eq!(f.queued(), 0, "an explicit step");
+        assert!(f.migrate_older_state().unwrap());
         assert_eq!(f.queued(), 2);
         assert_eq!(f.state(13), Some(UrlState::Done));
         assert_eq!(f.host_view("a.test").unwrap().fetched, 1);
         drop(f);
         let mut f = Frontier::open(Store::open(dir.path()).unwrap(), cfg(0, false)).unwrap();
         assert_eq!(f.queued(), 2, "moved once, and durable");
+        assert!(!f.migrate_older_state().unwrap(), "once");
         assert!(
             f.store.scan(b"q", 10, |_| false).unwrap().is_empty(),
             "old keys gone"
@@ -409,7 +413,8 @@ mod tests {
         keys::encode_uri_into(&mut v, &CrawlUri::seed("no scheme here"));
         ws.put(b"qa.test\0\0\0\0\0\0\0\0\0\0\0\0\x09".to_vec(), v);
         store.commit(ws).unwrap();
-        let err = Frontier::open(store.clone(), cfg(0, false)).err().unwrap();
+        let mut f = Frontier::open(store.clone(), cfg(0, false)).unwrap();
+        let err = f.migrate_older_state().err().unwrap();
         assert!(err.to_string().contains("no scheme here"), "{err}");
         assert_eq!(store.scan(b"q", 10, |_| false).unwrap().len(), 3, "kept");
     }

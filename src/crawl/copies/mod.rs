@@ -183,17 +183,17 @@ fn fingerprint(url: &Url) -> u64 {
 impl Copies {
     /// The rules stored by earlier runs; a value that does not decode, or names a rule this
     /// module would not learn, is damage, named.
-    pub(super) fn load(frontier: &crate::frontier::Frontier) -> Result<Copies, CrawlError> {
+    pub(super) fn load(store: &crate::store::Store) -> Result<Copies, CrawlError> {
         let what = "the learned copy rules";
         let stored: Stored =
-            super::state::read_json(frontier, &Key::Meta(Meta::CopyRules).bytes(), what)?
+            super::state::read_json(store, &Key::Meta(Meta::CopyRules).bytes(), what)?
                 .unwrap_or_default();
         let mut hosts = BTreeMap::new();
         for (host, rules) in stored {
             let mut m = BTreeMap::new();
             for (name, rule) in rules {
                 let v = Variant::parse(&name).ok_or_else(|| {
-                    frontier.damaged(format!("{what}: host {host:?} has a rule named {name:?}"))
+                    store.damaged(format!("{what}: host {host:?} has a rule named {name:?}"))
                 })?;
                 m.insert(v, rule);
             }

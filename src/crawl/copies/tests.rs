@@ -3,15 +3,6 @@
 
 use super::*;
 
-/// A temporary store, and a way to open a frontier on it again (a restart).
-fn store_and_frontier() -> (crate::store::Store, impl Fn() -> crate::frontier::Frontier) {
-    let spec = crate::spec::Spec::from_json(r#"{"name":"t","seeds":["http://h/"]}"#).unwrap();
-    let store = crate::store::Store::temporary().unwrap();
-    let s = store.clone();
-    let open = move || crate::frontier::Frontier::open(s.clone(), spec.frontier.clone()).unwrap();
-    (store, open)
-}
-
 fn u(s: &str) -> Url {
     Url::parse(s).unwrap()
 }
@@ -336,8 +327,8 @@ fn variants_of_one_url_are_compared_with_each_other() {
 
 #[test]
 fn a_refutation_of_a_likely_name_survives_a_restart() {
-    let (store, open) = store_and_frontier();
-    let mut c = Copies::load(&open()).unwrap();
+    let store = crate::store::Store::temporary().unwrap();
+    let mut c = Copies::load(&store).unwrap();
     for (host, i) in [("h", 0), ("h", 1), ("k", 2)] {
         c.observe(host, &u(&format!("http://{host}/{i}")), "sha1:x");
         c.observe(host, &u(&format!("http://{host}/{i}?ref=a")), "sha1:x");
@@ -351,14 +342,14 @@ fn a_refutation_of_a_likely_name_survives_a_restart() {
     let mut ws = crate::store::WriteSet::default();
     ws.put(k, v);
     store.commit(ws).unwrap();
-    let again = Copies::load(&open()).unwrap();
+    let again = Copies::load(&store).unwrap();
     assert!(!again.any(), "the refutation on g was kept");
 }
 
 #[test]
 fn the_rules_survive_a_restart_and_damage_is_named() {
-    let (store, open) = store_and_frontier();
-    let mut c = Copies::load(&open()).unwrap();
+    let store = crate::store::Store::temporary().unwrap();
+    let mut c = Copies::load(&store).unwrap();
     for i in 0..3 {
         c.observe("h", &u(&format!("http://h/p/{i}")), "sha1:x");
         c.observe("h", &u(&format!("http://h/print/p/{i}")), "sha1:x");
@@ -372,13 +363,12 @@ fn the_rules_survive_a_restart_and_damage_is_named() {
     let mut ws = crate::store::WriteSet::default();
     ws.put(k.clone(), v);
     store.commit(ws).unwrap();
-    let again = Copies::load(&open()).unwrap();
+    let again = Copies::load(&store).unwrap();
     assert!(again.any_adopted("h"));
     assert_eq!(again.views(), c.views());
     let mut ws = crate::store::WriteSet::default();
     ws.put(k, br#"{"h":{"query:x":{}}}"#.to_vec());
     store.commit(ws).unwrap();
-    let frontier = open();
-    let err = Copies::load(&frontier).err().unwrap().to_string();
+    let err = Copies::load(&store).err().unwrap().to_string();
     assert!(err.contains("copy rules"), "{err}");
 }

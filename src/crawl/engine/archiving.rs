@@ -177,7 +177,7 @@ impl<F: CrawlFrontier> Engine<F> {
             h.archived(&r.record_id);
         }
         if let Some((key, value)) = first {
-            self.txn.put(key, value);
+            self.state.put(key, value);
         }
         self.rotate_log_with_warc()?;
         Ok(archived)

@@ -158,7 +158,7 @@ impl<F: CrawlFrontier> Engine<F> {
     /// Stages the copy rules with the commit when they changed, and publishes them.
     pub(super) fn stage_copies(&mut self) -> Result<(), crate::crawl::CrawlError> {
         if let Some((key, value)) = self.copies.entry()? {
-            self.txn.put(key, value);
+            self.state.put(key, value);
             *self
                 .stats
                 .copy_rules

@@ -22,7 +22,7 @@ use spawn::FetchFailure;
 mod steering;
 
 use super::crawl_log::Refused;
-use crate::store::{Key, Meta, WriteSet};
+use crate::store::{Key, Meta};
 use responses::retry_after;
 use retry::{Attempt, Decision};
 
@@ -94,8 +94,8 @@ impl Span {
 }
 
 /// The engine's parts; built by `crawl::run`. Written against the frontier contract
-/// ([`CrawlFrontier`]); [`Engine::new`] assembles it on the local [`Frontier`], whose store it
-/// reads the crawl's earlier state from.
+/// ([`CrawlFrontier`]); [`Engine::new`] assembles it on the local [`Frontier`], and reads the
+/// crawl's earlier state from its store, never through the frontier.
 pub struct Engine<F: CrawlFrontier = Frontier> {
     spec: Arc<Spec>,
     frontier: F,
@@ -109,10 +109,11 @@ pub struct Engine<F: CrawlFrontier = Frontier> {
     blocklist: super::block::Blocklist,
     /// Copy rules learned per host (see `crawl::copies`).
     copies: super::copies::Copies,
-    /// The crawl's transaction: what the parts staged since the last commit (first captures,
+    /// The crawl's durable state: the store, read when the engine is assembled, and the
+    /// crawl's one transaction (what the parts staged since the last commit: first captures,
     /// the topic, blocked patterns, checkpoint and totals, the helper's learning), committed
     /// whole with the frontier's log.
-    txn: WriteSet,
+    state: super::state::CrawlState,
     /// The crawl log (`logs/crawl.log`); `None` until opened.
     log: Option<crate::crawl::crawl_log::CrawlLog>,
     /// WARC files the crawl log has been rotated with.
@@ -129,22 +130,34 @@ pub struct Engine<F: CrawlFrontier = Frontier> {
     cores: usize,
 }
 
+/// The parts an engine owns, as `crawl::run` built them.
+pub(super) struct Parts {
+    pub frontier: Frontier,
+    /// The crawl's store, which the engine reads its earlier state from.
+    pub store: crate::store::Store,
+    pub archiver: Archiver,
+    pub fetcher: Fetcher,
+    pub online: super::online::Online,
+}
+
 impl Engine<Frontier> {
     /// Assembles an engine; restores statistics and the blocked patterns from the store.
     pub(super) fn new(
         spec: Arc<Spec>,
-        frontier: Frontier,
-        archiver: Archiver,
-        fetcher: Fetcher,
+        parts: Parts,
         ctx: Arc<PipelineCtx>,
         stats: Arc<Stats>,
-        online: super::online::Online,
     ) -> Result<Engine, super::CrawlError> {
-        let totals: Option<Totals> = super::state::read_json(
-            &frontier,
-            &Key::Meta(Meta::Totals).bytes(),
-            "the crawl's totals",
-        )?;
+        let Parts {
+            frontier,
+            store,
+            archiver,
+            fetcher,
+            online,
+        } = parts;
+        let state = super::state::CrawlState::new(store);
+        let totals: Option<Totals> =
+            state.read_json(&Key::Meta(Meta::Totals), "the crawl's totals")?;
         if let Some(t) = totals {
             stats.restore(&t);
         }
@@ -153,8 +166,8 @@ impl Engine<Frontier> {
             let mut focus = stats.focus.lock().unwrap_or_else(|p| p.into_inner());
             focus.configure(s.calibrate, s.threshold);
         }
-        let blocklist = super::block::Blocklist::load(&frontier)?;
-        let copies = super::copies::Copies::load(&frontier)?;
+        let blocklist = super::block::Blocklist::load(state.store())?;
+        let copies = super::copies::Copies::load(state.store())?;
         *stats.copy_rules.lock().unwrap_or_else(|p| p.into_inner()) = copies.views();
         let (tx, rx) = mpsc::unbounded_channel();
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -169,7 +182,7 @@ impl Engine<Frontier> {
             online,
             blocklist,
             copies,
-            txn: WriteSet::default(),
+            state,
             log: None,
             log_files: 0,
             inflight: 0,
@@ -429,7 +442,7 @@ impl<F: CrawlFrontier> Engine<F> {
         // Later readings of earlier pages are about those pages, and what the helper learned
         // is in its memory already: both are kept whatever becomes of this page.
         self.archive_later(&std::mem::take(&mut p.revisions), &p.records.warcinfo_id)?;
-        self.txn.append(std::mem::take(&mut p.learned));
+        self.state.append(std::mem::take(&mut p.learned));
         let info = &p.records.info;
         self.frontier.set_ip(&lease.host, info.ip);
         let status = info.status;
@@ -475,7 +488,7 @@ impl<F: CrawlFrontier> Engine<F> {
             self.online
                 .after_page(&lease, status, p.page.take(), p.capture.take(), &archived)?;
         if let Some((key, value)) = topic {
-            self.txn.put(key, value);
+            self.state.put(key, value);
         }
         let via = std::mem::take(&mut p.records.info.url);
         if let Some(why) = p.purge_queue.take() {
@@ -569,12 +582,12 @@ impl<F: CrawlFrontier> Engine<F> {
         self.flush_log()?;
         if let Some(cp) = self.archiver.checkpoint() {
             let v = super::state::to_json(&cp, "the WARC checkpoint")?;
-            self.txn.put(Key::Meta(Meta::Checkpoint).bytes(), v);
+            self.state.put(Key::Meta(Meta::Checkpoint).bytes(), v);
         }
         self.stage_copies()?;
         let totals = super::state::to_json(&self.stats.totals(), "the crawl's totals")?;
-        self.txn.put(Key::Meta(Meta::Totals).bytes(), totals);
-        self.frontier.commit_with(std::mem::take(&mut self.txn))?;
+        self.state.put(Key::Meta(Meta::Totals).bytes(), totals);
+        self.frontier.commit_with(self.state.take())?;
         self.online.commit(self.archiver.checkpoint())?;
         self.since_commit = 0;
         Ok(())

@@ -130,7 +130,7 @@ impl<F: CrawlFrontier> Engine<F> {
             }
         }
         let (key, value) = self.blocklist.add(re)?;
-        self.txn.put(key, value);
+        self.state.put(key, value);
         self.commit()?;
         self.stats.event(
             "pattern-blocked",
@@ -148,7 +148,7 @@ impl<F: CrawlFrontier> Engine<F> {
         let Some((key, value)) = self.blocklist.remove(pattern)? else {
             return Ok(Err(Refusal::NotBlocked(pattern.to_string())));
         };
-        self.txn.put(key, value);
+        self.state.put(key, value);
         self.commit()?;
         self.stats.event("pattern-unblocked", pattern.to_string());
         Ok(Ok(self.blocklist.len()))
