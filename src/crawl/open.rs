@@ -98,3 +98,28 @@ pub(super) fn open(spec: Arc<Spec>, opts: &CrawlOptions) -> Result<Opened, Crawl
         indexer,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opening_an_older_crawl_moves_its_queues_into_the_frontier_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = Spec::from_json(r#"{"name":"old","seeds":["http://a.test/"]}"#).unwrap();
+        let opts = CrawlOptions {
+            data: dir.path().to_path_buf(),
+            fresh: false,
+            hostname: "test".into(),
+        };
+        let layout = super::super::layout::Layout::new(dir.path(), "old");
+        layout.create().unwrap();
+        crate::frontier::legacy_state(&Store::open(&layout.state()).unwrap());
+        let spec = Arc::new(spec);
+        let opened = open(spec.clone(), &opts).expect("an older crawl opens");
+        assert_eq!(opened.frontier.queued(), 2, "its queued URLs moved");
+        drop(opened);
+        let opened = open(spec, &opts).expect("and opens again");
+        assert_eq!(opened.frontier.queued(), 2, "moved once");
+    }
+}

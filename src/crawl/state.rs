@@ -245,7 +245,8 @@ mod tests {
     type Committed = (std::collections::BTreeMap<Vec<u8>, Vec<u8>>, usize);
 
     /// Opens the crawl as `crawl::open` does up to the archive's recovery (the store, then the
-    /// frontier), and reads back everything it holds.
+    /// frontier; these crawls have no older state to migrate), and reads back everything it
+    /// holds.
     fn reopen(layout: &Layout) -> Result<Committed, CrawlError> {
         let store = open(layout)?;
         let frontier = Frontier::open(store.clone(), cfg())?;

@@ -15,7 +15,7 @@ impl Frontier {
     /// committed, and that holds such queues; true when it moved any. Called by whoever opens
     /// a crawl, after [`Frontier::open`].
     pub fn migrate_older_state(&mut self) -> Result<bool, FrontierError> {
-        if !std::mem::take(&mut self.log_was_empty) {
+        if !self.log_was_empty {
             return Ok(false);
         }
         let mut damage: Option<String> = None;
@@ -77,6 +77,7 @@ impl Frontier {
                 .into());
         }
         if queued.is_empty() && marked.is_empty() && hosts.is_empty() {
+            self.log_was_empty = false;
             return Ok(false);
         }
         queued.sort_by_key(|(k, ..)| k.get(k.len().saturating_sub(8)..).map(<[u8]>::to_vec));
@@ -117,6 +118,34 @@ impl Frontier {
             "frontier: older crawl state moved into the log"
         );
         self.commit()?;
+        self.log_was_empty = false;
         Ok(true)
     }
+}
+
+/// The keys an older magpie wrote, for tests: two queued URLs on `a.test` (sequence 2 before 1
+/// in priority), one done, and a host record.
+#[cfg(test)]
+pub(crate) fn legacy_state(store: &crate::store::Store) {
+    let mut ws = crate::store::WriteSet::default();
+    let q = |host: &str, inv: u32, seq: u64| {
+        let mut k = vec![b'q'];
+        k.extend_from_slice(host.as_bytes());
+        k.push(0);
+        k.extend_from_slice(&inv.to_be_bytes());
+        k.extend_from_slice(&seq.to_be_bytes());
+        k
+    };
+    for (fp, seq, p) in [(11u64, 1u64, 0.25f32), (12, 2, 0.75)] {
+        let mut uri = crate::model::CrawlUri::seed(format!("http://a.test/{fp}"));
+        uri.priority = p;
+        let mut v = fp.to_be_bytes().to_vec();
+        keys::encode_uri_into(&mut v, &uri);
+        ws.put(q("a.test", keys::inverted(p), seq), v);
+        ws.put([&b"s"[..], &fp.to_be_bytes()].concat(), vec![1]);
+    }
+    ws.put([&b"s"[..], &13u64.to_be_bytes()].concat(), vec![2]);
+    ws.put(b"ha.test".to_vec(), br#"{"fetched":1,"errors":0}"#.to_vec());
+    ws.put(Key::Meta(Meta::LegacySeq).bytes(), b"3".to_vec());
+    store.commit(ws).unwrap();
 }

@@ -19,6 +19,8 @@ mod journal;
 pub mod keys;
 mod lease;
 mod legacy;
+#[cfg(test)]
+pub(crate) use legacy::legacy_state;
 mod ops;
 pub(crate) mod pace;
 pub mod politeness;
@@ -134,7 +136,6 @@ const NO_HOST: u32 = u32::MAX;
 pub struct Frontier {
     store: Store,
     cfg: FrontierConfig,
-    /// Crawl state staged for the next commit (checkpoints, statistics).
     /// Whether the log had never committed when opened: an older crawl's state may then be in
     /// the store, for [`Frontier::migrate_older_state`].
     log_was_empty: bool,

@@ -347,37 +347,12 @@ impl Frontier {
 
 #[cfg(test)]
 mod tests {
+    use super::super::legacy::legacy_state;
     use super::super::tests::cfg;
     use super::*;
     use crate::frontier::keys::UrlState;
     use crate::model::CrawlUri;
     use crate::store::WriteSet;
-
-    /// The keys an older magpie wrote: two queued URLs (sequence 2 before 1 in priority), one
-    /// done, and a host record.
-    fn legacy_state(store: &Store) {
-        let mut ws = WriteSet::default();
-        let q = |host: &str, inv: u32, seq: u64| {
-            let mut k = vec![b'q'];
-            k.extend_from_slice(host.as_bytes());
-            k.push(0);
-            k.extend_from_slice(&inv.to_be_bytes());
-            k.extend_from_slice(&seq.to_be_bytes());
-            k
-        };
-        for (fp, seq, p) in [(11u64, 1u64, 0.25f32), (12, 2, 0.75)] {
-            let mut uri = CrawlUri::seed(format!("http://a.test/{fp}"));
-            uri.priority = p;
-            let mut v = fp.to_be_bytes().to_vec();
-            keys::encode_uri_into(&mut v, &uri);
-            ws.put(q("a.test", keys::inverted(p), seq), v);
-            ws.put([&b"s"[..], &fp.to_be_bytes()].concat(), vec![1]);
-        }
-        ws.put([&b"s"[..], &13u64.to_be_bytes()].concat(), vec![2]);
-        ws.put(b"ha.test".to_vec(), br#"{"fetched":1,"errors":0}"#.to_vec());
-        ws.put(Key::Meta(Meta::LegacySeq).bytes(), b"3".to_vec());
-        store.commit(ws).unwrap();
-    }
 
     #[test]
     fn an_older_crawl_state_moves_into_the_log_and_resumes_where_it_stopped() {

@@ -536,6 +536,28 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_lost_behind_the_checksum_is_damage_named_on_opening() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = Store::open(dir.path()).unwrap();
+            let mut ws = WriteSet::default();
+            for i in 0..10u32 {
+                ws.put(format!("q{i}").into_bytes(), vec![7; 10]);
+            }
+            store.commit(ws).unwrap();
+            // What sled may do to a damaged log: one committed write gone, the rest read back.
+            store.db.remove(b"q3").unwrap();
+            store.db.flush().unwrap();
+        }
+        let err = Store::open(dir.path()).err().expect("damaged");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("9 entries read, 10 committed") && msg.contains("--fresh"),
+            "{msg}"
+        );
+    }
+
+    #[test]
     fn a_panic_inside_sled_becomes_a_message() {
         assert_eq!(catch_quietly(|| 7), Ok(7));
         let quiet: Result<(), String> = catch_quietly(|| panic!("tried to serialize Free"));

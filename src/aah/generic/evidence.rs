@@ -131,15 +131,24 @@ pub(super) static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::n
         (Category::Docs, re(r"\b(docs|documentation|manual)\b")),
     ]
 });
-/// A page saying when it was last changed, a date after ("Last modified: 2023/06/01", "This
-/// page was last edited on 12 November", "Last updated on 2nd Apr 2024"): a document kept up to
-/// date, as a wiki's pages are, where a blog says when it was posted. A post's "last edited by"
-/// in a thread names its editor, not a date, and does not count.
+/// A page saying when it was last changed, a date right after ("Last modified: 2023/06/01",
+/// "This page was last edited on 12 November", "Last updated on 2nd Apr 2024"): a document
+/// kept up to date, as a wiki's pages are, where a blog says when it was posted. A post's
+/// editor ("last edited by"), a relative time ("5 minutes ago") and a count ("3 times") are
+/// no date; a message saying so of itself ("This post was last modified: 04-02-2024", MyBB) is
+/// a forum's, and does not count ([`POST_EDITED`]).
 static LAST_CHANGED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\blast\s+(?:updated|modified|edited|changed)\s*(?:on\b|:)?\s*(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
-    )
+    const MONTH: &str = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*";
+    Regex::new(&format!(
+        r"(?i)\blast\s+(?:updated|modified|edited|changed)\s*(?:on\b|:)?\s*(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH}\b|{MONTH}\.?\s+\d{{1,2}}\b|\d{{4}}[-/.]\d{{1,2}}\b|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{2,4}}\b)"
+    ))
     .expect("a valid literal pattern")
+});
+
+/// What comes before [`LAST_CHANGED`] when a message says it of itself.
+static POST_EDITED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:post|reply|message|comment|answer)\s+(?:was\s+|is\s+)?$")
+        .expect("a valid literal pattern")
 });
 
 /// Whether a visible text of the page says when the page was last changed ([`LAST_CHANGED`]).
@@ -148,9 +157,10 @@ fn says_when_last_changed(page: &Page<'_>) -> bool {
         .descendants()
         .take(20_000)
         .any(|n| match n.value() {
-            Node::Text(t) => {
-                t.len() < 200
-                    && LAST_CHANGED.is_match(t)
+            Node::Text(t) if t.len() < 200 => {
+                LAST_CHANGED
+                    .find(t)
+                    .is_some_and(|m| !POST_EDITED.is_match(&t[..m.start()]))
                     && n.parent().is_some_and(|p| !page.is_hidden(p))
             }
             _ => false,

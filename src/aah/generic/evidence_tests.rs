@@ -327,6 +327,9 @@ fn a_page_saying_when_it_was_last_changed_is_wiki_evidence_and_a_post_s_editor_i
         "<small>last edited by alice</small>",
         "<p>The last updated map of the estuary shows the weir.</p>",
         "<p hidden>Last modified: 2023/06/01</p>",
+        "<span>(This post was last modified: 04-02-2024, 10:04 AM by alice.)</span>",
+        "<p>Last updated 5 minutes ago</p>",
+        "<p>The map was last changed 3 times in a century.</p>",
     ] {
         assert_eq!(wiki(not), 0, "{not}");
     }

@@ -134,10 +134,14 @@ pub(super) fn title(
                 .iter()
                 .filter(|(h, t)| {
                     let t = norm(t);
-                    (level(*h) > 0) == headings
-                        && (parts || level(*h) != MINOR)
-                        && !t.is_empty()
-                        && matches(&t, parts)
+                    // An `h4` is a heading where it holds the core's parts, and otherwise
+                    // counts only when classed as a title, as a `div` would.
+                    let heading = level(*h) > MINOR || (level(*h) == MINOR && parts);
+                    let kept = match headings {
+                        true => heading,
+                        false => level(*h) <= MINOR && titled(*h),
+                    };
+                    kept && !t.is_empty() && matches(&t, parts)
                 })
                 .max_by_key(|(h, t)| {
                     let (len, level) = (norm(t).len(), level(*h));

@@ -308,6 +308,18 @@ fn an_h4_is_the_title_only_when_it_holds_the_title_s_parts() {
         Some("Winter visit - the wren (11)"),
         "a short h4 inside the title is a part of the page: {reading:?}"
     );
+    // A card's title drawn as an `h4` classed as a title counts as a `div` so classed would.
+    let reading = read_alone(
+        "<html><head><title>The wren at dusk: notes from the hide</title></head><body>\
+         <h4 class=\"card-title\">The wren at dusk</h4><p>We compared two maps from 1856 and \
+         found the curlew drawn in a different place on each, and the mill race too, which \
+         nobody could explain until the miller's notes turned up.</p></body></html>",
+    );
+    assert_eq!(
+        reading.title.as_deref(),
+        Some("The wren at dusk"),
+        "{reading:?}"
+    );
 }
 
 #[test]
