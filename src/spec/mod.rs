@@ -14,7 +14,7 @@ use crate::analysis::AnalysisConfig;
 use crate::frontier::update::UpdateFn;
 use crate::frontier::FrontierConfig;
 pub use raw::*;
-pub use typed::{Aah, Limits, Politeness, ScopeRules};
+pub use typed::{Aah, Limits, Politeness, ScopeRules, Warc};
 
 mod raw;
 mod typed;
@@ -61,8 +61,8 @@ pub struct Spec {
     pub politeness: Politeness,
     /// `limits`.
     pub limits: Limits,
-    /// `warc`, its prefix checked (its values need no conversion).
-    pub warc: RawWarc,
+    /// `warc`.
+    pub warc: Warc,
     /// `network.allow_private`.
     pub allow_private: bool,
     /// The frontier's configuration (`politeness` pauses, `frontier`, pages per host).
@@ -113,18 +113,7 @@ impl Spec {
                 "must not exceed politeness.max_delay_ms",
             ));
         }
-        let w = &raw.warc;
-        if w.prefix.is_empty()
-            || !w
-                .prefix
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        {
-            return Err(invalid(
-                "warc.prefix",
-                "use letters, digits, '-', '_' or '.'",
-            ));
-        }
+        let warc = Warc::validate(&raw.warc)?;
         let references = parse_urls(&raw.topic.reference_urls, "topic.reference_urls", max_len)?;
         validate_languages(&raw.topic.languages)?;
         // Keywords that can never match (empty, punctuation, a lone stopword) are refused here,
@@ -145,7 +134,7 @@ impl Spec {
             scope: typed::scope(&raw, allow, deny),
             politeness: typed::politeness(&raw),
             limits: typed::limits(&raw),
-            warc: raw.warc.clone(),
+            warc,
             allow_private: raw.network.allow_private,
             frontier: typed::frontier(&raw, analysis.is_some()),
             update: raw.frontier.update,

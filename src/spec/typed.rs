@@ -1,13 +1,13 @@
 //! The validated sections of a spec, grouped by the stage that reads them: durations typed,
-//! defaults resolved, patterns compiled. (A section that needs none of that, `warc`, keeps its
-//! JSON type once checked.) Only [`super::Spec::validate`] builds them, from a
-//! [`RawSpec`] already checked; nothing reads the raw form after that.
+//! defaults resolved, patterns compiled, names checked. Only [`super::Spec::validate`] builds
+//! them, from a [`RawSpec`] already checked; nothing reads the raw form after that.
 
 use regex::Regex;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::raw::RawSpec;
+use super::raw::{RawSpec, RawWarc};
+use super::{invalid, SpecError};
 use crate::frontier::politeness::PolitenessConfig;
 use crate::frontier::FrontierConfig;
 
@@ -140,5 +140,38 @@ pub(super) fn frontier(raw: &RawSpec, topical: bool) -> FrontierConfig {
             None if topical => Some(raw.limits.max_concurrency as u64),
             None => None,
         },
+    }
+}
+
+/// `warc`: how the archive is written. Sizes and the gzip level are range-checked with the
+/// rest of the spec (`ranges.rs`).
+#[derive(Debug, Clone)]
+pub struct Warc {
+    /// File name prefix: letters, digits, `-`, `_` or `.` only, since it names every WARC file
+    /// and goes into every `WARC-Filename`.
+    pub prefix: String,
+    /// Rotate files at about this size.
+    pub max_file_bytes: u64,
+    /// Write `revisit` records for payloads already archived in this crawl.
+    pub dedup: bool,
+    /// gzip level, 0–9.
+    pub gzip_level: u32,
+}
+
+impl Warc {
+    pub(super) fn validate(raw: &RawWarc) -> Result<Warc, SpecError> {
+        let safe = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+        if raw.prefix.is_empty() || !raw.prefix.chars().all(safe) {
+            return Err(invalid(
+                "warc.prefix",
+                "use letters, digits, '-', '_' or '.'",
+            ));
+        }
+        Ok(Warc {
+            prefix: raw.prefix.clone(),
+            max_file_bytes: raw.max_file_bytes,
+            dedup: raw.dedup,
+            gzip_level: raw.gzip_level,
+        })
     }
 }
