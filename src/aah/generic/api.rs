@@ -5,9 +5,10 @@ use super::page::Page;
 
 /// Section headings of API reference pages, as documentation generators write them: Doxygen's
 /// ("Detailed Description", "Member Function Documentation", "Struct Reference"), Javadoc's
-/// ("Method Summary"), rustdoc's ("Trait Implementations") and pydoc's ("Methods defined
-/// here"). A heading is matched whole or by its end ("bird_sighting Struct Reference").
-const API_HEADINGS: [&str; 22] = [
+/// ("Method Summary", "Constructor Details"), rustdoc's ("Trait Implementations"), pydoc's
+/// ("Methods defined here") and YARD's ("Instance Attribute Summary"). A heading is matched
+/// whole or by its end ("bird_sighting Struct Reference").
+const API_HEADINGS: [&str; 26] = [
     "detailed description",
     "data fields",
     "data structures",
@@ -25,6 +26,10 @@ const API_HEADINGS: [&str; 22] = [
     "constructor summary",
     "method details",
     "field details",
+    "constructor details",
+    "constant summary",
+    "attribute summary",
+    "attribute details",
     "trait implementations",
     "required methods",
     "provided methods",
@@ -51,13 +56,37 @@ pub(super) fn headings(page: &Page<'_>) -> Vec<&'static str> {
         if text.len() > 80 {
             continue;
         }
-        if let Some(h) = API_HEADINGS.iter().find(|h| text.ends_with(*h)) {
+        // Whole, or without the links it holds (YARD's "Instance Method Summary" ends with
+        // a "collapse" toggle).
+        let bare = words_outside_links(n).to_lowercase();
+        if let Some(h) = API_HEADINGS
+            .iter()
+            .find(|h| text.ends_with(*h) || bare.ends_with(*h))
+        {
             if !found.contains(h) {
                 found.push(*h);
             }
         }
     }
     found
+}
+
+/// The words of `n` outside the links it holds.
+fn words_outside_links(n: ego_tree::NodeRef<'_, scraper::Node>) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    for d in n.descendants() {
+        let scraper::Node::Text(t) = d.value() else {
+            continue;
+        };
+        let in_link = d
+            .ancestors()
+            .take_while(|a| a.id() != n.id())
+            .any(|a| super::name(a) == "a");
+        if !in_link {
+            words.extend(t.split_whitespace());
+        }
+    }
+    words.join(" ")
 }
 
 /// Characters of a code title reported, at most.

@@ -36,6 +36,10 @@ fn two_api_reference_headings_are_docs_evidence_and_one_is_not() {
     let struct_page = r#"<div class="title">heron Struct Reference</div>
         <h2>Detailed Description</h2><h2>Member Data Documentation</h2>"#;
     assert_eq!(docs(struct_page), 3);
+    // YARD's class page: its summaries end with a "collapse" toggle.
+    let yard_page = r##"<h2>Instance Method Summary <small><a href="#" class="summary_toggle">collapse</a></small></h2>
+        <h2>Constructor Details</h2>"##;
+    assert_eq!(docs(yard_page), 3);
     assert_eq!(docs("<h2>Documentation</h2><h2>Documentation</h2>"), 0);
     assert_eq!(
         docs("<h2>Detailed Description</h2><p>Member Data Documentation</p>"),
