@@ -1,7 +1,7 @@
 //! magpie: an archival-quality, focused web crawler.
 //!
 //! Module map, in the order data flows through a crawl
-//! (spec → scope → frontier → fetch → parse → aah → analysis → archive → index; `crawl` wires
+//! (spec → frontier → fetch → parse → aah → analysis → scope → archive → index; `crawl` wires
 //! them together), then the server, export and supporting modules:
 //!
 //! - [`model`]: the shared vocabulary (`CrawlUri`, `ExchangeInfo`, `ParsedPage`, `Link`); no I/O.
@@ -14,7 +14,7 @@
 //!   crawl's one transaction.
 //! - [`frontier`]: per-host priority queues in compact memory over a durable log, the seen-test,
 //!   politeness; the engine is written against [`frontier::contract`] (only opening a crawl
-//!   reads the earlier state through the concrete `Frontier`).
+//!   names the concrete `Frontier`: it replays the log and migrates an older crawl's state).
 //! - [`http`]: the one lenient HTTP response-head parser and chunked decoder, for the wire and for stored blocks.
 //! - [`fetch`]: the recording HTTP client (exact wire bytes, kept connections), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.

@@ -8,6 +8,7 @@ use sxd_xpath::nodeset::Node as XNode;
 use url::Url;
 
 use super::engine::{self, Page};
+use super::error::AahError;
 use super::helper::{report, Ctx, Helper};
 use super::kb::{Level, NavAction, NavRule, ObjectRule};
 use super::output::{ActionReport, ActionStatus, AppMatch, LinkAction, LinkVerdict};
@@ -67,16 +68,20 @@ fn truncate(s: &str, max: usize) -> String {
 impl Helper {
     /// Runs the extraction actions of a terminal level, recovering failed ones; returns the
     /// content to capture for a later recrawl, when the helper keeps a store and found some.
+    /// Fails when the content captured on an earlier visit, read to relearn a failed field,
+    /// is in the store but does not decode: relearning without it would silently forget it.
     pub(crate) fn extract(
         &self,
         ctx: &Ctx<'_, '_>,
         st: &mut HostState,
         level: &Level,
         out: &mut AppMatch,
-    ) -> Option<Captured> {
+    ) -> Result<Option<Captured>, AahError> {
         let page = ctx.page;
         let limits = self.limits();
-        let captured: std::cell::OnceCell<Option<Captured>> = std::cell::OnceCell::new();
+        // Read once, when a field first needs relearning.
+        let captured: std::cell::OnceCell<Result<Option<Captured>, AahError>> =
+            std::cell::OnceCell::new();
         let mut capture = Captured {
             application: ctx.app.id.clone(),
             level: level.id.clone(),
@@ -146,6 +151,8 @@ impl Helper {
                 let relearn = || {
                     let cap = captured
                         .get_or_init(|| self.captured(ctx.host, ctx.url))
+                        .as_ref()
+                        .ok()?
                         .as_ref()?;
                     let value = cap.fields.get(&action)?.first()?;
                     let len = cap
@@ -183,7 +190,10 @@ impl Helper {
             }
             out.objects.extend(res.objects);
         }
-        (self.store.is_some() && !capture.fields.is_empty()).then_some(capture)
+        if let Some(Err(e)) = captured.into_inner() {
+            return Err(e);
+        }
+        Ok((self.store.is_some() && !capture.fields.is_empty()).then_some(capture))
     }
 
     fn action_id<'a>(
@@ -203,14 +213,10 @@ impl Helper {
         }
     }
 
-    fn captured(&self, host: &str, url: &str) -> Option<Captured> {
-        let store = self.store.as_ref()?;
-        match store.captured(host, url) {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::warn!(url, error = %e, "cannot read captured content");
-                None
-            }
+    fn captured(&self, host: &str, url: &str) -> Result<Option<Captured>, AahError> {
+        match self.store.as_ref() {
+            Some(store) => store.captured(host, url),
+            None => Ok(None),
         }
     }
 

@@ -200,9 +200,8 @@ impl Helper {
     /// (`links` as the parse stage found them; hops other than `L` get no verdict) and a report
     /// per action. Never panics; a page nothing matches costs one pre-filter scan. The one
     /// error is the helper's persisted state that cannot be read or written (a damaged
-    /// adoption or host application in its store): a reading without what the store lost
-    /// would be silently wrong. (Content captured on an earlier visit that cannot be read is
-    /// logged, and the action relearned without it.)
+    /// adoption, host application or content captured on an earlier visit in its store): a
+    /// reading without what the store lost would be silently wrong.
     pub fn analyze_text(
         &self,
         url: &Url,
@@ -366,7 +365,11 @@ impl Helper {
             app,
             page: &page,
         };
-        if let Some(c) = level.and_then(|l| self.extract(&ctx, &mut st, l, &mut out)) {
+        if let Some(c) = level
+            .map(|l| self.extract(&ctx, &mut st, l, &mut out))
+            .transpose()?
+            .flatten()
+        {
             let (k, v) = RelaxStore::capture_entry(&host, url.as_str(), &c)?;
             learned.put(k, v);
         }

@@ -18,12 +18,12 @@
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// Bytes of log lines gathered before a write: more than a commit interval's lines at a few
-/// thousand fetches per second, so the engine's task writes the log at its commits (off the
-/// async workers) rather than between them.
+/// Bytes of log lines gathered before the engine writes them out (off the async workers, as
+/// it commits): more than a commit interval's lines at a few thousand fetches per second, so
+/// the log is mostly written at commits. Writing a line never does I/O.
 const BUFFER: usize = 256 << 10;
 
 /// Refused URLs remembered so that one refused link found on many pages is logged once.
@@ -97,7 +97,9 @@ pub struct Line<'a> {
 /// The open crawl log of a crawl.
 pub struct CrawlLog {
     dir: PathBuf,
-    out: BufWriter<File>,
+    out: File,
+    /// Lines written since the last flush.
+    pending: Vec<u8>,
     refused: HashSet<u64>,
 }
 
@@ -145,23 +147,24 @@ impl CrawlLog {
             .open(dir.join("crawl.log"))?;
         Ok(CrawlLog {
             dir: dir.to_path_buf(),
-            out: BufWriter::with_capacity(BUFFER, file),
+            out: file,
+            pending: Vec::with_capacity(BUFFER),
             refused: HashSet::new(),
         })
     }
 
-    /// Writes one line (see [`Line::render`]).
-    pub fn write(&mut self, l: &Line) -> io::Result<()> {
+    /// Adds one line (see [`Line::render`]) to those the next [`CrawlLog::flush`] writes.
+    pub fn write(&mut self, l: &Line) {
         let now = chrono::Utc::now()
             .format("%Y-%m-%dT%H:%M:%S%.3fZ")
             .to_string();
-        self.out.write_all(l.render(&now).as_bytes())
+        self.pending.extend_from_slice(l.render(&now).as_bytes());
     }
 
-    /// Writes a refusal, once per URL (by fingerprint) for as long as it is remembered.
-    pub fn refused(&mut self, fp: u64, why: Refused, line: Line) -> io::Result<()> {
+    /// Adds a refusal, once per URL (by fingerprint) for as long as it is remembered.
+    pub fn refused(&mut self, fp: u64, why: Refused, line: Line) {
         if self.refused.len() < MAX_REFUSALS_REMEMBERED && !self.refused.insert(fp) {
-            return Ok(());
+            return;
         }
         self.write(&Line {
             status: why.code(),
@@ -169,18 +172,25 @@ impl CrawlLog {
         })
     }
 
-    /// Pushes buffered lines to the file (at every commit).
+    /// Whether the lines gathered should be written out now rather than at the next commit.
+    pub fn is_full(&self) -> bool {
+        self.pending.len() >= BUFFER
+    }
+
+    /// Writes the gathered lines to the file (at every commit, and when full): blocking I/O,
+    /// which the engine runs off the async workers.
     pub fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
+        self.out.write_all(&self.pending)?;
+        self.pending.clear();
+        Ok(())
     }
 
     /// Closes the current log as `crawl.<serial:05>.log` and starts a new `crawl.log`.
     pub fn rotate(&mut self, serial: usize) -> io::Result<()> {
-        self.out.flush()?;
+        self.flush()?;
         let current = self.dir.join("crawl.log");
         std::fs::rename(&current, self.dir.join(format!("crawl.{serial:05}.log")))?;
-        let file = OpenOptions::new().create(true).append(true).open(current)?;
-        self.out = BufWriter::with_capacity(BUFFER, file);
+        self.out = OpenOptions::new().create(true).append(true).open(current)?;
         Ok(())
     }
 }
@@ -233,6 +243,31 @@ mod tests {
         assert_eq!(empty, "t     0          - http://a/ - - - - - - - -\n");
     }
 
+    /// Adding a line never writes: lines reach the file when flushed, and the log says when
+    /// it holds enough to be flushed before the next commit.
+    #[test]
+    fn lines_are_written_only_when_flushed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = CrawlLog::open(dir.path()).unwrap();
+        let file = dir.path().join("crawl.log");
+        let line = Line {
+            url: "http://a.example/",
+            source: "crawl",
+            ..Line::default()
+        };
+        let mut added = 0;
+        while !log.is_full() {
+            log.write(&line);
+            added += 1;
+        }
+        assert!(added > 1000, "{added} lines fill the buffer");
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), 0);
+        log.flush().unwrap();
+        assert!(!log.is_full());
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(text.lines().count(), added);
+    }
+
     #[test]
     fn lines_have_heritrix_columns_refusals_once_and_rotation() {
         let dir = tempfile::tempdir().unwrap();
@@ -248,21 +283,17 @@ mod tests {
             digest: Some("sha1:ABC"),
             source: "crawl",
             annotations: vec!["retry:1".into(), "revisit".into()],
-        })
-        .unwrap();
+        });
         let line = |url| Line {
             url,
             hops: "L",
             source: "crawl",
             ..Line::default()
         };
-        log.refused(7, Refused::Robots, line("http://a.example/p"))
-            .unwrap();
-        log.refused(7, Refused::Robots, line("http://a.example/p"))
-            .unwrap();
+        log.refused(7, Refused::Robots, line("http://a.example/p"));
+        log.refused(7, Refused::Robots, line("http://a.example/p"));
         log.rotate(0).unwrap();
-        log.refused(8, Refused::Scope, line("http://b.example/"))
-            .unwrap();
+        log.refused(8, Refused::Scope, line("http://b.example/"));
         log.flush().unwrap();
         let first = std::fs::read_to_string(dir.path().join("crawl.00000.log")).unwrap();
         let lines: Vec<Vec<&str>> = first

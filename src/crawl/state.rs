@@ -9,6 +9,7 @@
 use super::layout::Layout;
 use super::CrawlError;
 use crate::archive::Checkpoint;
+use crate::frontier::contract::CrawlFrontier;
 use crate::store::{Key, Meta, Store, StoreError, WriteSet};
 use serde::de::DeserializeOwned;
 
@@ -88,9 +89,9 @@ fn warc_files(layout: &Layout) -> Result<usize, CrawlError> {
 }
 
 /// The engine's way to the crawl's durable state: the store it reads earlier runs back from,
-/// and the one write set its parts stage into between commits. The frontier is not a way in:
-/// it reads its own log and keys only, and is handed this write set at commit (the engine's
-/// `commit` orders it: archive synced, crawl log flushed, frontier log, then the store).
+/// the one write set its parts stage into between commits, and the commit that makes them
+/// durable with the frontier's log ([`CrawlState::commit`]). The frontier is not a way in: it
+/// reads its own log and keys only.
 pub(super) struct CrawlState {
     store: Store,
     txn: WriteSet,
@@ -128,9 +129,23 @@ impl CrawlState {
         self.txn.append(writes);
     }
 
-    /// The writes staged since the last commit, for the commit.
-    pub(super) fn take(&mut self) -> WriteSet {
-        std::mem::take(&mut self.txn)
+    /// Commits what was staged with the frontier's log, in the order that lets a crash at any
+    /// point be recovered: the frontier's log (its number stamped into the store's batch),
+    /// then the store, then the frontier's seal. The caller has synced the WARC file the
+    /// staged checkpoint points into.
+    pub(super) fn commit<F: CrawlFrontier + ?Sized>(
+        &mut self,
+        frontier: &mut F,
+    ) -> Result<(), CrawlError> {
+        let mut txn = std::mem::take(&mut self.txn);
+        let n = frontier.log_commit(self.store.changes(&txn)?)?;
+        txn.put(
+            Key::Meta(Meta::FrontierCommit).bytes(),
+            n.to_string().into_bytes(),
+        );
+        self.store.commit(txn)?;
+        frontier.store_committed()?;
+        Ok(())
     }
 }
 
@@ -257,7 +272,7 @@ mod tests {
         Ok((entries, frontier.seen_count()))
     }
 
-    /// Commits as a crawl does, `commits` times: URLs queued in most commits, first captures
+    /// Commits as a crawl does (`CrawlState::commit`), `commits` times: URLs queued in most commits, first captures
     /// added and removed, a checkpoint and (some commits) a value large enough for sled's blob
     /// files, and some commits that change only the store. Copies the crawl's files to `killed`
     /// while it is still open (what `kill -9` leaves), then closes it cleanly; returns what it
@@ -265,8 +280,9 @@ mod tests {
     fn crawl_like(layout: &Layout, killed: &Layout, commits: u64) -> Committed {
         let store = open(layout).unwrap();
         let mut f = Frontier::open(store.clone(), cfg()).unwrap();
+        let mut state = CrawlState::new(store.clone());
         for c in 0..commits {
-            let mut txn = WriteSet::default();
+            let txn = &mut state.txn;
             if c % 4 != 3 {
                 for i in 0..8 {
                     let url = format!("http://a.test/{c}/{i}");
@@ -287,11 +303,11 @@ mod tests {
             }
             let cp = format!("{{\"file\":\"x.warc.gz\",\"offset\":{}}}", c * 1000);
             txn.put(Key::Meta(Meta::Checkpoint).bytes(), cp.into_bytes());
-            f.commit_with(txn).unwrap();
+            state.commit(&mut f).unwrap();
         }
         copy_dir(&layout.root, &killed.root);
         f.close().unwrap();
-        drop((f, store));
+        drop((f, state, store));
         let committed = reopen(layout).unwrap();
         assert_eq!(committed.1 as u64, (commits - commits / 4) * 8);
         committed

@@ -8,7 +8,7 @@
 //! to the queue operations, [`UrlFrontier::demote`] and the robots.txt rules
 //! ([`HostPolicy::robots_done`], [`HostPolicy::robots_allows`]) against a model, crash and
 //! reopen included, so a second implementation can be checked by the same test; the iteration
-//! calls, `commit_with`, `close` and the rest of [`HostPolicy`] are checked by the frontier's
+//! calls, the two halves of a commit, `close` and the rest of [`HostPolicy`] are checked by the frontier's
 //! unit tests and the crawl tests.
 //!
 //! The promises, in short:
@@ -30,7 +30,6 @@ use super::update::{Scored, UpdateFn};
 use super::view::QueuedUrl;
 use super::{Completion, Frontier, FrontierError, Lease, Offer, UrlLease};
 use crate::model::CrawlUri;
-use crate::store::WriteSet;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -83,8 +82,14 @@ pub trait UrlFrontier {
         host: &str,
         f: &mut dyn FnMut(CrawlUri),
     ) -> Result<(), FrontierError>;
-    /// [`UrlFrontier::commit`] together with the crawl's other staged state, atomically.
-    fn commit_with(&mut self, txn: WriteSet) -> Result<(), FrontierError>;
+    /// The first half of a commit of the whole crawl state, which the crawl's state orders
+    /// (archive synced, then this, then the store, then [`UrlFrontier::store_committed`]):
+    /// makes what the frontier staged durable and returns the number the store's commit
+    /// carries, by which the frontier knows on opening whether the store holds its last
+    /// commit. `store_changes`: whether that commit changes the store.
+    fn log_commit(&mut self, store_changes: bool) -> Result<u64, FrontierError>;
+    /// The second half, once the store holds the commit [`UrlFrontier::log_commit`] numbered.
+    fn store_committed(&mut self) -> Result<(), FrontierError>;
     /// Commits and closes: nothing is handed out after it.
     fn close(&mut self) -> Result<(), FrontierError>;
 }
@@ -235,8 +240,12 @@ impl UrlFrontier for Frontier {
         Frontier::for_each_queued_on(self, host, f)
     }
 
-    fn commit_with(&mut self, txn: WriteSet) -> Result<(), FrontierError> {
-        Frontier::commit_with(self, txn)
+    fn log_commit(&mut self, store_changes: bool) -> Result<u64, FrontierError> {
+        Frontier::log_commit(self, store_changes)
+    }
+
+    fn store_committed(&mut self) -> Result<(), FrontierError> {
+        Frontier::store_committed(self)
     }
 
     fn close(&mut self) -> Result<(), FrontierError> {

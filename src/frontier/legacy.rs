@@ -8,7 +8,7 @@ use super::keys::{self, UrlState};
 use super::ops::Op;
 use super::table::Slot;
 use super::{Frontier, FrontierError, NO_HOST};
-use crate::store::{Family, Key, Meta};
+use crate::store::{Family, Key, Meta, WriteSet};
 
 impl Frontier {
     /// Moves an older crawl's queues out of sled, once: on a frontier whose log had never
@@ -81,12 +81,14 @@ impl Frontier {
             return Ok(false);
         }
         queued.sort_by_key(|(k, ..)| k.get(k.len().saturating_sub(8)..).map(<[u8]>::to_vec));
+        // The older keys go in the one commit that logs their URLs.
+        let mut deletes = WriteSet::default();
         for (key, host, fp, uri, origin) in queued {
             self.offer(fp, &host, &origin, uri);
-            self.legacy.delete(key);
+            deletes.delete(key);
         }
         for (key, fp, b) in marked {
-            self.legacy.delete(key);
+            deletes.delete(key);
             if b == 1 || self.table.find(fp).is_some() {
                 continue;
             }
@@ -99,7 +101,7 @@ impl Frontier {
             self.mark_unqueued(fp, NO_HOST, slot);
         }
         for (key, name, rec) in hosts {
-            self.legacy.delete(key);
+            deletes.delete(key);
             let origin = self
                 .ids
                 .get(&name)
@@ -112,12 +114,12 @@ impl Frontier {
                 errors: rec.errors,
             });
         }
-        self.legacy.delete(Key::Meta(Meta::LegacySeq).bytes());
+        deletes.delete(Key::Meta(Meta::LegacySeq).bytes());
         tracing::info!(
             queued = self.queued,
             "frontier: older crawl state moved into the log"
         );
-        self.commit()?;
+        self.commit_with(deletes)?;
         self.log_was_empty = false;
         Ok(true)
     }

@@ -32,7 +32,7 @@ pub mod update;
 pub(crate) mod view;
 
 use crate::model::CrawlUri;
-use crate::store::{Store, StoreError, WriteSet};
+use crate::store::{Store, StoreError};
 use best_n::BestN;
 use contract::RobotsRules;
 pub use journal::JournalError;
@@ -139,8 +139,6 @@ pub struct Frontier {
     /// Whether the log had never committed when opened: an older crawl's state may then be in
     /// the store, for [`Frontier::migrate_older_state`].
     log_was_empty: bool,
-    /// Deletions of older crawl state moved into the log, for the next commit.
-    legacy: WriteSet,
     journal: journal::Journal,
     table: UrlTable,
     hosts: Vec<Host>,

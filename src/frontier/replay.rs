@@ -177,7 +177,6 @@ impl Frontier {
         let mut f = Frontier {
             store,
             cfg,
-            legacy: Default::default(),
             journal,
             table: r.table,
             hosts: r.hosts,
@@ -220,24 +219,38 @@ impl Frontier {
     }
 
     /// [`Frontier::commit`], with the rest of the crawl's transaction (`txn`: the writes its
-    /// other parts staged), so that the store and the log move together. Every commit that
-    /// changes the store gets a batch of its own in the log (an empty one if the frontier
-    /// staged nothing), so the store's commit number names one state of it, and the log can
-    /// tell if the store loses one.
+    /// other parts staged), so that the store and the log move together: the two halves of a
+    /// commit ([`Frontier::log_commit`], then [`Frontier::store_committed`]) around the store's
+    /// commit, for whoever opens a crawl and for tests. A crawl's state orders them itself.
     pub fn commit_with(&mut self, mut txn: WriteSet) -> Result<(), FrontierError> {
-        if let Some(e) = self.poisoned.take() {
-            return Err(e.into());
-        }
-        txn.append(std::mem::take(&mut self.legacy));
-        if !self.journal.is_dirty() && self.store.changes(&txn)? {
-            self.journal.force();
-        }
-        let n = self.journal.commit()?;
+        let n = self.log_commit(self.store.changes(&txn)?)?;
         txn.put(
             Key::Meta(Meta::FrontierCommit).bytes(),
             n.to_string().into_bytes(),
         );
         self.store.commit(txn)?;
+        self.store_committed()
+    }
+
+    /// A commit's first half: makes what the frontier staged durable in its log and returns
+    /// the number the store's commit must carry (`Meta::FrontierCommit`). Every commit that
+    /// changes the store (`store_changes`) gets a batch of its own in the log (an empty one if
+    /// the frontier staged nothing), so the store's commit number names one state of it, and
+    /// the log can tell if the store loses one.
+    pub fn log_commit(&mut self, store_changes: bool) -> Result<u64, FrontierError> {
+        if let Some(e) = self.poisoned.take() {
+            return Err(e.into());
+        }
+        if !self.journal.is_dirty() && store_changes {
+            self.journal.force();
+        }
+        Ok(self.journal.commit()?)
+    }
+
+    /// A commit's second half, once the store holds the number [`Frontier::log_commit`]
+    /// returned: seals the log (proof that the store holds its last batch), puts a finished
+    /// rewrite in place and starts one when the log has grown.
+    pub fn store_committed(&mut self) -> Result<(), FrontierError> {
         self.journal.finish_rewrite(false)?;
         self.journal.seal(false)?;
         let compacted = 38 * self.table.len() as u64 + 64 * self.hosts.len() as u64;

@@ -271,8 +271,7 @@ mod tests {
                 mime: Some("text/html"),
                 source: "crawl",
                 ..Line::default()
-            })
-            .unwrap();
+            });
         }
         log.flush().unwrap();
     }

@@ -200,6 +200,41 @@ fn a_recrawl_relearns_an_action_from_the_content_captured_before() {
     assert_eq!(adopted[0].validated_on, vec![url]);
 }
 
+/// Content captured on an earlier visit that is in the store but does not decode is an error
+/// naming the page, when a failed field needs it: relearning without it would forget it.
+#[test]
+fn captured_content_that_does_not_decode_is_an_error_naming_the_page() {
+    let store = Store::temporary().unwrap();
+    let helper = Helper::load(&root().join("kb"))
+        .unwrap()
+        .with_store(store.clone());
+    let url = "https://blog.example.org/2024/05/14/hello-world/";
+    let original = fixture("wordpress/post.html");
+    let mut learned = WriteSet::default();
+    learn(&helper, url, &original, &mut learned);
+    store.commit(learned).unwrap();
+    let key = magpie::store::Key::Captured {
+        host: "blog.example.org",
+        url,
+    }
+    .bytes();
+    assert!(store.get(&key).unwrap().is_some(), "the capture is stored");
+    let mut damage = WriteSet::default();
+    damage.put(key, b"{\"application\": ".to_vec());
+    store.commit(damage).unwrap();
+    // The same page is read as before: no field fails, the capture is not needed.
+    let page_url = Url::parse(url).unwrap();
+    assert!(helper
+        .analyze(&page_url, &[], original.as_bytes(), &[])
+        .is_ok());
+    // The theme changed: the body needs relearning from the damaged capture.
+    let changed = original.replace("entry-content", "article-text");
+    let e = helper
+        .analyze(&page_url, &[], changed.as_bytes(), &[])
+        .expect_err("the damaged capture is reported");
+    assert!(e.to_string().contains("hello-world"), "{e}");
+}
+
 /// An SMF topic whose theme no longer loads the default scripts nor credits Simple Machines:
 /// none of the application's detection patterns match.
 fn disguised_smf_topic(t: u32) -> (String, String) {

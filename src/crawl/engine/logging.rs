@@ -22,8 +22,18 @@ impl<F: CrawlFrontier> Engine<F> {
         let Some(log) = &mut self.log else {
             return Ok(());
         };
-        log.write(line)
-            .map_err(|source| crate::crawl::CrawlError::Log { source })
+        log.write(line);
+        self.flush_log_if_full()
+    }
+
+    /// Writes the crawl log out, off the async workers, when its lines fill its buffer
+    /// before the next commit does.
+    fn flush_log_if_full(&mut self) -> Result<(), crate::crawl::CrawlError> {
+        match &mut self.log {
+            Some(log) if log.is_full() => crate::blocking::off_the_workers(|| log.flush())
+                .map_err(|source| crate::crawl::CrawlError::Log { source }),
+            _ => Ok(()),
+        }
     }
 
     /// An exchange that got an answer; `notes` adds to the annotations.
@@ -121,8 +131,8 @@ impl<F: CrawlFrontier> Engine<F> {
             annotations: vec![reason.to_string()],
             ..Line::default()
         };
-        log.refused(fp, why, line)
-            .map_err(|source| crate::crawl::CrawlError::Log { source })
+        log.refused(fp, why, line);
+        self.flush_log_if_full()
     }
 
     /// Rotates the crawl log when the WARC writer has started a new file since the last call.

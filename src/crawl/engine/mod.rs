@@ -587,7 +587,7 @@ impl<F: CrawlFrontier> Engine<F> {
         self.stage_copies()?;
         let totals = super::state::to_json(&self.stats.totals(), "the crawl's totals")?;
         self.state.put(Key::Meta(Meta::Totals).bytes(), totals);
-        self.frontier.commit_with(self.state.take())?;
+        self.state.commit(&mut self.frontier)?;
         self.online.commit(self.archiver.checkpoint())?;
         self.since_commit = 0;
         Ok(())

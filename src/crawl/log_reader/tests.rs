@@ -15,8 +15,7 @@ fn write_log(dir: &Path, n: usize) {
             mime: Some("text/html"),
             source: "crawl",
             ..Line::default()
-        })
-        .unwrap();
+        });
         if i == n / 2 {
             log.rotate(0).unwrap();
         }
@@ -31,8 +30,7 @@ fn write_log(dir: &Path, n: usize) {
             annotations: vec!["robots".into()],
             ..Line::default()
         },
-    )
-    .unwrap();
+    );
     log.flush().unwrap();
 }
 
