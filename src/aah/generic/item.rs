@@ -51,6 +51,22 @@ fn titled(n: NodeRef<'_, Node>) -> bool {
     })
 }
 
+/// A heading that says only a date ("Thu, 09 Feb 2023", "February 9, 2023", "2023-02-09",
+/// "June 2023"): a blog's day or month header above its entries, never an entry's title.
+static DATE_ONLY: LazyLock<Regex> = LazyLock::new(|| {
+    const MONTH: &str = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\\.?";
+    const DAY: &str = "\\d{1,2}(?:st|nd|rd|th)?";
+    Regex::new(&format!(
+        r"(?i)^(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:{DAY}\s+{MONTH},?\s+\d{{4}}|{MONTH}\s+{DAY},?\s+\d{{4}}|{MONTH}\s+\d{{4}}|\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{2,4}})$"
+    ))
+    .expect("a valid date pattern")
+});
+
+/// Whether a heading's text is a date and nothing else.
+fn date_only(t: &str) -> bool {
+    DATE_ONLY.is_match(t.trim())
+}
+
 static LD_HEADLINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#""(?:headline|name)"\s*:\s*"([^"]+)""#).expect("a valid literal pattern")
 });
@@ -61,7 +77,7 @@ static LD_HEADLINE: LazyLock<Regex> = LazyLock::new(|| {
 /// element classed as a title; then the heading (or titled element) that holds the core's
 /// parts, the highest first; `og:title` when there is no core;
 /// the first `h1` of the content that links nowhere else; the core; JSON-LD's `headline`; the
-/// first heading. Furniture and hidden headings never count.
+/// first heading that is not only a date. Furniture and hidden headings never count.
 pub(super) fn title(
     page: &Page<'_>,
     content: NodeRef<'_, Node>,
@@ -157,7 +173,8 @@ pub(super) fn title(
             }
         }
     }
-    candidates.retain(|(h, _)| level(*h) > MINOR);
+    // Past the core, a heading saying only a date is a day's header, not the item's title.
+    candidates.retain(|(h, t)| level(*h) > MINOR && !date_only(t));
     let root = page.doc.tree.root();
     let meta = |key: &str| page.meta(key);
     if c.is_empty() {

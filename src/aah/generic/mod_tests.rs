@@ -369,3 +369,34 @@ fn an_item_s_text_starts_at_its_title_written_as_code_across_inline_breaks() {
     let body = r.body.expect("a body");
     assert!(body.starts_with("A grey heron"), "{body}");
 }
+
+#[test]
+fn a_heading_saying_only_a_date_is_not_the_title() {
+    // Blosxom's entry: the `<title>` and `h1` are the blog's name, a day's header above the
+    // entry, then the entry's own heading.
+    let page = |date: &str| {
+        read_alone(&format!(
+            "<html><head><title></title></head><body><h2>{date}</h2><div><h3><a \
+             name=\"wren\">What the wren tells us</a></h3><div><p>Anyone who walks to the \
+             Ouse valley on a still morning will notice how the wren changes with the season, \
+             and the mill race too, which nobody could explain.</p></div></div></body></html>"
+        ))
+    };
+    for date in [
+        "Thu, 09 Feb 2023",
+        "February 9th, 2023",
+        "2023-02-09",
+        "June 2023",
+    ] {
+        assert_eq!(
+            page(date).title.as_deref(),
+            Some("What the wren tells us"),
+            "{date}"
+        );
+    }
+    assert_eq!(
+        page("Winter visit").title.as_deref(),
+        Some("Winter visit"),
+        "a heading that is not a date stays first"
+    );
+}
