@@ -13,8 +13,9 @@
 //! - [`store`]: the only sled user: every key family, and atomic, durable commits of the
 //!   crawl's one transaction.
 //! - [`frontier`]: per-host priority queues in compact memory over a durable log, the seen-test,
-//!   politeness; the engine is written against [`frontier::contract`] (only opening a crawl
-//!   names the concrete `Frontier`: it replays the log and migrates an older crawl's state).
+//!   politeness; the engine is written against [`frontier::contract`] (only opening a crawl,
+//!   which replays the log and migrates an older crawl's state, and `Engine::new` name the
+//!   concrete `Frontier`).
 //! - [`http`]: the one lenient HTTP response-head parser and chunked decoder, for the wire and for stored blocks.
 //! - [`fetch`]: the recording HTTP client (exact wire bytes, kept connections), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.

@@ -180,9 +180,25 @@ impl CrawlLog {
     /// Writes the gathered lines to the file (at every commit, and when full): blocking I/O,
     /// which the engine runs off the async workers.
     pub fn flush(&mut self) -> io::Result<()> {
-        self.out.write_all(&self.pending)?;
-        self.pending.clear();
-        Ok(())
+        // What was written is dropped from `pending` even when a later write fails, so a
+        // retry (or the drop) never writes a line twice.
+        let (mut done, mut result) = (0, Ok(()));
+        while done < self.pending.len() {
+            match self.out.write(&self.pending[done..]) {
+                Ok(0) => {
+                    result = Err(io::ErrorKind::WriteZero.into());
+                    break;
+                }
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.pending.drain(..done);
+        result
     }
 
     /// Closes the current log as `crawl.<serial:05>.log` and starts a new `crawl.log`.
@@ -192,6 +208,14 @@ impl CrawlLog {
         std::fs::rename(&current, self.dir.join(format!("crawl.{serial:05}.log")))?;
         self.out = OpenOptions::new().create(true).append(true).open(current)?;
         Ok(())
+    }
+}
+
+/// A crawl that stops on an error writes the lines gathered since its last commit (the
+/// failing page's among them) as it is dropped; an error then has nowhere to go.
+impl Drop for CrawlLog {
+    fn drop(&mut self) {
+        let _ = self.flush();
     }
 }
 
@@ -243,10 +267,10 @@ mod tests {
         assert_eq!(empty, "t     0          - http://a/ - - - - - - - -\n");
     }
 
-    /// Adding a line never writes: lines reach the file when flushed, and the log says when
-    /// it holds enough to be flushed before the next commit.
+    /// Adding a line never writes: lines reach the file when flushed (or the log dropped), and
+    /// the log says when it holds enough to be flushed before the next commit.
     #[test]
-    fn lines_are_written_only_when_flushed() {
+    fn lines_are_written_when_flushed_or_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let mut log = CrawlLog::open(dir.path()).unwrap();
         let file = dir.path().join("crawl.log");
@@ -266,6 +290,11 @@ mod tests {
         assert!(!log.is_full());
         let text = std::fs::read_to_string(&file).unwrap();
         assert_eq!(text.lines().count(), added);
+        // A crawl that stops on an error drops its log: what it gathered is written then.
+        log.write(&line);
+        drop(log);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(text.lines().count(), added + 1);
     }
 
     #[test]

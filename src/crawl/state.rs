@@ -10,6 +10,7 @@ use super::layout::Layout;
 use super::CrawlError;
 use crate::archive::Checkpoint;
 use crate::frontier::contract::CrawlFrontier;
+use crate::frontier::stamped;
 use crate::store::{Key, Meta, Store, StoreError, WriteSet};
 use serde::de::DeserializeOwned;
 
@@ -130,21 +131,17 @@ impl CrawlState {
     }
 
     /// Commits what was staged with the frontier's log, in the order that lets a crash at any
-    /// point be recovered: the frontier's log (its number stamped into the store's batch),
-    /// then the store, then the frontier's seal. The caller has synced the WARC file the
-    /// staged checkpoint points into.
+    /// point be recovered, which the frontier keeps ([`CrawlFrontier::commit_around`]): its
+    /// log, numbered; then the store's batch, carrying that number; then its seal. The caller
+    /// has synced the WARC file the staged checkpoint points into.
     pub(super) fn commit<F: CrawlFrontier + ?Sized>(
         &mut self,
         frontier: &mut F,
     ) -> Result<(), CrawlError> {
         let mut txn = std::mem::take(&mut self.txn);
-        let n = frontier.log_commit(self.store.changes(&txn)?)?;
-        txn.put(
-            Key::Meta(Meta::FrontierCommit).bytes(),
-            n.to_string().into_bytes(),
-        );
-        self.store.commit(txn)?;
-        frontier.store_committed()?;
+        let changes = self.store.changes(&txn)?;
+        let store = &self.store;
+        frontier.commit_around(changes, &mut |n| store.commit(stamped(&mut txn, n)))?;
         Ok(())
     }
 }

@@ -8,8 +8,8 @@
 //! to the queue operations, [`UrlFrontier::demote`] and the robots.txt rules
 //! ([`HostPolicy::robots_done`], [`HostPolicy::robots_allows`]) against a model, crash and
 //! reopen included, so a second implementation can be checked by the same test; the iteration
-//! calls, the two halves of a commit, `close` and the rest of [`HostPolicy`] are checked by the frontier's
-//! unit tests and the crawl tests.
+//! calls, [`UrlFrontier::commit_around`], `close` and the rest of [`HostPolicy`] are checked by
+//! the frontier's unit tests and the crawl tests.
 //!
 //! The promises, in short:
 //! - A URL is queued once: [`UrlFrontier::offer`] and [`UrlFrontier::score`] of a fingerprint
@@ -30,6 +30,7 @@ use super::update::{Scored, UpdateFn};
 use super::view::QueuedUrl;
 use super::{Completion, Frontier, FrontierError, Lease, Offer, UrlLease};
 use crate::model::CrawlUri;
+use crate::store::StoreError;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -82,14 +83,16 @@ pub trait UrlFrontier {
         host: &str,
         f: &mut dyn FnMut(CrawlUri),
     ) -> Result<(), FrontierError>;
-    /// The first half of a commit of the whole crawl state, which the crawl's state orders
-    /// (archive synced, then this, then the store, then [`UrlFrontier::store_committed`]):
-    /// makes what the frontier staged durable and returns the number the store's commit
-    /// carries, by which the frontier knows on opening whether the store holds its last
-    /// commit. `store_changes`: whether that commit changes the store.
-    fn log_commit(&mut self, store_changes: bool) -> Result<u64, FrontierError>;
-    /// The second half, once the store holds the commit [`UrlFrontier::log_commit`] numbered.
-    fn store_committed(&mut self) -> Result<(), FrontierError>;
+    /// Commits what the frontier staged with the rest of the crawl's state: makes the
+    /// frontier's part durable, numbered `n`; then `commit_store(n)` commits the store's batch
+    /// carrying `n` (by which the frontier knows on opening whether the store holds its last
+    /// commit); then the frontier marks its part as held by the store. `store_changes`:
+    /// whether that batch changes the store. One call, so the halves cannot be reordered.
+    fn commit_around(
+        &mut self,
+        store_changes: bool,
+        commit_store: &mut dyn FnMut(u64) -> Result<(), StoreError>,
+    ) -> Result<(), FrontierError>;
     /// Commits and closes: nothing is handed out after it.
     fn close(&mut self) -> Result<(), FrontierError>;
 }
@@ -240,12 +243,12 @@ impl UrlFrontier for Frontier {
         Frontier::for_each_queued_on(self, host, f)
     }
 
-    fn log_commit(&mut self, store_changes: bool) -> Result<u64, FrontierError> {
-        Frontier::log_commit(self, store_changes)
-    }
-
-    fn store_committed(&mut self) -> Result<(), FrontierError> {
-        Frontier::store_committed(self)
+    fn commit_around(
+        &mut self,
+        store_changes: bool,
+        commit_store: &mut dyn FnMut(u64) -> Result<(), StoreError>,
+    ) -> Result<(), FrontierError> {
+        Frontier::commit_around(self, store_changes, commit_store)
     }
 
     fn close(&mut self) -> Result<(), FrontierError> {

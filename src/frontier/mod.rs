@@ -26,6 +26,7 @@ pub(crate) mod pace;
 pub mod politeness;
 mod records;
 mod replay;
+pub(crate) use replay::stamped;
 pub(crate) mod schedule;
 mod table;
 pub mod update;

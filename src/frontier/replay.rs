@@ -11,7 +11,7 @@ use super::journal::{Journal, JournalError};
 use super::ops::{self, Op};
 use super::table::{Row, Slot, UrlTable};
 use super::{keys, Frontier, FrontierConfig, FrontierError, NO_HOST};
-use crate::store::{Key, Meta, Store, WriteSet};
+use crate::store::{Key, Meta, Store, StoreError, WriteSet};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -219,38 +219,34 @@ impl Frontier {
     }
 
     /// [`Frontier::commit`], with the rest of the crawl's transaction (`txn`: the writes its
-    /// other parts staged), so that the store and the log move together: the two halves of a
-    /// commit ([`Frontier::log_commit`], then [`Frontier::store_committed`]) around the store's
-    /// commit, for whoever opens a crawl and for tests. A crawl's state orders them itself.
+    /// other parts staged), committed to the frontier's own store handle
+    /// ([`Frontier::commit_around`]). Opening a crawl and tests commit so; a crawl's state
+    /// commits its store itself.
     pub fn commit_with(&mut self, mut txn: WriteSet) -> Result<(), FrontierError> {
-        let n = self.log_commit(self.store.changes(&txn)?)?;
-        txn.put(
-            Key::Meta(Meta::FrontierCommit).bytes(),
-            n.to_string().into_bytes(),
-        );
-        self.store.commit(txn)?;
-        self.store_committed()
+        let changes = self.store.changes(&txn)?;
+        let store = self.store.clone();
+        self.commit_around(changes, &mut |n| store.commit(stamped(&mut txn, n)))
     }
 
-    /// A commit's first half: makes what the frontier staged durable in its log and returns
-    /// the number the store's commit must carry (`Meta::FrontierCommit`). Every commit that
-    /// changes the store (`store_changes`) gets a batch of its own in the log (an empty one if
-    /// the frontier staged nothing), so the store's commit number names one state of it, and
-    /// the log can tell if the store loses one.
-    pub fn log_commit(&mut self, store_changes: bool) -> Result<u64, FrontierError> {
+    /// Makes what the frontier staged durable in its log as commit `n`, then has the caller
+    /// commit the store's batch carrying `n` (`commit_store`), then seals the log (proof that
+    /// the store holds its last batch), puts a finished rewrite in place and starts one when
+    /// the log has grown. Every commit that changes the store (`store_changes`) gets a batch
+    /// of its own in the log (an empty one if the frontier staged nothing), so the store's
+    /// commit number names one state of it, and the log can tell if the store loses one.
+    pub fn commit_around(
+        &mut self,
+        store_changes: bool,
+        commit_store: &mut dyn FnMut(u64) -> Result<(), StoreError>,
+    ) -> Result<(), FrontierError> {
         if let Some(e) = self.poisoned.take() {
             return Err(e.into());
         }
         if !self.journal.is_dirty() && store_changes {
             self.journal.force();
         }
-        Ok(self.journal.commit()?)
-    }
-
-    /// A commit's second half, once the store holds the number [`Frontier::log_commit`]
-    /// returned: seals the log (proof that the store holds its last batch), puts a finished
-    /// rewrite in place and starts one when the log has grown.
-    pub fn store_committed(&mut self) -> Result<(), FrontierError> {
+        let n = self.journal.commit()?;
+        commit_store(n)?;
         self.journal.finish_rewrite(false)?;
         self.journal.seal(false)?;
         let compacted = 38 * self.table.len() as u64 + 64 * self.hosts.len() as u64;
@@ -356,6 +352,17 @@ impl Frontier {
     pub fn table_bytes(&self) -> usize {
         self.table.heap_bytes()
     }
+}
+
+/// The store's batch of commit `n` (`txn`, taken): with the frontier's commit number, which
+/// [`Frontier::open`] checks against its log.
+pub(crate) fn stamped(txn: &mut WriteSet, n: u64) -> WriteSet {
+    let mut txn = std::mem::take(txn);
+    txn.put(
+        Key::Meta(Meta::FrontierCommit).bytes(),
+        n.to_string().into_bytes(),
+    );
+    txn
 }
 
 #[cfg(test)]
