@@ -8,6 +8,10 @@
 use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
 
+/// The media type of the helper's reading of a page (`aah::AppMatch` as JSON) in a WARC
+/// metadata record: written by the crawl, read back by the index's rebuild and the API.
+pub const AAH_MEDIA_TYPE: &str = "application/vnd.magpie.aah+json";
+
 /// How a URL was reached from its parent, as in Heritrix hop paths.
 ///
 /// The hop path of a URL (for example `LLE`) is the chain of these codes from the seed; it

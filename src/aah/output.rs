@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::kb::{Category, LevelKind};
 
 /// The media type of the JSON form of an [`AppMatch`], for a WARC metadata record.
-pub const AAH_MEDIA_TYPE: &str = "application/vnd.magpie.aah+json";
+pub use crate::model::AAH_MEDIA_TYPE;
 
 /// The detected application.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -125,10 +125,6 @@ pub struct Processed {
     /// `/post/N`, a navigation rule): the engine takes them out of the queue
     /// (`Helper::not_worth_queued`).
     pub purge_queue: Option<String>,
-    /// The helper's later readings of earlier pages, made while this page was read, encoded as
-    /// metadata records (`records::encode_revisions`): the engine appends them whatever it
-    /// does with this exchange.
-    pub revisions: Vec<u8>,
     /// What the helper learned from the page that outlives the process (the host's
     /// application, adoptions, captured content): the engine commits it with the page.
     pub learned: WriteSet,
@@ -207,7 +203,6 @@ pub fn process_page(
             page: None,
             capture,
             purge_queue,
-            revisions: Vec::new(),
             learned: WriteSet::default(),
         });
     };
@@ -282,10 +277,6 @@ pub fn process_page(
     if let Some(a) = &mut analysis {
         a.links = Vec::new();
     }
-    let revisions = match &ctx.helper {
-        Some(h) => records::encode_revisions(&h.take_revisions(), warcinfo_id, ctx.gzip_level)?,
-        None => Vec::new(),
-    };
     Ok(Processed {
         records,
         outlinks,
@@ -299,7 +290,6 @@ pub fn process_page(
         }),
         capture,
         purge_queue,
-        revisions,
         learned,
     })
 }
@@ -341,7 +331,6 @@ pub fn process_robots(
         page: None,
         capture,
         purge_queue: None,
-        revisions: Vec::new(),
         learned: WriteSet::default(),
     })
 }

@@ -378,7 +378,7 @@ impl Scan<'_> {
                         head.offset,
                     )?;
                     let media_type = head.field("Content-Type").unwrap_or_default();
-                    if media_type.starts_with(crate::aah::AAH_MEDIA_TYPE) {
+                    if media_type.starts_with(crate::model::AAH_MEDIA_TYPE) {
                         p.notes.read_app(&text);
                     } else if media_type.starts_with("application/warc-fields") {
                         if let Some(h) = hops_from_seed(&text) {

@@ -88,12 +88,11 @@ fn modules_name_only_the_modules_below_them() {
         ("analysis", &["model"]),
         ("archive", &["http"]),
         // The index reads stored pages itself for a rebuild, as the crawl reads fetched ones
-        // (fetch's body decoding, parse, aah's record type), and the text limits of an index
-        // made before they were stored with it from the crawl's spec.
+        // (fetch's body decoding, parse), and the text limits of an index made before they
+        // were stored with it from the crawl's spec.
         (
             "index",
             &[
-                "aah",
                 "archive",
                 "blocking",
                 "fetch",

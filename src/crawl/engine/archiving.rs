@@ -153,6 +153,23 @@ impl<F: CrawlFrontier> Engine<F> {
         now()
     }
 
+    /// Appends the helper's later readings of earlier pages, made by the workers since the
+    /// last call, as metadata records about those pages' captures. Taken here, on the engine,
+    /// so that a worker only reads: what it read again waits in the helper for the engine.
+    pub(super) fn archive_revisions(&mut self) -> Result<(), crate::crawl::CrawlError> {
+        let Some(h) = &self.ctx.helper else {
+            return Ok(());
+        };
+        let revisions = h.take_revisions();
+        if revisions.is_empty() {
+            return Ok(());
+        }
+        let id = self.archiver.warcinfo_id().to_owned();
+        let records =
+            crate::crawl::records::encode_revisions(&revisions, &id, self.ctx.gzip_level)?;
+        self.archive_later(&records, &id)
+    }
+
     /// At the end of the crawl, reads again the pages the helper kept, with all their hosts
     /// taught (`Helper::settle`, off the async workers), and archives the new readings.
     pub(super) fn archive_second_readings(&mut self) -> Result<(), crate::crawl::CrawlError> {

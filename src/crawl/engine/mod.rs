@@ -441,7 +441,7 @@ impl<F: CrawlFrontier> Engine<F> {
         self.shortage.worked(span.started, now);
         // Later readings of earlier pages are about those pages, and what the helper learned
         // is in its memory already: both are kept whatever becomes of this page.
-        self.archive_later(&std::mem::take(&mut p.revisions), &p.records.warcinfo_id)?;
+        self.archive_revisions()?;
         self.state.append(std::mem::take(&mut p.learned));
         let info = &p.records.info;
         self.frontier.set_ip(&lease.host, info.ip);
