@@ -269,9 +269,9 @@ mod tests {
         Ok((entries, frontier.seen_count()))
     }
 
-    /// Commits as a crawl does (`CrawlState::commit`), `commits` times: URLs queued in most commits, first captures
-    /// added and removed, a checkpoint and (some commits) a value large enough for sled's blob
-    /// files, and some commits that change only the store. Copies the crawl's files to `killed`
+    /// Commits as a crawl does (`CrawlState::commit`), `commits` times: URLs queued in most
+    /// commits, first captures added and removed, a checkpoint and (some commits) a value large
+    /// enough for sled's blob files, and some commits that change only the store. Copies the crawl's files to `killed`
     /// while it is still open (what `kill -9` leaves), then closes it cleanly; returns what it
     /// committed.
     fn crawl_like(layout: &Layout, killed: &Layout, commits: u64) -> Committed {
