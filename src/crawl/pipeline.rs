@@ -255,14 +255,14 @@ pub fn process_page(
     let capture = ctx.index.then(|| {
         let mut doc =
             CaptureDoc::from_exchange(&fetched.info, Some(&page), &records.record_id, &uri.hops);
-        if let Some(a) = &analysis {
-            doc.relevance = Some(a.relevance);
-            doc.lang = a.lang.clone().or(doc.lang);
-        }
-        if let Some(m) = &app {
-            doc.app = m.application.as_ref().map(|a| a.name.clone());
-            doc.level = m.level.as_ref().map(|l| l.name.clone());
-        }
+        let app = app.as_ref();
+        doc.add_reading(
+            analysis.as_ref().map(|a| a.relevance),
+            analysis.as_ref().and_then(|a| a.lang.clone()),
+            app.and_then(|m| m.application.as_ref())
+                .map(|a| a.name.clone()),
+            app.and_then(|m| m.level.as_ref()).map(|l| l.name.clone()),
+        );
         doc
     });
     let nofollow = page.nofollow && ctx.obey_meta_robots;

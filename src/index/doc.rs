@@ -170,6 +170,24 @@ impl CaptureDoc {
         }
     }
 
+    /// Adds the crawl's reading of the page: its relevance and language (detected, over the
+    /// declared one) from the analysis, its application and page kind from the helper. The
+    /// live crawl adds what it read; a rebuild what the capture's metadata records say it read.
+    pub fn add_reading(
+        &mut self,
+        relevance: Option<f32>,
+        lang: Option<String>,
+        app: Option<String>,
+        level: Option<String>,
+    ) {
+        self.relevance = relevance;
+        if lang.is_some() {
+            self.lang = lang;
+        }
+        self.app = app;
+        self.level = level;
+    }
+
     /// Sets where the record (`record`) and the request and metadata records written after it
     /// (`related`) landed.
     pub fn located(mut self, record: &RecordLocation, related: Option<&RecordLocation>) -> Self {

@@ -424,15 +424,13 @@ impl Scan<'_> {
         }
         let notes = p.notes;
         doc.score = notes.priority;
-        doc.relevance = notes.relevance;
-        doc.app = notes.app;
-        doc.level = notes.level;
-        if doc.revisit_of.is_some() {
+        // A revisit's language is the original's.
+        let revisit = doc.revisit_of.is_some();
+        let lang = if revisit { None } else { notes.lang };
+        doc.add_reading(notes.relevance, lang, notes.app, notes.level);
+        if revisit {
             self.report.revisits += 1;
         } else {
-            if notes.lang.is_some() {
-                doc.lang = notes.lang;
-            }
             for (kind, fields) in &notes.objects {
                 let fields = fields.iter().map(|(k, v)| (k.as_str(), v.as_str()));
                 w.add_object(&ObjectDoc::from_fields(kind, fields, &doc))?;
