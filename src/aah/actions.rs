@@ -69,7 +69,8 @@ impl Helper {
     /// Runs the extraction actions of a terminal level, recovering failed ones; returns the
     /// content to capture for a later recrawl, when the helper keeps a store and found some.
     /// Fails when the content captured on an earlier visit, read to relearn a failed field,
-    /// is in the store but cannot be read or does not decode: relearning without it would silently forget it.
+    /// is in the store but cannot be read or does not decode: relearning without it would
+    /// silently forget it.
     pub(crate) fn extract(
         &self,
         ctx: &Ctx<'_, '_>,

@@ -58,11 +58,8 @@ pub(super) fn headings(page: &Page<'_>) -> Vec<&'static str> {
         }
         // Whole, or without the links it holds (YARD's "Instance Method Summary" ends with
         // a "collapse" toggle).
-        let bare = words_outside_links(n).to_lowercase();
-        if let Some(h) = API_HEADINGS
-            .iter()
-            .find(|h| text.ends_with(*h) || bare.ends_with(*h))
-        {
+        let ends = |t: &str| API_HEADINGS.iter().find(|h| t.ends_with(*h));
+        if let Some(h) = ends(text).or_else(|| ends(&words_outside_links(n).to_lowercase())) {
             if !found.contains(h) {
                 found.push(*h);
             }

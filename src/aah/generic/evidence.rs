@@ -138,7 +138,7 @@ pub(super) static CATEGORY_PATHS: LazyLock<[(Category, Regex); 4]> = LazyLock::n
 /// no date; a message saying so of itself ("This post was last modified: 04-02-2024", MyBB) is
 /// a forum's, and does not count ([`POST_EDITED`]).
 static LAST_CHANGED: LazyLock<Regex> = LazyLock::new(|| {
-    const MONTH: &str = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*";
+    use super::MONTH;
     Regex::new(&format!(
         r"(?i)\blast\s+(?:updated|modified|edited|changed)\s*(?:on\b|:)?\s*(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH}\b|{MONTH}\.?\s+\d{{1,2}}\b|\d{{4}}[-/.]\d{{1,2}}\b|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{2,4}}\b)"
     ))

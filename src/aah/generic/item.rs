@@ -54,10 +54,10 @@ fn titled(n: NodeRef<'_, Node>) -> bool {
 /// A heading that says only a date ("Thu, 09 Feb 2023", "February 9, 2023", "2023-02-09",
 /// "June 2023"): a blog's day or month header above its entries, never an entry's title.
 static DATE_ONLY: LazyLock<Regex> = LazyLock::new(|| {
-    const MONTH: &str = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\\.?";
+    use super::MONTH;
     const DAY: &str = "\\d{1,2}(?:st|nd|rd|th)?";
     Regex::new(&format!(
-        r"(?i)^(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:{DAY}\s+{MONTH},?\s+\d{{4}}|{MONTH}\s+{DAY},?\s+\d{{4}}|{MONTH}\s+\d{{4}}|\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{2,4}})$"
+        r"(?i)^(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:{DAY}\s+{MONTH}\.?,?\s+\d{{4}}|{MONTH}\.?\s+{DAY},?\s+\d{{4}}|{MONTH}\.?\s+\d{{4}}|\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{1,2}}[-/.]\d{{1,2}}[-/.]\d{{2,4}})$"
     ))
     .expect("a valid date pattern")
 });

@@ -76,6 +76,9 @@ pub(super) const BODY_CHARS: usize = 8_000;
 const MIN_EVIDENCE: u32 = 3;
 /// Prose (text outside links) a single item has at least, in characters.
 pub(super) const MIN_PROSE: usize = 60;
+/// A month's name or abbreviation in a regular expression (case-insensitive patterns), for the
+/// dates the reader recognises.
+pub(super) const MONTH: &str = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*";
 
 /// What a page says about itself, read with what its host taught.
 #[derive(Debug, Clone, Default, PartialEq)]
