@@ -16,6 +16,7 @@ use super::engine::{self, Facts, Page};
 use super::error::AahError;
 use super::generic;
 use super::kb::{Application, Category, Condition, KnowledgeBase, Level, PageWords};
+use super::memory::{Taught, Unknown};
 use super::output::{ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo};
 use super::relax::adapt::{HostState, Limits};
 use super::relax::store::{Adoption, RelaxStore};
@@ -67,12 +68,14 @@ pub struct Helper {
     category_words: Vec<(Category, Vec<usize>)>,
     pub(crate) options: HelperOptions,
     pub(crate) store: Option<RelaxStore>,
-    hosts: Mutex<HashMap<String, HostState>>,
-    /// The unknown-page reader's model of each host (see `unknown`); apart from `hosts`, whose
-    /// entries are copied for every page, because it grows with the host's pages.
-    pub(crate) models: Mutex<HashMap<String, Arc<Mutex<generic::HostModel>>>>,
-    /// Pages of unknown applications read too early, kept to be read again; locked after a
-    /// host's model, never before it.
+    /// What the helper remembers of each host; like `models` and `rereads`, read by the
+    /// readers (copies) and written only by its owner through `learn` (see `memory`).
+    pub(crate) hosts: Mutex<HashMap<String, HostState>>,
+    /// The unknown-page reader's model of each host (see `unknown`), published whole: a
+    /// reader copies the model it reads with, `learn` applies what the reading taught.
+    pub(crate) models: Mutex<HashMap<String, Arc<generic::HostModel>>>,
+    /// Pages of unknown applications read too early, kept to be read again; locked after
+    /// `models`, never before it.
     pub(crate) rereads: Mutex<Rereads>,
 }
 
@@ -209,26 +212,38 @@ impl Helper {
         text: &str,
         links: &[Link],
     ) -> Result<Reading, AahError> {
-        self.analyze_parsed(url, headers, text, None, links, None)
+        self.read_parsed(url, headers, text, None, links, None)
+            .map(|r| self.keep(r))
     }
 
-    /// Analyses a page the parse stage decoded and parsed, on its tree: the crawl parses each
-    /// page once. `capture` is the page's archived capture: a page of an unknown application
-    /// read before its host's model could judge it is read again later, and the new reading
-    /// refers to it ([`Helper::take_revisions`]).
-    pub fn analyze_doc(
+    /// Reads a page the parse stage decoded and parsed, on its tree (the crawl parses each page
+    /// once), changing nothing the helper remembers: what the page taught comes back beside
+    /// its reading, for the helper's owner to keep with [`Helper::learn`]. Safe to call from
+    /// any number of workers at once. `capture` is the page's archived capture: a page of an
+    /// unknown application read before its host's model could judge it is read again later,
+    /// and the new reading refers to it ([`Helper::take_revisions`]).
+    pub fn read_doc(
         &self,
         url: &Url,
         headers: &[(String, String)],
         doc: &crate::parse::HtmlDoc,
         links: &[Link],
         capture: Option<Capture>,
-    ) -> Result<Reading, AahError> {
-        self.analyze_parsed(url, headers, &doc.text, Some(&doc.tree), links, capture)
+    ) -> Result<(Reading, Taught), AahError> {
+        self.read_parsed(url, headers, &doc.text, Some(&doc.tree), links, capture)
     }
 
-    /// [`Helper::analyze_text`], on the page's tree when the caller has one.
-    fn analyze_parsed(
+    /// Keeps at once what a reading taught, and files the second readings it made due: a
+    /// caller reading pages one by one, as `analyze` does.
+    pub fn keep(&self, (reading, taught): (Reading, Taught)) -> Reading {
+        if let Some(due) = self.learn(taught) {
+            self.reread_done(due.run());
+        }
+        reading
+    }
+
+    /// The reading of a page and what it taught, the helper's memory read only.
+    fn read_parsed(
         &self,
         url: &Url,
         headers: &[(String, String)],
@@ -236,7 +251,7 @@ impl Helper {
         tree: Option<&scraper::Html>,
         links: &[Link],
         capture: Option<Capture>,
-    ) -> Result<Reading, AahError> {
+    ) -> Result<(Reading, Taught), AahError> {
         let text = &text[..floor_char(text, self.options.max_html_bytes)];
         let host = crate::uri::host_key(url);
         let mut st = self.host_state(&host)?;
@@ -265,10 +280,12 @@ impl Helper {
                 || st.attempts.get(DETECT_KEY).copied().unwrap_or(0) < self.options.max_attempts);
         let mut out = AppMatch::nothing(url.as_str());
         if maybe.is_empty() && cached.is_empty() && !may_relax {
-            let views = self.read_unknown(&host, &mut st, url, text, tree, &mut out, capture);
-            self.unknown_verdicts(&host, &mut st, url, &mut out, links, &views);
-            self.save(&host, st, &mut learned)?;
-            return Ok(Reading { app: out, learned });
+            let mut unknown = self.unknown(&host);
+            let views =
+                self.read_unknown(&mut unknown, &mut st, url, text, tree, &mut out, capture);
+            self.unknown_verdicts(&mut unknown, &mut st, url, &mut out, links, &views);
+            let taught = self.taught(host, st, Some(unknown), &mut learned)?;
+            return Ok((Reading { app: out, learned }, taught));
         }
         // One parse serves the XPath tree and, if nothing matches, the unknown-page reader.
         let parsed;
@@ -312,10 +329,19 @@ impl Helper {
             // A relaxed detection being validated on this page may name an application of the
             // knowledge base once adopted; until then the page is read as unknown, and its
             // report shows the candidate pending.
-            let views = self.read_unknown(&host, &mut st, url, text, Some(html), &mut out, capture);
-            self.unknown_verdicts(&host, &mut st, url, &mut out, links, &views);
-            self.save(&host, st, &mut learned)?;
-            return Ok(Reading { app: out, learned });
+            let mut unknown = self.unknown(&host);
+            let views = self.read_unknown(
+                &mut unknown,
+                &mut st,
+                url,
+                text,
+                Some(html),
+                &mut out,
+                capture,
+            );
+            self.unknown_verdicts(&mut unknown, &mut st, url, &mut out, links, &views);
+            let taught = self.taught(host, st, Some(unknown), &mut learned)?;
+            return Ok((Reading { app: out, learned }, taught));
         };
         let app = &self.kb.apps[ai];
         if st.app != Some(ai) && self.store.is_some() {
@@ -374,8 +400,8 @@ impl Helper {
             learned.put(k, v);
         }
         out.links = self.navigate(&ctx, &mut st, level, url, links, &mut out.actions);
-        self.save(&host, st, &mut learned)?;
-        Ok(Reading { app: out, learned })
+        let taught = self.taught(host, st, None, &mut learned)?;
+        Ok((Reading { app: out, learned }, taught))
     }
 
     /// Categories the page looks like (two or more words of their level detection patterns),
@@ -408,9 +434,15 @@ impl Helper {
         Ok(s)
     }
 
-    /// Keeps what a page taught about its host in memory, and its new adoptions as entries in
-    /// `learned`.
-    fn save(&self, host: &str, mut st: HostState, learned: &mut WriteSet) -> Result<(), AahError> {
+    /// What a page taught about its host, for [`Helper::learn`]; its new adoptions also as
+    /// entries in `learned`, for the store.
+    fn taught(
+        &self,
+        host: String,
+        mut st: HostState,
+        unknown: Option<Unknown>,
+        learned: &mut WriteSet,
+    ) -> Result<Taught, AahError> {
         for a in std::mem::take(&mut st.new_adoptions) {
             tracing::info!(
                 host = %a.host,
@@ -427,14 +459,7 @@ impl Helper {
                 learned.put(k, v);
             }
         }
-        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
-        if hosts.len() >= self.options.max_hosts && !hosts.contains_key(host) {
-            if let Some(k) = hosts.keys().next().cloned() {
-                hosts.remove(&k);
-            }
-        }
-        hosts.insert(host.to_owned(), st);
-        Ok(())
+        Ok(Taught::new(host, st, unknown))
     }
 }
 

@@ -20,7 +20,8 @@
 //! - `generic`: pages of applications the knowledge base does not know: category from general
 //!   evidence (schema.org, generator, URL, class and link words), list or single item from the
 //!   layout, title and body; `unknown`: how the helper uses it and adopts a host's category;
-//!   `reread`: the pages it read too early, kept to be read again;
+//!   `reread`: the pages it read too early, kept to be read again; `memory`: what the helper
+//!   remembers of hosts, changed only by its owner from what readings return;
 //! - `output`: the result types; `cli`: `magpie kb check` and `magpie kb detect`.
 
 mod actions;
@@ -33,6 +34,7 @@ mod error;
 pub mod generic;
 mod helper;
 pub(crate) mod kb;
+mod memory;
 mod native;
 mod output;
 pub(crate) mod relax;
@@ -46,6 +48,7 @@ pub use error::AahError;
 pub use generic::NoPage;
 pub use helper::{Helper, HelperOptions, Reading};
 pub use kb::{Category, KnowledgeBase, LevelKind};
+pub use memory::{Reread, Rereading, Taught};
 pub use output::{
     ActionReport, ActionStatus, AppInfo, AppMatch, Contract, LevelInfo, LinkAction, LinkVerdict,
     WebObject, AAH_MEDIA_TYPE, DEFAULT_RULE,

@@ -6,21 +6,20 @@
 //! relaxations (API and cockpit).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 
 use url::Url;
 
-use super::error::AahError;
-use super::generic::{self, HostModel};
+use super::generic::{self, Lesson};
 use super::helper::default_verdicts;
 use super::helper::Helper;
 use super::kb::{Category, LevelKind};
+use super::memory::Unknown;
 use super::output::{
     ActionReport, ActionStatus, AppInfo, AppMatch, LevelInfo, LinkAction, WebObject,
 };
 use super::relax::adapt::HostState;
 use super::relax::store::Adoption;
-use super::reread::{summary, Capture, Kept, Rereads, Revision, REREAD_AFTER};
+use super::reread::{summary, Capture, Kept};
 use crate::model::Link;
 
 /// Application name reported for a page no knowledge-base application matched.
@@ -28,7 +27,7 @@ pub const UNKNOWN_APP: &str = "unknown";
 /// Action id of a host's adopted category.
 const CATEGORY_ACTION: &str = "*/category";
 /// Action id of a page's reading made again, later (see `reread`).
-const REREAD_ACTION: &str = "*/reread";
+pub(super) const REREAD_ACTION: &str = "*/reread";
 /// Action id of a host's learned navigation rules.
 const NAVIGATION_ACTION: &str = "*/skip";
 /// Navigation rules recorded per host (later ones still apply, unrecorded).
@@ -54,7 +53,7 @@ impl Helper {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn read_unknown(
         &self,
-        host: &str,
+        page: &mut Unknown,
         st: &mut HostState,
         url: &Url,
         text: &str,
@@ -63,15 +62,14 @@ impl Helper {
         capture: Option<Capture>,
     ) -> HashMap<String, &'static str> {
         let adopted = adopted_category(st);
-        let model = self.host_model(host);
-        let mut model = model.lock().unwrap_or_else(|p| p.into_inner());
+        let model = &mut page.model;
         let weak = adopted.is_none()
             && model.pages() >= MAX_READS_WITHOUT_CATEGORY
             && model.category().is_none();
         if weak && !model.pass_over(READ_AGAIN_EVERY) {
             // Passed over, not given up: kept unread (where room is left) to be read once a
             // later page shows the host's category, as the pages before it were.
-            let kept = Kept {
+            page.keep.push(Kept {
                 url: url.clone(),
                 text: text.to_owned(),
                 confirmed: capture.is_none(),
@@ -83,11 +81,10 @@ impl Helper {
                 had_app: false,
                 disputed: false,
                 unread: true,
-            };
-            self.lock_rereads()
-                .keep(host, kept, self.options.reread_bytes);
+            });
             return HashMap::new();
         }
+        page.read = true;
         // The tree the helper already parsed, or a parse of its own (only past the check above).
         let own;
         let html = match parsed {
@@ -97,13 +94,12 @@ impl Helper {
                 &own
             }
         };
-        let reading = generic::read(html, url, &mut model);
-        let views = generic::page_views(html, url, &model);
-        let early = generic::too_early(url, &model);
+        let reading = generic::read(html, url, model);
+        let views = generic::page_views(html, url, model);
+        let early = generic::too_early(url, model);
         let pages = model.pages();
         // The host's own category is the vote, whatever part of a split host the page is in.
         let host_category = model.category();
-        drop(model);
         if let Some(c) = host_category {
             if st.generic_votes.len() >= MAX_VOTES {
                 st.generic_votes.remove(0);
@@ -117,14 +113,14 @@ impl Helper {
             false => adopted.or(reading.category),
         };
         if adopted.is_none() {
-            self.adopt_category(host, st);
+            self.adopt_category(&page.host, st);
         }
         fill(out, category, &reading);
         // A page whose own evidence names another category than the one it was given may be
         // of a part of the host its model cannot tell apart yet (documentation beside a blog).
         let disputed = disputes(&reading, category);
         if (early || disputed) && !weak {
-            let kept = Kept {
+            page.keep.push(Kept {
                 url: url.clone(),
                 text: text.to_owned(),
                 confirmed: capture.is_none(),
@@ -136,117 +132,9 @@ impl Helper {
                 had_app: out.application.is_some(),
                 disputed,
                 unread: false,
-            };
-            self.lock_rereads()
-                .keep(host, kept, self.options.reread_bytes);
+            });
         }
-        self.read_again(host, st, false);
         views
-    }
-
-    /// Reads again the kept pages of `host` its model can judge now (all of them with `all`),
-    /// and files a revision for each whose reading changed ([`Helper::take_revisions`]).
-    fn read_again(&self, host: &str, st: &HostState, all: bool) {
-        // A host whose model was forgotten (see `host_model`) has nothing to read its pages
-        // with: they keep their first reading.
-        let Some(model) = self.model_of(host) else {
-            self.lock_rereads().forget(host);
-            return;
-        };
-        let model = model.lock().unwrap_or_else(|p| p.into_inner());
-        let pages = model.pages();
-        let due = self.lock_rereads().take_due(host, |k| {
-            all || (!k.disputed && !generic::too_early(&k.url, &model))
-                || pages >= k.read_at.saturating_add(REREAD_AFTER)
-        });
-        if due.is_empty() {
-            return;
-        }
-        let category = adopted_category(st).or(model.category());
-        let (mut revisions, mut disputed) = (Vec::new(), Vec::new());
-        for k in due {
-            let reading = generic::reread(&crate::parse::parse_document(&k.text), &k.url, &model);
-            let mut m = AppMatch::nothing(k.url.as_str());
-            let category = match reading.by_section {
-                true => reading.category,
-                false => category.or(reading.category),
-            };
-            // Still given another category than its own evidence names: it waits for more of
-            // the host, once, rather than being revised twice.
-            if !all
-                && pages < k.read_at.saturating_add(REREAD_AFTER)
-                && disputes(&reading, category)
-            {
-                disputed.push(Kept {
-                    disputed: true,
-                    ..k
-                });
-                continue;
-            }
-            fill(&mut m, category, &reading);
-            // A kind is changed only by the page's own layout, read with what the host taught:
-            // a later model is not always a better one for a weak reading (a list whose
-            // entries repeat on the host's other lists). The page keeps its first kind, and
-            // what it extracted, then.
-            let first_kind = k.level.as_ref().map(|l| l.kind);
-            if first_kind.is_some() && reading.kind != first_kind && !reading.settled {
-                m.level = k.level;
-                m.objects = k.objects;
-            }
-            if summary(&m) == k.first || (k.had_app && m.application.is_none()) {
-                continue;
-            }
-            m.actions.push(ActionReport {
-                action: REREAD_ACTION.into(),
-                status: ActionStatus::Relaxed,
-                expr: format!(
-                    "read again with {pages} pages of the host read (it was read as page {})",
-                    k.read_at
-                ),
-                original: None,
-            });
-            revisions.push(Revision {
-                capture: k.capture,
-                reading: m,
-            });
-        }
-        drop(model);
-        let mut rereads = self.lock_rereads();
-        for r in revisions {
-            rereads.done(r);
-        }
-        for k in disputed {
-            rereads.keep(host, k, self.options.reread_bytes);
-        }
-    }
-
-    /// The new readings of pages read again since the last call, each to be written as a later
-    /// metadata record of its capture.
-    pub fn take_revisions(&self) -> Vec<Revision> {
-        self.lock_rereads().take_done()
-    }
-
-    /// Notes that the capture `record_id` is archived: a page kept with it can be read again
-    /// now, and its later reading written after it.
-    pub fn archived(&self, record_id: &str) {
-        self.lock_rereads().confirm(record_id);
-    }
-
-    /// Reads again every page still kept, with all its host's model learned, and returns the
-    /// revisions not taken yet: the end of a crawl (or of `kb detect --pages`). Pages whose
-    /// capture was never archived are let go. The error is a host's remembered state that
-    /// cannot be read from the store.
-    pub fn settle(&self) -> Result<Vec<Revision>, AahError> {
-        let hosts = self.lock_rereads().hosts();
-        for host in hosts {
-            let st = self.host_state(&host)?;
-            self.read_again(&host, &st, true);
-        }
-        Ok(self.take_revisions())
-    }
-
-    fn lock_rereads(&self) -> std::sync::MutexGuard<'_, Rereads> {
-        self.rereads.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Verdicts on the links of a page no knowledge-base application matched, into
@@ -261,7 +149,7 @@ impl Helper {
     /// ([`Helper::not_worth_queued`]).
     pub(crate) fn unknown_verdicts(
         &self,
-        host: &str,
+        unknown: &mut Unknown,
         st: &mut HostState,
         page: &Url,
         out: &mut AppMatch,
@@ -269,8 +157,8 @@ impl Helper {
         views: &HashMap<String, &'static str>,
     ) {
         out.links = default_verdicts(links);
-        let model = self.host_model(host);
-        let mut model = model.lock().unwrap_or_else(|p| p.into_inner());
+        let host = unknown.host.as_str();
+        let model = &mut unknown.model;
         let known = model.category().is_some()
             || out
                 .application
@@ -285,7 +173,7 @@ impl Helper {
             .collect();
         let mut linked = std::collections::HashSet::new();
         for (_, u) in &same_host {
-            model.observe_link(u);
+            model.teach(Lesson::Link(u.clone()));
             let mut bare = u.clone();
             bare.set_fragment(None);
             linked.insert(bare.to_string());
@@ -293,7 +181,7 @@ impl Helper {
         for (_, u) in &same_host {
             if generic::among_children(u, &linked) {
                 let template = model.nav_template(u);
-                model.learn_children(&template);
+                model.teach(Lesson::Children(template));
             }
         }
         for (i, u) in same_host {
@@ -302,7 +190,7 @@ impl Helper {
                 v.rule = format!("{UNKNOWN_APP}/*/slash {}", model.nav_template(&u));
                 v.instead = Some(w.into());
             }
-            let found = generic::not_worth_on(&u, page, &linked, &model).or_else(|| {
+            let found = generic::not_worth_on(&u, page, &linked, model).or_else(|| {
                 let why = *views.get(&v.url)?;
                 // Another display is learned by its own path (`whistory?name`), which the
                 // host's template of it (`*?name=*`) would not tell from the page itself.
@@ -338,11 +226,11 @@ impl Helper {
             v.action = LinkAction::Skip;
             v.rule = format!("{UNKNOWN_APP}/*/skip {template}");
             if why.starts_with(generic::PLACE_IN) {
-                model.learn_place(&template);
+                model.teach(Lesson::Place(template.clone()));
             } else if why == generic::REQUERIED {
-                model.learn_display(&template);
+                model.teach(Lesson::Display(template.clone()));
             } else if why == generic::PERSON && model.category() == Some(Category::Forum) {
-                model.learn_person(&template, &u);
+                model.teach(Lesson::Person(template.clone(), u.clone()));
             }
             let rules: Vec<&Adoption> = st
                 .adoptions
@@ -383,71 +271,6 @@ impl Helper {
             .map(|a| a.expr.as_str())
     }
 
-    /// Whether a URL already queued is now known not to be worth a fetch: its shape answers no
-    /// page, or the navigation rules of its host (one no knowledge-base application matched,
-    /// whose category is known) skip it. The links of a host's first pages were queued before
-    /// (deferred, at the lowest priority, when the rules already said so).
-    pub fn not_worth_queued(&self, url: &Url) -> bool {
-        self.existing_model(url).is_some_and(|m| {
-            let m = m.lock().unwrap_or_else(|p| p.into_inner());
-            m.url_answers_no_page(url)
-                || (m.category().is_some() && generic::not_worth(url, &m).is_some())
-        })
-    }
-
-    /// The URL to queue in place of `url`, already queued, when its host is now known to
-    /// redirect it there (see `LinkVerdict::instead`).
-    pub fn queued_instead(&self, url: &Url) -> Option<Url> {
-        let m = self.existing_model(url)?;
-        let m = m.lock().unwrap_or_else(|p| p.into_inner());
-        m.with_slash(url)
-    }
-
-    /// Notes that `url` answered no page (a redirect to `location`, or an error), for a host
-    /// read as unknown: a URL template whose URLs answer no page is not followed further
-    /// (`generic::not_worth`), and one whose URLs redirect to themselves with a final slash
-    /// is queued with it (`LinkVerdict::instead`). Returns what this answer taught, when it is
-    /// the one that taught it, so that the crawl can log it and take the URLs of a shape that
-    /// answers no page out of the queue ([`Helper::not_worth_queued`]).
-    pub fn note_no_page(&self, url: &Url, location: Option<&Url>) -> Option<generic::NoPage> {
-        let model = self.existing_model(url)?;
-        let mut m = model.lock().unwrap_or_else(|p| p.into_inner());
-        m.note_no_page(url, location)
-    }
-
-    /// The reader's model of `url`'s host, if one was made.
-    fn existing_model(&self, url: &Url) -> Option<Arc<Mutex<HostModel>>> {
-        self.model_of(&crate::uri::host_key(url))
-    }
-
-    /// The reader's model of a host, if one was made and is still kept.
-    fn model_of(&self, host: &str) -> Option<Arc<Mutex<HostModel>>> {
-        self.models
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(host)
-            .cloned()
-    }
-
-    /// The reader's model of a host, shared by the workers reading its pages; at most
-    /// `max_hosts` hosts are kept (an arbitrary one is forgotten to make room).
-    pub(crate) fn host_model(&self, host: &str) -> Arc<Mutex<HostModel>> {
-        let mut models = self.models.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(m) = models.get(host) {
-            return m.clone();
-        }
-        if models.len() >= self.options.max_hosts {
-            if let Some(k) = models.keys().next().cloned() {
-                models.remove(&k);
-                // Its kept pages could only be read with an empty model now.
-                self.lock_rereads().forget(&k);
-            }
-        }
-        let m = Arc::new(Mutex::new(HostModel::default()));
-        models.insert(host.to_owned(), m.clone());
-        m
-    }
-
     /// Adopts the host's category once the host's evidence gave it on `validate_pages + 1`
     /// pages in a row.
     fn adopt_category(&self, host: &str, st: &mut HostState) {
@@ -482,7 +305,7 @@ impl Helper {
 /// the level and, for a single item, its title and body. Without a category (an issue
 /// tracker, a CMS without a generator tag), the level, title and body alone, no application
 /// claimed.
-fn fill(out: &mut AppMatch, category: Option<Category>, reading: &generic::Reading) {
+pub(super) fn fill(out: &mut AppMatch, category: Option<Category>, reading: &generic::Reading) {
     if let Some(category) = category {
         out.application = Some(AppInfo {
             name: UNKNOWN_APP.into(),
@@ -527,7 +350,7 @@ fn fill(out: &mut AppMatch, category: Option<Category>, reading: &generic::Readi
 }
 
 /// The category adopted for the host, if any.
-fn adopted_category(st: &HostState) -> Option<Category> {
+pub(super) fn adopted_category(st: &HostState) -> Option<Category> {
     st.adoptions
         .iter()
         .filter(|a| a.application == UNKNOWN_APP && a.action == CATEGORY_ACTION)
@@ -538,7 +361,7 @@ fn adopted_category(st: &HostState) -> Option<Category> {
 }
 
 /// Whether a page's own evidence names another category than the one it is given.
-fn disputes(reading: &generic::Reading, given: Option<Category>) -> bool {
+pub(super) fn disputes(reading: &generic::Reading, given: Option<Category>) -> bool {
     reading
         .own_category()
         .is_some_and(|own| given.is_some_and(|c| c != own))

@@ -8,7 +8,7 @@ fn a_host_without_any_category_is_read_ten_times_then_one_page_in_ten() {
     let plain = "<html><head><title>Opening hours</title></head><body><h1>Opening hours</h1>\
                 <p>We are open from nine to five on weekdays, and closed on public holidays \
                 all through the year, as the sign on the door says.</p></body></html>";
-    let pages = |helper: &Helper| helper.host_model("shop.example").lock().unwrap().pages();
+    let pages = |helper: &Helper| helper.model_of("shop.example").map_or(0, |m| m.pages());
     let mut i = 0;
     let mut read = |helper: &Helper, page: &str| {
         i += 1;
@@ -95,10 +95,13 @@ fn a_page_read_before_its_host_showed_a_category_is_read_again_with_its_capture(
             date: "2026-11-29T00:00:00Z".into(),
         };
         let doc = crate::parse::HtmlDoc::parse(page.as_bytes(), None, &Default::default());
-        helper
-            .analyze_doc(&url, &[], &doc, &[], Some(capture))
-            .unwrap()
-            .app
+        let (reading, taught) = helper
+            .read_doc(&url, &[], &doc, &[], Some(capture))
+            .unwrap();
+        if let Some(due) = helper.learn(taught) {
+            helper.reread_done(due.run());
+        }
+        reading.app
     };
     let home = "<html><head><title>Field notes</title></head><body><h1>Field notes</h1>\
                 <p>Notes from walks along the river, written up in the evening when the \

@@ -12,7 +12,7 @@ use super::dedup::{Dedup, DedupView, Original};
 use super::records::{self, EncodedRecords, PageNotes};
 use super::verdicts::{judge_links, queued_instead, Judged};
 use super::CrawlError;
-use crate::aah::{AppMatch, Helper, NoPage};
+use crate::aah::{AppMatch, Helper, Taught};
 use crate::analysis::{Analyzer, PageAnalysis, ReferenceVector};
 use crate::fetch::{self, robots::Robots, Fetched};
 use crate::index::CaptureDoc;
@@ -120,14 +120,17 @@ pub struct Processed {
     pub page: Option<PageFacts>,
     /// The index document, completed by the engine once the records are written.
     pub capture: Option<CaptureDoc>,
-    /// What this answer taught the helper about the host's URLs, if it taught something that
-    /// makes some of those already queued not worth a fetch (the second redirect of
-    /// `/post/N`, a navigation rule): the engine takes them out of the queue
-    /// (`Helper::not_worth_queued`).
-    pub purge_queue: Option<String>,
+    /// The URL, and where it redirects, when its answer was no page (a redirect, 404, 410)
+    /// and the helper is on: the engine tells the helper's model of the host
+    /// (`Helper::note_no_page`), which may learn that URLs of its shape, some already queued,
+    /// are not worth a fetch (the second redirect of `/post/N`).
+    pub no_page: Option<(Url, Option<Url>)>,
     /// What the helper learned from the page that outlives the process (the host's
     /// application, adoptions, captured content): the engine commits it with the page.
     pub learned: WriteSet,
+    /// What the page taught the helper's memory of its host: the engine keeps it
+    /// (`Helper::learn`), as the worker that read the page wrote nothing shared.
+    pub taught: Option<Taught>,
 }
 
 /// What the online stages learned about one page, for the engine's statistics, the index and
@@ -156,28 +159,21 @@ pub fn process_page(
     let original = ctx.original(&fetched.info)?;
     let mut notes = Vec::new();
     let (links, nofollow, parsed) = extract(ctx, uri, fetched, &mut notes);
-    let mut purge_queue = None;
-    if let Some((h, url)) = ctx
+    // A redirect, or an answer that the URL names nothing, for the helper's model of the host
+    // (a refusal, a rate limit or a server's failure says nothing of what the URL is, and is
+    // retried).
+    let no_page = ctx
         .helper
         .as_ref()
-        // A redirect, or an answer that the URL names nothing: a refusal, a rate limit or a
-        // server's failure says nothing of what the URL is, and is retried.
         .filter(|_| matches!(fetched.info.status, 300..=399 | 404 | 410))
-        .zip(Url::parse(&fetched.info.url).ok())
-    {
-        let location = links
-            .iter()
-            .find(|l| l.hop == Hop::Redirect)
-            .and_then(|l| Url::parse(&l.url).ok());
-        purge_queue = h
-            .note_no_page(&url, location.as_ref())
-            .map(|learned| match learned {
-                NoPage::Answers(t) => format!("URLs like {t} answer no page"),
-                NoPage::AddsSlash(t) => {
-                    format!("URLs like {t} redirect to themselves with a final slash")
-                }
-            });
-    }
+        .and_then(|_| Url::parse(&fetched.info.url).ok())
+        .map(|url| {
+            let location = links
+                .iter()
+                .find(|l| l.hop == Hop::Redirect)
+                .and_then(|l| Url::parse(&l.url).ok());
+            (url, location)
+        });
     let Some((page, doc)) = parsed else {
         let records = records::encode(
             records::capture_of(fetched),
@@ -202,8 +198,9 @@ pub fn process_page(
             notes,
             page: None,
             capture,
-            purge_queue,
+            no_page,
             learned: WriteSet::default(),
+            taught: None,
         });
     };
     let page_url = &fetched.info.url;
@@ -211,11 +208,11 @@ pub fn process_page(
     let reading = ctx.helper.as_ref().zip(doc.as_ref()).and_then(|(h, doc)| {
         let url = Url::parse(page_url).ok()?;
         let c = Some(capture.clone());
-        Some(h.analyze_doc(&url, &fetched.info.headers, doc, &page.links, c))
+        Some(h.read_doc(&url, &fetched.info.headers, doc, &page.links, c))
     });
-    let (app, learned) = match reading.transpose()? {
-        Some(r) => (Some(r.app), r.learned),
-        None => (None, WriteSet::default()),
+    let (app, learned, taught) = match reading.transpose()? {
+        Some((r, t)) => (Some(r.app), r.learned, Some(t)),
+        None => (None, WriteSet::default(), None),
     };
     drop(doc);
     let mut reference = None;
@@ -268,11 +265,6 @@ pub fn process_page(
     let nofollow = page.nofollow && ctx.obey_meta_robots;
     let links = queued_instead(page.links, app.as_ref());
     let (outlinks, rejected) = scope_links(ctx, uri, links, nofollow, page_url, &judged);
-    let purge_queue = purge_queue.or_else(|| {
-        app.as_ref()
-            .and_then(Helper::learned_navigation)
-            .map(str::to_owned)
-    });
     let mut analysis = analysis;
     if let Some(a) = &mut analysis {
         a.links = Vec::new();
@@ -289,8 +281,9 @@ pub fn process_page(
             reference,
         }),
         capture,
-        purge_queue,
+        no_page,
         learned,
+        taught,
     })
 }
 
@@ -330,8 +323,9 @@ pub fn process_robots(
         notes,
         page: None,
         capture,
-        purge_queue: None,
+        no_page: None,
         learned: WriteSet::default(),
+        taught: None,
     })
 }
 

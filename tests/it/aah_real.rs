@@ -210,7 +210,7 @@ fn score(site: &str, via: Via) -> (bool, Score) {
     // One helper per site, as in a crawl: it learns the host as it reads its pages.
     let helper = Helper::from_kb(magpie::aah::builtin().unwrap());
     let mut s = Score::default();
-    let mut model = magpie::aah::generic::HostModel::default();
+    let mut model = magpie::aah::generic::Learning::default();
     let pages = truth["pages"].as_array().unwrap();
     let mut found: Vec<magpie::aah::AppMatch> = Vec::new();
     // A page read before its host's model could judge it is read again later; its last reading
@@ -230,10 +230,8 @@ fn score(site: &str, via: Via) -> (bool, Score) {
                 let limits = Default::default();
                 let doc = magpie::parse::HtmlDoc::parse(&body, None, &limits);
                 let links = magpie::parse::html_page(&doc, None, &url, &limits).links;
-                helper
-                    .analyze_doc(&url, &[], &doc, &links, None)
-                    .unwrap()
-                    .app
+                let read = helper.read_doc(&url, &[], &doc, &links, None).unwrap();
+                helper.keep(read).app
             }
             Via::Generic => generic_match(&url, &body, &mut model),
         });
@@ -327,7 +325,7 @@ fn score(site: &str, via: Via) -> (bool, Score) {
 fn generic_match(
     url: &url::Url,
     body: &[u8],
-    model: &mut magpie::aah::generic::HostModel,
+    model: &mut magpie::aah::generic::Learning,
 ) -> magpie::aah::AppMatch {
     let doc = magpie::parse::HtmlDoc::parse(body, None, &Default::default());
     let r = magpie::aah::generic::read(&doc.tree, url, model);

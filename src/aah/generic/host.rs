@@ -93,7 +93,7 @@ impl HostModel {
     /// Counts a page passed over unread; returns whether this one should be read after all,
     /// one in `every`, so a host whose evidence is still weak is read again now and then
     /// rather than given up.
-    pub fn pass_over(&mut self, every: u32) -> bool {
+    pub(super) fn pass_over(&mut self, every: u32) -> bool {
         self.passed = self.passed.saturating_add(1);
         if self.passed >= every.max(1) {
             self.passed = 0;
@@ -191,7 +191,7 @@ impl HostModel {
 
     /// Counts the URL shapes of links found on the host's pages: a tag cloud shows that
     /// `/tag/*` is a variable place before any tag page is read.
-    pub fn observe_link(&mut self, url: &url::Url) {
+    pub(super) fn observe_link(&mut self, url: &url::Url) {
         self.nav_shapes.add(Shape::of(url));
     }
 
@@ -300,7 +300,11 @@ impl HostModel {
     /// (`/tags/birds` to `/tags/birds/`) is no such answer: the page is there, under its own
     /// URL, which [`HostModel::with_slash`] gives once two URLs of a template did so.
     /// Returns what this answer taught, when it is the one that taught it.
-    pub fn note_no_page(&mut self, url: &url::Url, location: Option<&url::Url>) -> Option<NoPage> {
+    pub(super) fn note_no_page(
+        &mut self,
+        url: &url::Url,
+        location: Option<&url::Url>,
+    ) -> Option<NoPage> {
         // A slashed URL queued in place of its link that answers an error: the template's
         // URLs without the slash are pages of their own (a static host's `/about` for
         // `about.html`), and are queued as they are from now on.
@@ -395,7 +399,7 @@ impl HostModel {
 
     /// Learns that URLs of `template` are places in other pages (at most 64 templates),
     /// unless a page showed them as children ([`HostModel::learn_children`]).
-    pub(crate) fn learn_place(&mut self, template: &str) {
+    pub(super) fn learn_place(&mut self, template: &str) {
         if self.places.len() < MAX_PLACES && !self.not_places.contains(template) {
             self.places.insert(template.to_owned());
         }
@@ -403,7 +407,7 @@ impl HostModel {
 
     /// Learns that URLs of `template` are children of a page (two or more of them under one
     /// parent on one page), not places in it: a place learned before is unlearned.
-    pub(crate) fn learn_children(&mut self, template: &str) {
+    pub(super) fn learn_children(&mut self, template: &str) {
         self.places.remove(template);
         if self.not_places.len() < MAX_PLACES {
             self.not_places.insert(template.to_owned());
@@ -412,7 +416,7 @@ impl HostModel {
 
     /// Counts a page that showed URLs of `key` (`views::display_key`) as other displays of
     /// itself (at most 64 keys).
-    pub(crate) fn learn_display(&mut self, key: &str) {
+    pub(super) fn learn_display(&mut self, key: &str) {
         if let Some(n) = self.displays.get_mut(key) {
             *n += 1;
         } else if self.displays.len() < MAX_PLACES {
@@ -429,7 +433,7 @@ impl HostModel {
     /// linked so (at most 64 templates), when a place of its path is fixed and no script:
     /// `u/*/N`, never `*`, which holds the host's other pages, nor `index.php?action`, which
     /// holds the rest of an application.
-    pub(crate) fn learn_person(&mut self, template: &str, url: &url::Url) {
+    pub(super) fn learn_person(&mut self, template: &str, url: &url::Url) {
         let path = template.split('?').next().unwrap_or("");
         let fixed = path
             .split('/')

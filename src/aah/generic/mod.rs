@@ -32,6 +32,7 @@ mod evidence;
 mod host;
 mod item;
 mod kind;
+mod learning;
 mod nav;
 mod page;
 mod part;
@@ -61,6 +62,8 @@ mod test_hosts {
 
 use host::MIN_PAGES;
 pub use host::{HostModel, NoPage};
+pub use learning::Learning;
+pub(crate) use learning::Lesson;
 pub use nav::{looks_like_an_action, not_worth};
 use page::{Page, Stats};
 use template::Shape;
@@ -122,12 +125,12 @@ pub fn read_html(text: &str, url: &Url) -> Reading {
     read(
         &crate::parse::parse_document(text),
         url,
-        &mut HostModel::default(),
+        &mut Learning::default(),
     )
 }
 
-/// Reads a parsed page fetched from `url`, and counts it in its host's model.
-pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
+/// Reads a parsed page fetched from `url`, and counts it in (a copy of) its host's model.
+pub fn read(doc: &Html, url: &Url, host: &mut Learning) -> Reading {
     let Some(page) = Page::new(doc, url) else {
         return Reading::default();
     };
@@ -135,21 +138,18 @@ pub fn read(doc: &Html, url: &Url, host: &mut HostModel) -> Reading {
     let parts = title_parts(&page.title);
     let lower = title_segments(&parts);
     let keys: HashSet<u64> = page.keys.values().copied().collect();
-    let shape = Shape::of(url);
-    host.observe(
-        url,
-        ev.part.as_deref(),
-        &keys,
-        &lower,
-        &ev.points,
-        shape.clone(),
-    );
-    let template = host.template(&shape);
-    host.observe_template(&template, &keys);
-    host.count_read(url, &shape);
+    host.teach(Lesson::Page {
+        url: url.clone(),
+        current: ev.part.clone(),
+        keys,
+        segments: lower,
+        evidence: ev.points,
+    });
+    // The template the page was counted under.
+    let template = host.template(&Shape::of(url));
     let (r, strong) = judge(&page, ev, &parts, &template, host);
     if let Some(own) = strong {
-        host.vote(template, own);
+        host.teach(Lesson::Vote(template, own));
     }
     r
 }

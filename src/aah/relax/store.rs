@@ -6,7 +6,7 @@
 //! [`Captured`] (JSON), `Key::HostApp` → the id of the application detected on the host.
 //!
 //! Nothing here writes: adoptions, captures and host applications become store entries that the
-//! reading of a page returns with it (`Helper::analyze_doc`'s `Reading::learned`), and the crawl
+//! reading of a page returns with it (`Helper::read_doc`'s `Reading::learned`), and the crawl
 //! engine commits them with that page, so they are durable together with the pages they came
 //! from. Until then the helper's memory of the host holds them (a host evicted from that memory
 //! before the commit is read back from here without them).

@@ -14,7 +14,9 @@ pub(crate) use archiving::Archiver;
 mod descriptors;
 mod logging;
 mod outlinks;
+mod reading;
 pub(super) mod responses;
+mod results;
 pub(super) mod retry;
 mod robots;
 mod spawn;
@@ -23,8 +25,6 @@ mod steering;
 
 use super::crawl_log::Refused;
 use crate::store::{Key, Meta};
-use responses::retry_after;
-use retry::{Attempt, Decision};
 
 use super::control::Control;
 use super::pipeline::{self, PipelineCtx, Processed};
@@ -33,7 +33,6 @@ use super::stats::{Stats, Totals};
 use crate::blocking::off_the_workers;
 use crate::fetch::Fetcher;
 use crate::frontier::contract::CrawlFrontier;
-use crate::frontier::politeness::FetchTiming;
 use crate::frontier::{Completion, Frontier, Lease, UrlLease};
 use crate::spec::Spec;
 use std::sync::atomic::Ordering::Relaxed;
@@ -75,6 +74,8 @@ impl StopReason {
 enum Done {
     Page(UrlLease, Result<Box<Processed>, FetchFailure>, Span),
     Robots(String, String, Result<Vec<Processed>, FetchFailure>, Span),
+    /// The helper's second reading of kept pages (see `reading.rs`); `None` if it panicked.
+    Reread(Option<crate::aah::Reread>),
 }
 
 /// When the engine started a worker, and how long the worker took until it reported.
@@ -119,6 +120,8 @@ pub struct Engine<F: CrawlFrontier = Frontier> {
     /// WARC files the crawl log has been rotated with.
     log_files: usize,
     inflight: usize,
+    /// Second readings of the helper's kept pages running (see `reading.rs`).
+    rereading: usize,
     since_commit: usize,
     tx: mpsc::UnboundedSender<Done>,
     rx: mpsc::UnboundedReceiver<Done>,
@@ -186,6 +189,7 @@ impl Engine<Frontier> {
             log: None,
             log_files: 0,
             inflight: 0,
+            rereading: 0,
             since_commit: 0,
             tx,
             rx,
@@ -223,7 +227,7 @@ impl<F: CrawlFrontier> Engine<F> {
                 }
             }
             self.publish();
-            if self.inflight == 0 {
+            if self.inflight == 0 && self.rereading == 0 {
                 if stopping {
                     break;
                 }
@@ -409,161 +413,6 @@ impl<F: CrawlFrontier> Engine<F> {
             }
         }
         Ok(())
-    }
-
-    /// Takes a worker's result back: archive, queue outlinks, tell the frontier.
-    fn finish(&mut self, done: Done) -> Result<(), super::CrawlError> {
-        self.inflight -= 1;
-        let took = match &done {
-            Done::Page(_, _, t) | Done::Robots(_, _, _, t) => t.took,
-        };
-        self.stats.fetch_took(took.as_millis() as u64);
-        self.since_commit += 1;
-        let now = Instant::now();
-        match done {
-            Done::Page(lease, Ok(p), span) => self.finish_page(lease, *p, span, now)?,
-            Done::Page(lease, Err(e), span) => self.fail_page(lease, e, span, now)?,
-            Done::Robots(host, origin, result, span) => {
-                self.finish_robots(host, origin, result, span, now)?
-            }
-        }
-        Ok(())
-    }
-
-    fn finish_page(
-        &mut self,
-        lease: UrlLease,
-        mut p: Processed,
-        span: Span,
-        now: Instant,
-    ) -> Result<(), super::CrawlError> {
-        let took = span.took;
-        self.shortage.worked(span.started, now);
-        // Later readings of earlier pages are about those pages, and what the helper learned
-        // is in its memory already: both are kept whatever becomes of this page.
-        self.archive_revisions()?;
-        self.state.append(std::mem::take(&mut p.learned));
-        let info = &p.records.info;
-        self.frontier.set_ip(&lease.host, info.ip);
-        let status = info.status;
-        let retry_after = retry_after(info.header("retry-after"));
-        let attempt = Attempt::Answer {
-            status,
-            disconnected: info.truncated == Some(crate::model::Truncation::Disconnect),
-            retry_after,
-        };
-        // A cut-off answer is archived, marked `WARC-Truncated: disconnect`, only when the
-        // retries are spent.
-        if let Decision::Retry { error, timing } =
-            retry::decide(&attempt, lease.uri.retries, took, self.retry_limits())
-        {
-            let size = p.records.response_len;
-            self.log_exchange(&lease.uri, &p.records.info, size, vec!["will-retry".into()])?;
-            self.stats.retries.fetch_add(1, Relaxed);
-            self.stats.error(&error);
-            self.frontier
-                .complete(&lease, Completion::Retry, Some(timing), now);
-            return Ok(());
-        }
-        for note in &p.notes {
-            self.stats.error(note);
-        }
-        let archived = self.archive(&p.records)?;
-        let revisit = archived.revisit_of.is_some().then(|| "revisit".to_string());
-        let mut notes: Vec<String> = revisit.into_iter().collect();
-        notes.extend(self.learn_copies(&lease.host, &p.records.info)?);
-        let size = p.records.response_len;
-        self.log_exchange(&lease.uri, &p.records.info, size, notes)?;
-        self.stats.pages.fetch_add(1, Relaxed);
-        if (200..300).contains(&status) && archived.revisit_of.is_none() {
-            self.stats.pages_archived.fetch_add(1, Relaxed);
-        }
-        self.stats.status(status);
-        let inherited = p
-            .page
-            .as_ref()
-            .and_then(|f| f.analysis.as_ref())
-            .map_or(0.0, |a| a.inherited);
-        let topic =
-            self.online
-                .after_page(&lease, status, p.page.take(), p.capture.take(), &archived)?;
-        if let Some((key, value)) = topic {
-            self.state.put(key, value);
-        }
-        let via = std::mem::take(&mut p.records.info.url);
-        if let Some(why) = p.purge_queue.take() {
-            self.drop_not_worth(&lease.host, &why)?;
-        }
-        self.offer_all(p.outlinks, &p.rejected, &via, inherited)?;
-        let timing = FetchTiming {
-            duration: took,
-            retry_after,
-            backoff: None,
-        };
-        self.frontier
-            .complete(&lease, Completion::Done, Some(timing), now);
-        Ok(())
-    }
-
-    fn fail_page(
-        &mut self,
-        lease: UrlLease,
-        e: FetchFailure,
-        span: Span,
-        now: Instant,
-    ) -> Result<(), super::CrawlError> {
-        let e = match e {
-            FetchFailure::State(e) => return Err(e),
-            other => other,
-        };
-        let attempt = match &e {
-            FetchFailure::State(_) => return Ok(()),
-            FetchFailure::Fetch(f) if f.is_local() => Attempt::Local,
-            FetchFailure::Fetch(f) => Attempt::NoAnswer {
-                kind: f.kind(),
-                retryable: f.retryable(),
-            },
-            FetchFailure::Archive(msg) => {
-                tracing::warn!(url = %lease.uri.url, "cannot process the exchange: {msg}");
-                Attempt::NoAnswer {
-                    kind: "archive",
-                    retryable: false,
-                }
-            }
-        };
-        let decision = retry::decide(&attempt, lease.uri.retries, span.took, self.retry_limits());
-        let (how, kind, timing) = match decision {
-            // (A failed fetch is never kept.)
-            Decision::Untried | Decision::Keep => {
-                // Not the URL's failure nor its host's: back as it was, nothing counted.
-                self.frontier
-                    .complete(&lease, Completion::Untried, None, now);
-                if let FetchFailure::Fetch(f) = &e {
-                    self.out_of_descriptors(f, span.started, now);
-                }
-                return Ok(());
-            }
-            Decision::Retry { error, timing } => (Completion::Retry, error, timing),
-            Decision::Fail { error, timing } => (Completion::Failed, error.to_string(), timing),
-        };
-        self.shortage.worked(span.started, now);
-        tracing::debug!(url = %lease.uri.url, error = ?e, "fetch failed");
-        self.stats.error(&kind);
-        let retry = how == Completion::Retry;
-        self.log_failure(&lease.uri, &kind, retry)?;
-        if retry {
-            self.stats.retries.fetch_add(1, Relaxed);
-        }
-        self.frontier.complete(&lease, how, Some(timing), now);
-        Ok(())
-    }
-
-    /// What the retry policy reads of the spec.
-    fn retry_limits(&self) -> retry::RetryLimits {
-        retry::RetryLimits {
-            max_retries: self.spec.limits.max_retries,
-            retry_delay: self.spec.limits.retry_delay,
-        }
     }
 
     /// Makes the WARC file durable (fsync), then commits its checkpoint with the frontier and
