@@ -83,9 +83,41 @@ impl Default for RawScoring {
     }
 }
 
-/// Checks `scoring`: weights finite and from 0 to [`MAX_WEIGHT`], threshold in [0, 1], spam
-/// domains bare names. Errors name the JSON path.
-pub fn validate_scoring(s: &RawScoring) -> Result<(), AnalysisError> {
+/// The validated `scoring` section: weights finite and from 0 to [`MAX_WEIGHT`], threshold in
+/// [0, 1], spam domains bare lowercase names without a leading dot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scoring {
+    /// Weights of the components.
+    pub weights: RawWeights,
+    /// The relevance threshold (before calibration).
+    pub threshold: f32,
+    /// Calibrate the threshold per topic.
+    pub calibrate: bool,
+    /// Domains whose links are spam, normalised.
+    pub spam_domains: Vec<String>,
+    /// Refit the weights as the crawl goes.
+    pub learn: bool,
+}
+
+impl Scoring {
+    /// Checks the section; errors name the JSON path.
+    pub fn validate(s: &RawScoring) -> Result<Scoring, AnalysisError> {
+        check_scoring(s)?;
+        Ok(Scoring {
+            weights: s.weights.clone(),
+            threshold: s.threshold,
+            calibrate: s.calibrate,
+            spam_domains: s
+                .spam_domains
+                .iter()
+                .map(|d| d.trim().trim_start_matches('.').to_ascii_lowercase())
+                .collect(),
+            learn: s.learn,
+        })
+    }
+}
+
+fn check_scoring(s: &RawScoring) -> Result<(), AnalysisError> {
     let invalid = |path: String, message: String| AnalysisError::Invalid { path, message };
     let w = &s.weights;
     for (v, name) in [
@@ -138,7 +170,7 @@ pub struct AnalysisConfig {
     /// fetched).
     pub topic: super::Topic,
     /// The scoring section, checked.
-    pub scoring: RawScoring,
+    pub scoring: Scoring,
 }
 
 impl AnalysisConfig {
@@ -149,13 +181,13 @@ impl AnalysisConfig {
         scoring: &RawScoring,
     ) -> Result<Option<AnalysisConfig>, AnalysisError> {
         let compiled = super::Topic::from_spec(topic)?;
-        validate_scoring(scoring)?;
+        let scoring = Scoring::validate(scoring)?;
         let empty = topic.keywords.is_empty()
             && topic.entities.is_empty()
             && topic.reference_urls.is_empty();
-        Ok((!empty).then(|| AnalysisConfig {
+        Ok((!empty).then_some(AnalysisConfig {
             topic: compiled,
-            scoring: scoring.clone(),
+            scoring,
         }))
     }
 }

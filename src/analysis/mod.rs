@@ -34,7 +34,7 @@ mod tests;
 #[cfg(test)]
 mod tests_bad_input;
 
-pub use config::{validate_scoring, AnalysisConfig, RawScoring, RawTopic, RawWeights, MAX_WEIGHT};
+pub use config::{AnalysisConfig, RawScoring, RawTopic, RawWeights, Scoring, MAX_WEIGHT};
 pub use learn::{WeightLearner, PRIOR_PAGES};
 pub use page::MAX_TEXT_BYTES;
 pub use score::{HUGE_BLOCK_TOKENS, LANGUAGE_PENALTY, PARENT_DECAY, WINDOW_TOKENS};
@@ -124,25 +124,19 @@ impl Analyzer {
     /// Builds the analyzer for a spec's `topic` and `scoring`. Errors name the field (a
     /// keyword that can never match, a bad language code, a negative weight).
     pub fn new(topic: &RawTopic, scoring: &RawScoring) -> Result<Analyzer, AnalysisError> {
-        Analyzer::from_topic(Topic::from_spec(topic)?, scoring)
+        let topic = Topic::from_spec(topic)?;
+        Ok(Analyzer::from_topic(topic, &Scoring::validate(scoring)?))
     }
 
     /// Builds the analyzer around a stored topic (for a crawl that resumes).
-    pub fn from_topic(topic: Topic, scoring: &RawScoring) -> Result<Analyzer, AnalysisError> {
-        validate_scoring(scoring)?;
-        let spam_domains = scoring
-            .spam_domains
-            .iter()
-            .map(|d| d.trim().trim_start_matches('.').to_ascii_lowercase())
-            .filter(|d| !d.is_empty())
-            .collect();
-        Ok(Analyzer {
+    pub fn from_topic(topic: Topic, scoring: &Scoring) -> Analyzer {
+        Analyzer {
             compiled: topic.compile(),
             topic,
             weights: scoring.weights.clone(),
             threshold: scoring.threshold,
-            spam_domains,
-        })
+            spam_domains: scoring.spam_domains.clone(),
+        }
     }
 
     /// Adds a reference page (a seed, or one of `topic.reference_urls`) to the topic vector.

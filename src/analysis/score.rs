@@ -91,7 +91,9 @@ pub(super) fn analyze(
     let mut anchor_phrases: Vec<(u32, u32)> = vec![];
     let mut url_buf = String::new();
     // Per URL word (by term): the keyword stem inside it, looked for once per page.
+    // Sentinels, not tunables: a URL word not looked at yet, and one holding no stem.
     const UNKNOWN: u32 = u32::MAX;
+    // (See `UNKNOWN`.)
     const NONE: u32 = u32::MAX - 1;
     let mut inner_stem: Vec<u32> = vec![];
     let mut url_toks: Vec<Tok> = vec![];

@@ -181,7 +181,8 @@ fn stored_topic_scores_the_same() {
     ));
     let json = serde_json::to_string(an.topic()).unwrap();
     let back: Topic = serde_json::from_str(&json).unwrap();
-    let again = Analyzer::from_topic(back, &RawScoring::default()).unwrap();
+    let scoring = crate::analysis::Scoring::validate(&RawScoring::default()).unwrap();
+    let again = Analyzer::from_topic(back, &scoring);
     let p = page(&["the wind turbine and the grid"], vec![]);
     assert_eq!(
         an.analyze(&p, "http://x.example/", 0.0),

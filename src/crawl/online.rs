@@ -31,7 +31,7 @@ pub fn analyzer(spec: &Spec, store: &Store) -> Result<Option<Analyzer>, CrawlErr
     let stored: Option<Topic> =
         super::state::read_json(store, &Key::Meta(Meta::Topic).bytes(), "the learned topic")?;
     let topic = stored.unwrap_or_else(|| cfg.topic.clone());
-    Ok(Some(Analyzer::from_topic(topic, &cfg.scoring)?))
+    Ok(Some(Analyzer::from_topic(topic, &cfg.scoring)))
 }
 
 /// The application-aware helper, when enabled: the spec's knowledge-base folder, or the
