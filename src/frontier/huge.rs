@@ -12,6 +12,7 @@ use std::ptr::NonNull;
 
 /// Allocations at least this large are advised.
 const ADVISE_FROM: usize = 4 << 20;
+/// The size of a transparent huge page on x86-64 and aarch64 (not a tunable).
 const HUGE_PAGE: usize = 2 << 20;
 
 /// The global allocator, plus `madvise(MADV_HUGEPAGE)` on large blocks.

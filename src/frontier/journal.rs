@@ -63,10 +63,12 @@ pub enum JournalError {
 
 const DATA_MAGIC: &[u8; 8] = b"MGPURL1\n";
 const OPS_MAGIC: &[u8; 8] = b"MGPOPS1\n";
+/// Bytes of a batch header: part of the log's format, not a tunable.
 const BATCH_HEADER: usize = 28;
 /// Batch kinds: one commit, or one chunk of a compacted log (all numbered as the commit it was
 /// written after).
 const COMMIT: u32 = 0;
+/// (A chunk of a compacted log; see `COMMIT`.)
 const CHECKPOINT: u32 = 1;
 /// A record or batch larger than this is damage (a URL record is at most a few kilobytes).
 const MAX_FRAME: u32 = 1 << 30;

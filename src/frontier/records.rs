@@ -10,7 +10,9 @@
 use super::keys::{encode_uri_into, put_str, Reader};
 use crate::model::{CrawlUri, ScoreParts};
 
+/// Record kinds, part of the log's format (not tunables): a whole URL record.
 const BASE: u8 = 1;
+/// A patch of the fields that changed.
 const PATCH: u8 = 2;
 
 /// A decoded record.

@@ -18,6 +18,7 @@ use std::time::Instant;
 /// Compaction starts when the log is this many times the size of a compacted one (and at
 /// least [`COMPACT_MIN`]), so its cost stays a fixed share of the logging.
 const COMPACT_RATIO: u64 = 4;
+/// A log smaller than this is never compacted: compacting it would save little.
 const COMPACT_MIN: u64 = 64 << 20;
 
 /// The memory a replay builds.
@@ -261,6 +262,7 @@ impl Frontier {
     /// are written as queued, as a crash would leave them). The new log takes over at a later
     /// commit, or at once with `wait`.
     pub fn compact(&mut self, wait: bool) -> Result<(), FrontierError> {
+        // Bytes of queued records written per batch of the compacted log.
         const CHUNK: usize = 16 << 20;
         let t = self.table.snapshot();
         let hosts: Vec<(String, String, u64, u64)> = self

@@ -71,7 +71,9 @@ impl Slot {
 /// Offsets in the URL file take the low 40 bits of `loc` (a terabyte), the score count the
 /// high 24 (saturating).
 const OFFSET_BITS: u32 = 40;
+/// The offset bits of `loc` (follows from `OFFSET_BITS`).
 const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+/// The most scores counted (follows from `OFFSET_BITS`).
 const MAX_SCORES: u32 = (1 << (64 - OFFSET_BITS)) - 1;
 
 /// Flag in the state byte: the newest record is a patch.

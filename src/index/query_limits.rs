@@ -59,6 +59,7 @@ pub fn check(q: &str) -> Result<(), String> {
 
 /// The start of a refused query, to name it in an error without echoing kilobytes back.
 pub fn excerpt(q: &str) -> String {
+    // Characters of the query shown.
     const SHOWN: usize = 80;
     match q.char_indices().nth(SHOWN) {
         Some((i, _)) => format!("{}…", &q[..i]),

@@ -311,6 +311,7 @@ fn canonical_number(s: &str) -> Option<usize> {
 
 /// A valid 8x8 single-colour RGB PNG (about 270 bytes), for image fixtures that must decode.
 pub fn tiny_png(rgb: [u8; 3]) -> Vec<u8> {
+    // Pixels on a side.
     const SIDE: usize = 8;
     // Each scanline: filter byte 0 (none), then SIDE pixels.
     let row: Vec<u8> = std::iter::once(0).chain(rgb.repeat(SIDE)).collect();

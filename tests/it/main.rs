@@ -34,6 +34,7 @@ mod cockpit_search;
 mod cockpit_trust;
 mod cockpit_workflows;
 mod cockpit_xpath_limits;
+mod constants;
 mod crawl_basic;
 mod crawl_copies;
 mod crawl_descriptors;

@@ -187,7 +187,9 @@ const MAIL_HEADERS: [&str; 7] = [
 /// couple of kilobytes of that `from: `, as a message's headers do, long `To:` and `Cc:` lists
 /// included; words scattered over prose are no header block.
 fn mail_headers(text: &str) -> Vec<&'static str> {
+    // How far before a `from: ` and after it the other headers are looked for.
     const BEFORE: usize = 500;
+    // (After: long `To:` and `Cc:` lists fit.)
     const AFTER: usize = 2_000;
     // Where each header starts a word in `text` (a few at most on any page that has them).
     let at: Vec<Vec<usize>> = MAIL_HEADERS
