@@ -44,7 +44,7 @@ impl Default for TextLimits {
         TextLimits {
             max_decoded_bytes: 20 << 20,
             parse: ParseLimits {
-                max_html_bytes: 5 << 20,
+                max_html_bytes: crate::parse::MAX_HTML_BYTES,
                 max_links: 5_000,
                 max_url_len: 2048,
                 text: true,
@@ -61,7 +61,7 @@ impl TextLimits {
         TextLimits {
             max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
             parse: ParseLimits {
-                max_html_bytes: 5 << 20,
+                max_html_bytes: crate::parse::MAX_HTML_BYTES,
                 max_links: l.max_links_per_page,
                 max_url_len: l.max_url_length,
                 text: true,
@@ -254,30 +254,38 @@ struct Notes {
 }
 
 impl Notes {
-    fn read_fields(&mut self, block: &[u8]) {
+    /// Reads the crawl's fields; a number that does not read is the record's damage, named in
+    /// the error (the fields read before it are kept).
+    fn read_fields(&mut self, block: &[u8]) -> Result<(), String> {
         let text = String::from_utf8_lossy(block);
+        let number = |k: &str, v: &str| {
+            v.parse::<f32>()
+                .map(Some)
+                .map_err(|_| format!("{k} {v:?} is not a number"))
+        };
         for line in text.lines() {
             let Some((k, v)) = line.split_once(':') else {
                 continue;
             };
-            let v = v.trim();
-            match k.trim() {
-                "magpie-priority" => self.priority = v.parse().ok(),
-                "magpie-relevance" => self.relevance = v.parse().ok(),
+            let (k, v) = (k.trim(), v.trim());
+            match k {
+                "magpie-priority" => self.priority = number(k, v)?,
+                "magpie-relevance" => self.relevance = number(k, v)?,
                 "magpie-lang" => self.lang = Some(v.to_string()),
                 "magpie-app" => self.app = Some(v.to_string()),
                 "magpie-level" => self.level = Some(v.to_string()),
                 _ => {}
             }
         }
+        Ok(())
     }
 
-    fn read_app(&mut self, block: &[u8]) {
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(block) else {
-            return;
-        };
+    /// Reads the helper's web objects; a record that is no JSON is damaged.
+    fn read_app(&mut self, block: &[u8]) -> Result<(), String> {
+        let v = serde_json::from_slice::<serde_json::Value>(block)
+            .map_err(|e| format!("the helper's reading is no JSON: {e}"))?;
         let Some(objects) = v.get("objects").and_then(|o| o.as_array()) else {
-            return;
+            return Ok(());
         };
         for o in objects {
             let kind = o.get("type").and_then(|t| t.as_str()).unwrap_or_default();
@@ -292,6 +300,7 @@ impl Notes {
                 .unwrap_or_default();
             self.objects.push((kind.to_string(), fields));
         }
+        Ok(())
     }
 }
 
@@ -378,13 +387,22 @@ impl Scan<'_> {
                         head.offset,
                     )?;
                     let media_type = head.field("Content-Type").unwrap_or_default();
-                    if media_type.starts_with(crate::model::AAH_MEDIA_TYPE) {
-                        p.notes.read_app(&text);
+                    let read = if media_type.starts_with(crate::model::AAH_MEDIA_TYPE) {
+                        p.notes.read_app(&text)
                     } else if media_type.starts_with("application/warc-fields") {
                         if let Some(h) = hops_from_seed(&text) {
                             p.doc.hops = h;
                         }
-                        p.notes.read_fields(&text);
+                        p.notes.read_fields(&text)
+                    } else {
+                        Ok(())
+                    };
+                    // The capture is indexed without what the damaged record says.
+                    if let Err(e) = read {
+                        self.report.errors.push(format!(
+                            "{name} at offset {}: the metadata record about {}: {e}",
+                            head.offset, p.doc.record_id
+                        ));
                     }
                 }
                 let length = r.finish_record()?;

@@ -250,3 +250,61 @@ fn replay_reads_the_record_and_resolves_revisits() {
         Err(IndexError::Stale { .. })
     ));
 }
+
+/// A metadata record about a capture that cannot be read (a relevance that is no number, a
+/// helper's reading that is no JSON) is an error naming the file, the offset and the capture;
+/// the capture is indexed without what the record says.
+#[test]
+fn a_damaged_metadata_record_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = |kind: &str, extra: &str, content_type: &str, block: &str| {
+        format!(
+            "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:uuid:{}>\r\n\
+             WARC-Date: 2026-12-01T00:00:00Z\r\nWARC-Target-URI: http://site.example/a\r\n\
+             {extra}Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+            match kind {
+                "response" => "11111111-1111-1111-1111-111111111111".to_string(),
+                _ => format!("{:08x}-2222-2222-2222-222222222222", block.len()),
+            },
+            block.len()
+        )
+    };
+    let body = "<html><head><title>A page</title></head><body><p>Words</p></body></html>";
+    let http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let about = "WARC-Concurrent-To: <urn:uuid:11111111-1111-1111-1111-111111111111>\r\n";
+    let warc = [
+        record("response", "", "application/http; msgtype=response", &http),
+        record(
+            "metadata",
+            about,
+            "application/warc-fields",
+            "magpie-relevance: high\r\n",
+        ),
+        record(
+            "metadata",
+            about,
+            crate::model::AAH_MEDIA_TYPE,
+            "{\"objects\": [",
+        ),
+    ]
+    .concat();
+    std::fs::write(dir.path().join("damaged.warc"), warc).expect("write");
+    let index = Index::temporary().expect("index");
+    let report = index
+        .rebuild(dir.path(), &Default::default())
+        .expect("rebuild");
+    assert_eq!(report.captures, 1, "{report:?}");
+    assert_eq!(report.errors.len(), 2, "{report:?}");
+    for e in &report.errors {
+        assert!(
+            e.contains("damaged.warc at offset")
+                && e.contains("<urn:uuid:11111111-1111-1111-1111-111111111111>"),
+            "{e}"
+        );
+    }
+    assert!(report.errors[0].contains("magpie-relevance \"high\" is not a number"));
+    assert!(report.errors[1].contains("no JSON"));
+}
