@@ -149,16 +149,22 @@ impl Helper {
             keep,
             read,
         } = taught;
-        let category = adopted_category(&state);
-        {
+        let category = {
             let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
             if hosts.len() >= self.options.max_hosts && !hosts.contains_key(&host) {
                 if let Some(k) = hosts.keys().next().cloned() {
                     hosts.remove(&k);
                 }
             }
+            // Another page of the host may have been read from the same earlier state.
+            let state = match hosts.remove(&host) {
+                Some(kept) => state.merged(&kept),
+                None => state,
+            };
+            let category = adopted_category(&state);
             hosts.insert(host.clone(), state);
-        }
+            category
+        };
         let lessons = lessons?;
         let model = {
             let mut models = self.models.lock().unwrap_or_else(|p| p.into_inner());
@@ -348,6 +354,38 @@ mod tests {
         helper.learn(t3);
         assert_eq!(model.pages(), 2);
         assert_eq!(helper.model_of("blog.example").unwrap().pages(), 3);
+    }
+
+    /// Two pages of one host read at once from the same state: what each adopted, rejected
+    /// and tried is kept, whichever comes back last; kept in order, nothing changes.
+    #[test]
+    fn two_readings_from_one_state_both_count() {
+        let adoption = |action: &str| crate::aah::Adoption {
+            host: "h".into(),
+            application: "app".into(),
+            level: "post".into(),
+            action: action.into(),
+            original: "//h1".into(),
+            relaxed: "//h2".into(),
+            source: "siblings".into(),
+            validated_on: vec!["http://h/1".into()],
+            adopted_at: "2026-12-01T00:00:00Z".into(),
+        };
+        let mut first = HostState::default();
+        first.adoptions.push(adoption("post/title"));
+        first.attempts.insert("app/post/title".into(), 3);
+        first.rejected.insert("app/post/title\u{1}//h3".into());
+        let mut second = HostState::default();
+        second.adoptions.push(adoption("post/body"));
+        second.attempts.insert("app/post/title".into(), 1);
+        let both = second.merged(&first);
+        let actions: Vec<&str> = both.adoptions.iter().map(|a| a.action.as_str()).collect();
+        assert_eq!(actions, ["post/body", "post/title"]);
+        assert_eq!(both.attempts["app/post/title"], 3);
+        assert_eq!(both.rejected.len(), 1);
+        let again = both.clone().merged(&first);
+        assert_eq!(again.adoptions.len(), 2);
+        assert_eq!(again.attempts, both.attempts);
     }
 
     /// An answer that is no page is a lesson too: it reaches the published model only through

@@ -85,6 +85,28 @@ impl ActionId<'_> {
 }
 
 impl HostState {
+    /// The state a page's reading left, with what another page of the host, read at the same
+    /// time from the same earlier state, taught (`older`, kept already): both readings' adopted
+    /// relaxations, rejected candidates and attempts count. Candidates pending and the votes
+    /// are the newer reading's: a pending candidate it no longer holds was settled by it.
+    pub(crate) fn merged(mut self, older: &HostState) -> HostState {
+        for a in &older.adoptions {
+            let same = |b: &Adoption| {
+                (&b.application, &b.action, &b.original) == (&a.application, &a.action, &a.original)
+            };
+            if !self.adoptions.iter().any(same) {
+                self.adoptions.push(a.clone());
+            }
+        }
+        self.rejected.extend(older.rejected.iter().cloned());
+        for (k, &n) in &older.attempts {
+            let mine = self.attempts.entry(k.clone()).or_default();
+            *mine = (*mine).max(n);
+        }
+        self.app = self.app.or(older.app);
+        self
+    }
+
     /// The adopted relaxation of an action, if any.
     pub(crate) fn adopted(&self, application: &str, action: &str) -> Option<&Adoption> {
         self.adoptions
