@@ -80,6 +80,11 @@ fn writer_config(spec: &Spec, layout: &Layout, opts: &CrawlOptions) -> WriterCon
 /// lighttpd keep an idle connection by default, so the server rarely closes one first, and over
 /// the default one-second politeness delay, so a polite crawl still reuses its connections.
 const KEEP_ALIVE: Duration = Duration::from_secs(4);
+/// Bytes of a response body held in memory before the rest is spooled to a file: most pages
+/// fit, and a few hundred fetches in flight stay within a few hundred MB.
+const SPOOL_MEM_BYTES: usize = 2 << 20;
+/// How long a host's resolved addresses are used before it is resolved again.
+const DNS_TTL: Duration = Duration::from_secs(300);
 
 fn fetch_config(spec: &Spec, layout: &Layout) -> FetchConfig {
     let l = &spec.limits;
@@ -91,8 +96,8 @@ fn fetch_config(spec: &Spec, layout: &Layout) -> FetchConfig {
         max_body_bytes: l.max_bytes_per_page,
         allow_private: spec.allow_private,
         spool_dir: layout.spool(),
-        spool_mem_bytes: 2 * 1024 * 1024,
-        dns_ttl: Duration::from_secs(300),
+        spool_mem_bytes: SPOOL_MEM_BYTES,
+        dns_ttl: DNS_TTL,
         keep_alive: KEEP_ALIVE,
     }
 }

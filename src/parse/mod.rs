@@ -54,13 +54,16 @@ pub struct ParseLimits {
     pub text: bool,
 }
 
+/// Bytes of an HTML body parsed, in a crawl and by default: far above the usual page, which is
+/// well under 1 MiB.
+pub const MAX_HTML_BYTES: usize = 5 << 20;
+
 impl Default for ParseLimits {
-    /// 4 MiB of HTML (far above the usual page, which is well under 1 MiB), 10,000 links and
-    /// 2,048-byte URLs (the longest URL that old browsers and many servers accept); text
-    /// collected.
+    /// [`MAX_HTML_BYTES`] of HTML, 10,000 links and 2,048-byte URLs (the longest URL that old
+    /// browsers and many servers accept); text collected.
     fn default() -> Self {
         ParseLimits {
-            max_html_bytes: 4 << 20,
+            max_html_bytes: MAX_HTML_BYTES,
             max_links: 10_000,
             max_url_len: 2048,
             text: true,
