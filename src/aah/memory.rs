@@ -156,11 +156,14 @@ impl Helper {
                     hosts.remove(&k);
                 }
             }
-            // Another page of the host may have been read from the same earlier state.
-            let state = match hosts.remove(&host) {
-                Some(kept) => state.merged(&kept),
-                None => state,
+            // Another page of the host may have been kept since this one was read: the states
+            // are merged then, and only then (merging costs the whole state each time).
+            let older = hosts.remove(&host);
+            let mut state = match &older {
+                Some(o) if o.kept != state.kept => state.merged(o),
+                _ => state,
             };
+            state.kept = older.map_or(state.kept, |o| o.kept) + 1;
             let category = adopted_category(&state);
             hosts.insert(host.clone(), state);
             category

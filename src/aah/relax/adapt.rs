@@ -47,6 +47,10 @@ pub(crate) struct HostState {
     pub(crate) new_adoptions: Vec<Adoption>,
     /// Pages that on their own evidence read as a category, with it (the first few).
     pub(crate) generic_votes: Vec<(crate::aah::Category, String)>,
+    /// Readings of the host the helper had kept when this state was: a reading's state made
+    /// from the one kept last replaces it, one made from an older state is merged into it
+    /// (see `Helper::learn`).
+    pub(crate) kept: u64,
 }
 
 /// Tuning of adaptation.
