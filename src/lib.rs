@@ -16,7 +16,8 @@
 //!   politeness; the engine is written against [`frontier::contract`] (only opening a crawl,
 //!   which replays the log and migrates an older crawl's state, and `Engine::new` name the
 //!   concrete `Frontier`).
-//! - [`http`]: the one lenient HTTP response-head parser and chunked decoder, for the wire and for stored blocks.
+//! - [`http`]: the one lenient HTTP response-head parser, chunked decoder and entity decoder,
+//!   for the wire and for stored blocks.
 //! - [`fetch`]: the recording HTTP client (exact wire bytes, kept connections), DNS, robots.txt.
 //! - [`parse`]: HTML, CSS and sitemap parsing: links with context, text blocks, charsets.
 //! - [`aah`]: the application-aware helper: detects web applications and page kinds by XPath from
@@ -25,7 +26,7 @@
 //! - [`archive`]: WARC 1.1 records, the writer with crash recovery, the reader and validator.
 //! - [`index`]: the capture index (tantivy): search, facets, capture lookup and replay.
 //! - [`crawl`]: the engine, the per-exchange processor chain and the threads that run it;
-//!   stats; progress; layout.
+//!   rebuilding an index from the WARC files the same way (`reindex`); stats; progress; layout.
 //! - [`manager`]: the crawls of `magpie serve`: lifecycle, control, intake routing, restart.
 //! - [`web`]: `magpie serve`: the HTTP API (`/api/v1`, events, metrics), the browser cockpit
 //!   (askama pages), and `magpie submit`.

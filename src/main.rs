@@ -93,7 +93,7 @@ enum Command {
     /// Capture index tools.
     Index {
         #[command(subcommand)]
-        command: index::cli::IndexCommand,
+        command: crawl::reindex::IndexCommand,
     },
     /// Write the selected captures as a new WARC file, with `<out>.cdxj` beside it, or as a
     /// WACZ package (`--format wacz`).
@@ -290,7 +290,7 @@ async fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Search(a) => Ok(index::cli::run_search(a, &mut std::io::stdout().lock())?),
-        Command::Index { command } => Ok(index::cli::run_index(
+        Command::Index { command } => Ok(crawl::reindex::run_index(
             command,
             &mut std::io::stdout().lock(),
         )?),

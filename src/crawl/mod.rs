@@ -21,6 +21,7 @@ pub(crate) mod pipeline;
 mod processors;
 pub mod progress;
 pub mod records;
+pub mod reindex;
 mod stages;
 mod state;
 pub mod stats;
@@ -30,12 +31,12 @@ mod verdicts;
 use crate::archive::ArchiveError;
 use crate::fetch::{FetchError, Fetcher};
 use crate::frontier::FrontierError;
-use crate::index::TextLimits;
 use crate::scope::Scope;
 use crate::spec::Spec;
 use crate::store::StoreError;
 pub use control::Control;
 use engine::Engine;
+use reindex::TextLimits;
 use stats::{Stats, Summary};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -232,3 +233,5 @@ pub fn machine_name() -> String {
 #[cfg(test)]
 #[path = "spec_extremes_tests.rs"]
 mod spec_extremes_tests;
+#[cfg(test)]
+pub(crate) mod test_crawl;

@@ -6,6 +6,7 @@
 
 use super::focus::RecentFetch;
 use super::pipeline::PageFacts;
+use super::reindex::TextLimits;
 use super::stats::Stats;
 use super::CrawlError;
 use crate::aah::{AppMatch, Helper};
@@ -13,7 +14,7 @@ use crate::analysis::{Analyzer, RawWeights, ReferenceVector, Topic, WeightLearne
 use crate::archive::{Checkpoint, RecordLocation};
 use crate::frontier::UrlLease;
 use crate::index::{
-    self, CaptureDoc, Index, IndexError, Indexer, IndexerConfig, ObjectDoc, RevisitOf, TextLimits,
+    self, CaptureDoc, Index, IndexError, Indexer, IndexerConfig, Location, ObjectDoc, RevisitOf,
 };
 use crate::spec::Spec;
 use crate::store::{Entry, Key, Meta, Store};
@@ -58,7 +59,7 @@ pub fn open_index(
     let dir = index::index_dir(data, spec.name());
     let index = Index::open(&dir)?;
     limits.save(&dir)?;
-    let report = index.catch_up(warc_dir, limits)?;
+    let report = super::reindex::catch_up(&index, warc_dir, limits)?;
     if report.captures > 0 || !report.errors.is_empty() {
         tracing::info!(?report, "index caught up with the archive");
     }
@@ -184,11 +185,13 @@ impl Online {
         let Some((first, rest)) = archived.locations.split_first() else {
             return Ok(());
         };
-        let mut doc = doc.located(first, rest.first());
-        doc.score = priority;
-        if let Some(o) = &archived.revisit_of {
-            doc = doc.into_revisit(o.clone());
-        } else if let Some(m) = app {
+        let doc = doc.finish(
+            first.into(),
+            rest.first().map(Location::from),
+            priority,
+            archived.revisit_of.clone(),
+        );
+        if let Some(m) = app.filter(|_| doc.revisit_of.is_none()) {
             for obj in &m.objects {
                 let fields = obj.fields.iter().map(|(k, v)| (k.as_str(), v.as_str()));
                 indexer.object(ObjectDoc::from_fields(&obj.kind, fields, &doc))?;

@@ -10,13 +10,13 @@
 
 use super::dedup::{Dedup, DedupView, Original};
 use super::records::{self, EncodedRecords, PageNotes};
+use super::reindex::TextLimits;
 use super::verdicts::{judge_links, queued_instead, Judged};
 use super::CrawlError;
 use crate::aah::{AppMatch, Helper, Taught};
 use crate::analysis::{Analyzer, PageAnalysis, ReferenceVector};
 use crate::fetch::{self, robots::Robots, Fetched};
 use crate::index::CaptureDoc;
-use crate::index::TextLimits;
 use crate::model::{CrawlUri, ExchangeInfo, Hop, Link, ParsedPage, ScoreParts};
 use crate::parse::{self, DISCOVERY_CONTEXT};
 use crate::scope::{Reject, Scope};

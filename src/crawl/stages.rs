@@ -8,10 +8,10 @@
 use std::time::Duration;
 
 use super::layout::Layout;
+use super::reindex::TextLimits;
 use super::CrawlOptions;
 use crate::archive::WriterConfig;
 use crate::fetch::FetchConfig;
-use crate::index::TextLimits;
 use crate::spec::Spec;
 
 /// The stages' configurations of one crawl.

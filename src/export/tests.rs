@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::archive::{read_record_at, RecordHead};
-use crate::index::test_crawl::{SimCrawl, BASE};
+use crate::crawl::test_crawl::{SimCrawl, BASE};
 use crate::index::{Index, SearchQuery};
 use std::io::BufReader;
 
@@ -19,7 +19,7 @@ fn site() -> (tempfile::TempDir, SimCrawl, Index) {
     sim.site();
     sim.close();
     let index = Index::temporary().expect("index");
-    index.rebuild(dir.path(), &sim.opts).expect("rebuild");
+    crate::crawl::reindex::rebuild(&index, dir.path(), &sim.opts).expect("rebuild");
     (dir, sim, index)
 }
 
@@ -190,13 +190,13 @@ fn long_http_heads_still_give_full_cdxj_lines() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut sim = SimCrawl::new(dir.path(), 1 << 30);
     let pad = "p".repeat(9000);
-    sim.archive(crate::index::test_crawl::Page {
+    sim.archive(crate::crawl::test_crawl::Page {
         headers: &[("X-Pad", &pad), ("Content-Type", "text/html")],
-        ..crate::index::test_crawl::Page::html("/padded", "", "<title>Padded</title>")
+        ..crate::crawl::test_crawl::Page::html("/padded", "", "<title>Padded</title>")
     });
     sim.close();
     let index = Index::temporary().expect("index");
-    index.rebuild(dir.path(), &sim.opts).expect("rebuild");
+    crate::crawl::reindex::rebuild(&index, dir.path(), &sim.opts).expect("rebuild");
     let e = run(&index, dir.path(), SearchQuery::default(), false);
     assert_eq!(e.report.cdxj.len(), 1);
     let c = &e.report.cdxj[0];

@@ -1,30 +1,15 @@
-//! Turning a recorded response into the entity the parser reads: de-chunked and decompressed.
+//! The fetcher's side of [`crate::http::body`]: a recorded exchange's entity for the parser,
+//! with errors that name its URL.
 
 use super::client::Fetched;
 use super::FetchError;
-use crate::http::chunked::DechunkReader;
-use crate::http::head::is_chunked;
-use flate2::read::{DeflateDecoder, GzDecoder, ZlibDecoder};
-use std::io::{self, BufRead, BufReader, Read};
+pub use crate::http::body::DecodedBody;
+use crate::http::body::{decode_entity, BodyError};
+use std::io::{self, Read};
 
-/// A decoded body, ready for parsing (never what is archived).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodedBody {
-    /// The entity, de-chunked and decoded, at most the cap.
-    pub bytes: Vec<u8>,
-    /// Decoding stopped at the cap: the entity is longer (or a compression bomb).
-    pub capped: bool,
-    /// The compressed stream ended early or broke; `bytes` is what could be decoded. Expected for
-    /// truncated exchanges, and still worth parsing.
-    pub partial: bool,
-}
-
-/// The entity body for parsing: removes chunked framing if present, then decodes
-/// `Content-Encoding` gzip / x-gzip / deflate, stopping at `cap` output bytes.
-///
-/// The cap applies to the output, so a small gzip bomb stops after `cap` bytes (`capped`).
-/// Identity bodies pass through (also capped). A coding magpie cannot decode (`br`, `zstd`, ...)
-/// is an [`FetchError::UnsupportedEncoding`], which the caller counts and skips parsing for.
+/// The entity body of a fetched response for parsing ([`decode_entity`]), stopping at `cap`
+/// output bytes. A coding magpie cannot decode (`br`, `zstd`, ...) is an
+/// [`FetchError::UnsupportedEncoding`], which the caller counts and skips parsing for.
 pub fn entity_body(f: &Fetched, cap: usize) -> Result<DecodedBody, FetchError> {
     let url = &f.info.url;
     let io_err = |e: io::Error| FetchError::Io {
@@ -33,71 +18,16 @@ pub fn entity_body(f: &Fetched, cap: usize) -> Result<DecodedBody, FetchError> {
     };
     let mut raw = f.response.reader().map_err(io_err)?;
     io::copy(&mut raw.by_ref().take(f.info.header_len), &mut io::sink()).map_err(io_err)?;
-    let mut reader: Box<dyn Read + '_> = if is_chunked(&f.info.headers) {
-        Box::new(DechunkReader::new(raw))
-    } else {
-        raw
-    };
-    // Codings are listed in the order applied; undo them last to first.
-    let codings = content_codings(f);
-    for coding in codings.iter().rev() {
-        reader = match coding.as_str() {
-            "gzip" | "x-gzip" => Box::new(GzDecoder::new(reader)),
-            "deflate" => deflate_reader(reader).map_err(io_err)?,
-            other => {
-                return Err(FetchError::UnsupportedEncoding {
-                    url: url.clone(),
-                    coding: other.to_string(),
-                })
-            }
-        };
-    }
-    let mut bytes = Vec::new();
-    let result = reader.take(cap as u64 + 1).read_to_end(&mut bytes);
-    let capped = bytes.len() > cap;
-    bytes.truncate(cap);
-    let partial = match result {
-        Ok(_) => false,
-        Err(_) if !codings.is_empty() && !bytes.is_empty() => true,
-        Err(e) if !codings.is_empty() => {
-            return Err(FetchError::Decode {
-                url: url.clone(),
-                reason: e.to_string(),
-            })
-        }
-        Err(e) => return Err(io_err(e)),
-    };
-    Ok(DecodedBody {
-        bytes,
-        capped,
-        partial,
-    })
-}
-
-/// Content codings in the order applied, lowercased, without `identity`.
-fn content_codings(f: &Fetched) -> Vec<String> {
-    f.info
-        .headers
-        .iter()
-        .filter(|(n, _)| n.eq_ignore_ascii_case("content-encoding"))
-        .flat_map(|(_, v)| v.split(','))
-        .map(|c| c.trim().to_ascii_lowercase())
-        .filter(|c| !c.is_empty() && c != "identity")
-        .collect()
-}
-
-/// HTTP `deflate` is meant to be zlib-wrapped, but many servers send a raw deflate stream;
-/// look at the first two bytes to tell which.
-fn deflate_reader<'a>(inner: Box<dyn Read + 'a>) -> io::Result<Box<dyn Read + 'a>> {
-    let mut buffered = BufReader::new(inner);
-    let head = buffered.fill_buf()?;
-    let zlib = head.len() >= 2
-        && head[0] & 0x0f == 8
-        && (u16::from(head[0]) << 8 | u16::from(head[1])) % 31 == 0;
-    Ok(if zlib {
-        Box::new(ZlibDecoder::new(buffered))
-    } else {
-        Box::new(DeflateDecoder::new(buffered))
+    decode_entity(raw, &f.info.headers, cap).map_err(|e| match e {
+        BodyError::Io(e) => io_err(e),
+        BodyError::UnsupportedEncoding(coding) => FetchError::UnsupportedEncoding {
+            url: url.clone(),
+            coding,
+        },
+        BodyError::Decode(reason) => FetchError::Decode {
+            url: url.clone(),
+            reason,
+        },
     })
 }
 

@@ -81,9 +81,9 @@ pub struct RevisitOf {
 
 /// One capture, as indexed.
 ///
-/// Built on a worker thread with [`CaptureDoc::from_exchange`] (all text work happens there),
-/// then completed on the engine thread with [`CaptureDoc::located`] once the records are
-/// appended, and [`CaptureDoc::into_revisit`] when a revisit was written instead of the response.
+/// Built on a worker thread with [`CaptureDoc::from_exchange`] (all text work happens there)
+/// and [`CaptureDoc::add_reading`], then finished on the engine thread with
+/// [`CaptureDoc::finish`] once the records are appended. A rebuild calls the same three.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaptureDoc {
     /// The URL as fetched.
@@ -188,23 +188,30 @@ impl CaptureDoc {
         self.level = level;
     }
 
-    /// Sets where the record (`record`) and the request and metadata records written after it
-    /// (`related`) landed.
-    pub fn located(mut self, record: &RecordLocation, related: Option<&RecordLocation>) -> Self {
-        self.location = record.into();
-        self.related = related.map(Location::from);
-        self
-    }
-
-    /// Turns the document into a revisit of `original`. A revisit carries the exchange facts
-    /// (status, type, digest, time) but no text: the text belongs to the original, which the
-    /// index already holds, so a search finds each payload once.
-    pub fn into_revisit(mut self, original: RevisitOf) -> Self {
-        self.kind = CaptureKind::Revisit;
-        self.revisit_of = Some(original);
-        self.title = None;
-        self.text.clear();
-        self.lang = None;
+    /// Finishes the document once its records are written, the one way the live crawl and a
+    /// rebuild both do: where the response (or revisit) record landed (`location`) and the
+    /// request and metadata records after it (`related`), the page's priority in the frontier,
+    /// and, when a revisit was written instead of the response, the original it stands for.
+    /// A revisit carries the exchange facts (status, type, digest, time) but no text: the text
+    /// belongs to the original, which the index already holds, so a search finds each payload
+    /// once.
+    pub fn finish(
+        mut self,
+        location: Location,
+        related: Option<Location>,
+        priority: Option<f32>,
+        revisit_of: Option<RevisitOf>,
+    ) -> Self {
+        self.location = location;
+        self.related = related;
+        self.score = priority;
+        if let Some(original) = revisit_of {
+            self.kind = CaptureKind::Revisit;
+            self.revisit_of = Some(original);
+            self.title = None;
+            self.text.clear();
+            self.lang = None;
+        }
         self
     }
 

@@ -6,13 +6,11 @@ use super::search::SearchQuery;
 use super::stored::Stored;
 use super::{Index, IndexError};
 use crate::archive::read_record_prefix;
-use crate::fetch::{entity_body, DecodedBody, Fetched, Spool};
+use crate::http::body::{decode_entity, BodyError, DecodedBody};
 use crate::http::head::HttpHead;
-use crate::model::ExchangeInfo;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::HashSet;
-use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::query::{AllQuery, TermQuery};
@@ -76,25 +74,10 @@ impl Replay {
 
     /// The body as a browser should get it: chunked framing removed and `Content-Encoding`
     /// gzip/deflate decoded, at most `cap` bytes. A coding magpie cannot decode is
-    /// [`FetchError::UnsupportedEncoding`](crate::fetch::FetchError::UnsupportedEncoding).
-    pub fn entity(&self, cap: usize) -> Result<DecodedBody, crate::fetch::FetchError> {
-        let fetched = Fetched {
-            info: ExchangeInfo {
-                url: self.capture.url.clone(),
-                ip: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
-                started: self.capture.time,
-                duration_ms: 0,
-                status: self.capture.status,
-                headers: self.framing.clone(),
-                header_len: self.header_len as u64,
-                truncated: None,
-                block_digest: String::new(),
-                payload_digest: String::new(),
-            },
-            request: Vec::new(),
-            response: Spool::from_bytes(self.http.clone()),
-        };
-        entity_body(&fetched, cap)
+    /// [`BodyError::UnsupportedEncoding`].
+    pub fn entity(&self, cap: usize) -> Result<DecodedBody, BodyError> {
+        let body = &self.http[self.header_len.min(self.http.len())..];
+        decode_entity(Box::new(body), &self.framing, cap)
     }
 }
 

@@ -5,9 +5,10 @@
 //!
 //! **The WARC files are the source of truth; the index can always be rebuilt from them.**
 //! Every document names the WARC file, offset and length of its record, so search results
-//! lead back to the exact bytes archived. [`Index::rebuild`] re-reads every sealed WARC file
-//! of a crawl; [`Index::catch_up`] indexes only the records after the position stored with
-//! the last index commit, which is how a restarted crawl recovers the documents a crash lost.
+//! lead back to the exact bytes archived. The crawl's `reindex` re-reads every sealed WARC
+//! file of a crawl, or only the records after the position stored with the last index commit
+//! ([`Index::position`]), which is how a restarted crawl recovers the documents a crash lost;
+//! it builds documents with the same calls as the live crawl.
 //!
 //! # Documents
 //!
@@ -18,9 +19,9 @@
 //!
 //! # Writing during a crawl
 //!
-//! The crawl builds a [`CaptureDoc`] on a worker thread ([`CaptureDoc::from_exchange`]), the
-//! engine completes it with the record locations ([`CaptureDoc::located`],
-//! [`CaptureDoc::into_revisit`]) and hands it to the [`Indexer`], whose own thread feeds
+//! The crawl builds a [`CaptureDoc`] on a worker thread ([`CaptureDoc::from_exchange`],
+//! [`CaptureDoc::add_reading`]), the engine finishes it with the record locations
+//! ([`CaptureDoc::finish`]) and hands it to the [`Indexer`], whose own thread feeds
 //! tantivy. At each crawl commit the engine passes the durable WARC checkpoint
 //! ([`Indexer::commit`]); the indexer commits tantivy every `commit_every` with that
 //! checkpoint as the index position, so the index never claims records the archive could
@@ -31,7 +32,6 @@ mod facets;
 mod host_report;
 mod lookup;
 mod query_limits;
-mod rebuild;
 mod related;
 mod schema;
 mod search;
@@ -41,8 +41,6 @@ mod writer;
 
 pub mod cli;
 
-#[cfg(test)]
-pub(crate) mod test_crawl;
 /// Refuses a query string that is too long, too deeply nested or has too many terms for the
 /// query parser (`query_limits.rs`): a 400 that says which bound, checked before parsing.
 pub fn check_query(q: &str) -> Result<(), IndexError> {
@@ -55,8 +53,6 @@ pub fn check_query(q: &str) -> Result<(), IndexError> {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_rebuild;
-#[cfg(test)]
 mod tests_writer;
 
 pub use doc::{
@@ -66,7 +62,6 @@ pub use doc::{
 pub use facets::{FacetCount, Facets};
 pub use host_report::HostCaptures;
 pub use lookup::{CaptureRef, Replay};
-pub use rebuild::{wants_text, RebuildReport, TextLimits};
 pub use related::{metadata_records, MetadataRecord, MAX_METADATA_BYTES};
 pub use schema::SCHEMA_VERSION;
 pub use search::{

@@ -86,7 +86,7 @@ pub fn metadata_records(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::test_crawl::{Page, SimCrawl};
+    use crate::crawl::test_crawl::{Page, SimCrawl};
     use crate::index::{index_dir, warc_dir, Index};
 
     #[test]

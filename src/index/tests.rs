@@ -305,17 +305,29 @@ fn lookup_by_surt_record_id_and_revisit_original() {
     let orig = doc(1, "http://example.org/p", "P", "text", 200, None);
     let mut later = doc(2, "https://www.example.org/p", "P", "text", 200, None);
     later.time = at(5);
-    let rev = doc(3, "http://example.org/q", "", "", 200, None).into_revisit(RevisitOf {
-        record_id: orig.record_id.clone(),
-        url: orig.url.clone(),
-        date: crate::archive::warc_date(orig.time),
-    });
-    let mut rev_by_digest =
-        doc(4, "http://example.org/r", "", "", 200, None).into_revisit(RevisitOf {
+    let revisit = |n, url, original| {
+        let d = doc(n, url, "", "", 200, None);
+        let location = d.location.clone();
+        d.finish(location, None, None, Some(original))
+    };
+    let rev = revisit(
+        3,
+        "http://example.org/q",
+        RevisitOf {
+            record_id: orig.record_id.clone(),
+            url: orig.url.clone(),
+            date: crate::archive::warc_date(orig.time),
+        },
+    );
+    let mut rev_by_digest = revisit(
+        4,
+        "http://example.org/r",
+        RevisitOf {
             record_id: "<urn:uuid:unknown>".into(),
             url: "http://elsewhere.example/".into(),
             date: "2026-01-01T00:00:00Z".into(),
-        });
+        },
+    );
     rev_by_digest.digest = orig.digest.clone();
     for d in [&orig, &later, &rev, &rev_by_digest] {
         w.add_capture(d).expect("add");
@@ -415,13 +427,24 @@ fn documents_from_exchanges() {
         offset: 3,
         length: 4,
     };
-    let d = d.located(&loc, Some(&rel));
+    let d = d
+        .clone()
+        .finish((&loc).into(), Some((&rel).into()), Some(0.5), None);
     assert_eq!(d.related.as_ref().map(|r| r.offset), Some(3));
-    let r = d.into_revisit(RevisitOf {
-        record_id: "<o>".into(),
-        url: "u".into(),
-        date: "d".into(),
-    });
+    assert_eq!(
+        (d.kind, d.score, d.text.as_str()),
+        (CaptureKind::Capture, Some(0.5), "one\ntwo")
+    );
+    let r = d.finish(
+        (&loc).into(),
+        None,
+        None,
+        Some(RevisitOf {
+            record_id: "<o>".into(),
+            url: "u".into(),
+            date: "d".into(),
+        }),
+    );
     assert_eq!(
         (r.kind, r.text.as_str(), r.title.as_deref()),
         (CaptureKind::Revisit, "", None)

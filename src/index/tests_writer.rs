@@ -22,7 +22,12 @@ fn indexer_commits_with_the_durable_position() {
         length: 5,
     };
     for n in 0..5 {
-        let d = doc(n, &format!("http://e.org/{n}"), "t", "words", 200, None).located(&loc, None);
+        let d = doc(n, &format!("http://e.org/{n}"), "t", "words", 200, None).finish(
+            (&loc).into(),
+            None,
+            None,
+            None,
+        );
         indexer.capture(d).expect("queue");
     }
     let cp = |offset| Checkpoint {

@@ -19,7 +19,7 @@ const WRITER_MEMORY: usize = 48 << 20;
 ///
 /// Holds the index lock until dropped. Documents added since the last commit are discarded if
 /// the writer is dropped or the process dies; the position stored with each commit lets
-/// [`Index::catch_up`] index them again from the WARC files.
+/// the crawl's catch-up (`crawl::reindex::catch_up`) index them again from the WARC files.
 pub struct Writer {
     w: IndexWriter<TantivyDocument>,
     reader: IndexReader,

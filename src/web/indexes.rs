@@ -69,8 +69,9 @@ impl Indexes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::test_crawl::{Page, SimCrawl};
-    use crate::index::{warc_dir, SearchQuery, TextLimits};
+    use crate::crawl::reindex::{rebuild, TextLimits};
+    use crate::crawl::test_crawl::{Page, SimCrawl};
+    use crate::index::{warc_dir, SearchQuery};
 
     fn total(index: &Index, q: &str) -> u64 {
         index.search(&SearchQuery::text(q)).expect("search").total
@@ -119,7 +120,7 @@ mod tests {
         sim.close();
 
         // A rebuild (writer taken and released again) is followed too.
-        live.rebuild(&warcs, &TextLimits::default()).unwrap();
+        rebuild(&live, &warcs, &TextLimits::default()).unwrap();
         std::thread::sleep(REFRESH_EVERY);
         assert_eq!(total(&cache.get("c").unwrap(), "osprey"), 2);
     }

@@ -7,11 +7,10 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use magpie::archive::{sha1_digest, WarcWriter, WriterConfig};
 use magpie::crawl::records;
+use magpie::crawl::reindex::{self, TextLimits};
 use magpie::export::{export, ExportRequest};
 use magpie::fetch::{Fetched, Spool};
-use magpie::index::{
-    CaptureDoc, CaptureKind, DocKind, Index, Location, SearchQuery, SortBy, TextLimits,
-};
+use magpie::index::{CaptureDoc, CaptureKind, DocKind, Index, Location, SearchQuery, SortBy};
 use magpie::model::{CrawlUri, ExchangeInfo};
 use magpie::sample_site::SplitMix;
 use std::hint::black_box;
@@ -263,11 +262,7 @@ fn rebuild_and_export(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(20));
     g.throughput(Throughput::Elements(WARC_PAGES));
     g.bench_function("rebuild 2k pages from WARC", |b| {
-        b.iter(|| {
-            index
-                .rebuild(warcs.path(), &TextLimits::default())
-                .expect("rebuild")
-        })
+        b.iter(|| reindex::rebuild(&index, warcs.path(), &TextLimits::default()).expect("rebuild"))
     });
     let req = ExportRequest {
         crawl: "bench".into(),

@@ -7,7 +7,8 @@
 use crate::support;
 use crate::web_support;
 
-use magpie::index::{self, Index, TextLimits};
+use magpie::crawl::reindex::{self, TextLimits};
+use magpie::index::{self, Index};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -34,10 +35,12 @@ impl Crawled {
     /// Builds the index from the WARC files, as `magpie index rebuild` does.
     fn rebuild(&self) {
         let data = &self.srv.data;
-        Index::open(&index::index_dir(data, "c"))
-            .unwrap()
-            .rebuild(&index::warc_dir(data, "c"), &TextLimits::default())
-            .unwrap();
+        reindex::rebuild(
+            &Index::open(&index::index_dir(data, "c")).unwrap(),
+            &index::warc_dir(data, "c"),
+            &TextLimits::default(),
+        )
+        .unwrap();
     }
 
     fn records(&self) -> Vec<harness::Rec> {
@@ -138,9 +141,12 @@ async fn search_has_facets_snippets_paging_and_explains_bad_queries() {
     let (status, body) = srv.get_json("/api/v1/crawls/c/search").await;
     assert_eq!((status, body["total"].as_u64()), (200, Some(0)), "{body}");
     drop(held);
-    writer_side
-        .rebuild(&index::warc_dir(&srv.data, "c"), &TextLimits::default())
-        .unwrap();
+    reindex::rebuild(
+        &writer_side,
+        &index::warc_dir(&srv.data, "c"),
+        &TextLimits::default(),
+    )
+    .unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     let all = loop {
         let (_, body) = srv.get_json("/api/v1/crawls/c/search?per_page=1000").await;

@@ -6,8 +6,9 @@
 use crate::support;
 
 use magpie::archive::read_record_at;
+use magpie::crawl::reindex::{self, TextLimits};
 use magpie::export::{self, cli::cdxj_path, ExportRequest};
-use magpie::index::{self, Index, SearchQuery, TextLimits};
+use magpie::index::{self, Index, SearchQuery};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -28,9 +29,12 @@ fn crawl() -> Crawled {
     let spec = harness::spec("exp", &seeds, json!({}));
     harness::run(spec, data.path());
     let index = Index::open(&index::index_dir(data.path(), "exp")).unwrap();
-    index
-        .rebuild(&index::warc_dir(data.path(), "exp"), &TextLimits::default())
-        .unwrap();
+    reindex::rebuild(
+        &index,
+        &index::warc_dir(data.path(), "exp"),
+        &TextLimits::default(),
+    )
+    .unwrap();
     Crawled { web, data }
 }
 

@@ -13,8 +13,9 @@
 
 use crate::support;
 
+use magpie::crawl::reindex::{self, TextLimits};
 use magpie::export::{self, ExportRequest};
-use magpie::index::{self, Index, SearchQuery, TextLimits};
+use magpie::index::{self, Index, SearchQuery};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,9 +43,12 @@ fn crawl() -> Crawled {
     );
     harness::run(spec, data.path());
     let index = Index::open(&index::index_dir(data.path(), "wz")).unwrap();
-    index
-        .rebuild(&index::warc_dir(data.path(), "wz"), &TextLimits::default())
-        .unwrap();
+    reindex::rebuild(
+        &index,
+        &index::warc_dir(data.path(), "wz"),
+        &TextLimits::default(),
+    )
+    .unwrap();
     Crawled { web, data }
 }
 

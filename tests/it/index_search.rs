@@ -5,7 +5,8 @@
 
 use crate::support;
 
-use magpie::index::{self, CaptureKind, Facets, Index, SearchQuery, TextLimits};
+use magpie::crawl::reindex::{self, TextLimits};
+use magpie::index::{self, CaptureKind, Facets, Index, SearchQuery};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -63,7 +64,7 @@ fn search_finds_what_was_crawled_and_counts_facets() {
     let (web, recs) = crawl(data.path());
     let warcs = index::warc_dir(data.path(), "idx");
     let index = Index::open(&index::index_dir(data.path(), "idx")).unwrap();
-    let report = index.rebuild(&warcs, &TextLimits::default()).unwrap();
+    let report = reindex::rebuild(&index, &warcs, &TextLimits::default()).unwrap();
 
     let captures: Vec<&harness::Rec> = recs
         .iter()
@@ -144,7 +145,7 @@ fn search_finds_what_was_crawled_and_counts_facets() {
     // A second rebuild, elsewhere, gives the same results.
     let other = tempfile::tempdir().unwrap();
     let again = Index::open(other.path()).unwrap();
-    again.rebuild(&warcs, &TextLimits::default()).unwrap();
+    reindex::rebuild(&again, &warcs, &TextLimits::default()).unwrap();
     for q in ["", "page", "title:basic", "status:404", "twin OR elsewhere"] {
         assert_eq!(all(&index, q), all(&again, q), "query {q:?}");
     }
@@ -156,7 +157,7 @@ fn lookups_replay_the_served_bytes_and_resolve_revisits() {
     let (web, _recs) = crawl(data.path());
     let warcs = index::warc_dir(data.path(), "idx");
     let index = Index::open(&index::index_dir(data.path(), "idx")).unwrap();
-    index.rebuild(&warcs, &TextLimits::default()).unwrap();
+    reindex::rebuild(&index, &warcs, &TextLimits::default()).unwrap();
 
     let home = web.url(0, "/");
     let caps = index.captures_of(&home).unwrap();
@@ -364,12 +365,12 @@ fn a_crawl_without_the_index_only_archives_and_can_be_indexed_later() {
     assert!(!dir.exists(), "no index written");
     let recs = harness::records(data.path(), "plain");
     let idx = Index::open(&dir).unwrap();
-    let report = idx
-        .rebuild(
-            &index::warc_dir(data.path(), "plain"),
-            &TextLimits::default(),
-        )
-        .unwrap();
+    let report = reindex::rebuild(
+        &idx,
+        &index::warc_dir(data.path(), "plain"),
+        &TextLimits::default(),
+    )
+    .unwrap();
     let captures = recs
         .iter()
         .filter(|r| r.kind == "response" || r.kind == "revisit")
@@ -408,9 +409,7 @@ fn a_rebuild_stores_exactly_the_documents_the_live_crawl_indexed() {
         .expect("limits stored with the index");
     let again = tempfile::tempdir().unwrap();
     let rebuilt = Index::open(again.path()).unwrap();
-    rebuilt
-        .rebuild(&index::warc_dir(data.path(), "same"), &limits)
-        .unwrap();
+    reindex::rebuild(&rebuilt, &index::warc_dir(data.path(), "same"), &limits).unwrap();
     let rebuilt = rebuilt.capture_docs().unwrap();
 
     let recs = harness::records(data.path(), "same");

@@ -2,9 +2,10 @@
 //! after a crash adds exactly the missing ones, damage is reported, and replay reads the
 //! right bytes (revisits served with their original's body).
 
-use super::test_crawl::{sorted, stored_docs, Page, SimCrawl, BASE};
 use super::*;
 use crate::archive::Checkpoint;
+use crate::crawl::test_crawl::{sorted, stored_docs, Page, SimCrawl, BASE};
+use crate::index::{CaptureKind, IndexerConfig, SearchQuery};
 
 fn live_index(sim: &SimCrawl, cp: Checkpoint) -> Index {
     let index = Index::temporary().expect("index");
@@ -17,7 +18,7 @@ fn live_index(sim: &SimCrawl, cp: Checkpoint) -> Index {
 }
 
 #[test]
-fn rebuild_gives_the_documents_the_live_crawl_indexed() {
+fn rebuild_gives_the_documents_the_simulated_crawl_built() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut sim = SimCrawl::new(dir.path(), 1 << 30);
     sim.site();
@@ -31,7 +32,7 @@ fn rebuild_gives_the_documents_the_live_crawl_indexed() {
     );
 
     let rebuilt = Index::temporary().expect("index");
-    let report = rebuilt.rebuild(dir.path(), &sim.opts).expect("rebuild");
+    let report = rebuild(&rebuilt, dir.path(), &sim.opts).expect("rebuild");
     assert_eq!(report.captures, 10);
     assert_eq!(report.revisits, 1);
     assert_eq!((report.skipped, report.errors.len()), (0, 0));
@@ -92,7 +93,7 @@ fn records_split_across_rotated_files_are_joined() {
         .count();
     assert!(split > 3, "the test needs split captures ({split})");
     let rebuilt = Index::temporary().expect("index");
-    let report = rebuilt.rebuild(dir.path(), &sim.opts).expect("rebuild");
+    let report = rebuild(&rebuilt, dir.path(), &sim.opts).expect("rebuild");
     assert!(report.files > 10, "{report:?}");
     assert_eq!(stored_docs(&rebuilt), sorted(sim.live.clone()));
 }
@@ -141,19 +142,18 @@ fn catch_up_indexes_exactly_what_a_crash_lost() {
 
     let index = Index::open(index_dir.path()).expect("reopen");
     assert_eq!(index.num_docs(), 3);
-    let report = index.catch_up(dir.path(), &sim.opts).expect("catch up");
+    let report = catch_up(&index, dir.path(), &sim.opts).expect("catch up");
     assert_eq!(report.captures, 4, "{report:?}");
     assert_eq!(report.files, 2);
     assert_eq!(stored_docs(&index), sorted(sim.live.clone()), "each once");
-    let again = index.catch_up(dir.path(), &sim.opts).expect("catch up");
+    let again = catch_up(&index, dir.path(), &sim.opts).expect("catch up");
     assert_eq!(again.captures, 0, "nothing new");
     assert_eq!(index.num_docs(), 7);
 
     // An empty index catches up with everything.
     let empty = Index::temporary().expect("index");
     assert_eq!(
-        empty
-            .catch_up(dir.path(), &sim.opts)
+        catch_up(&empty, dir.path(), &sim.opts)
             .expect("catch up")
             .captures,
         7
@@ -179,7 +179,7 @@ fn damage_is_reported_and_the_rest_indexed() {
         .expect("open");
     f.set_len(len - 100).expect("truncate");
     let index = Index::temporary().expect("index");
-    let report = index.rebuild(dir.path(), &sim.opts).expect("rebuild");
+    let report = rebuild(&index, dir.path(), &sim.opts).expect("rebuild");
     assert_eq!(report.errors.len(), 1, "{report:?}");
     assert!(report.errors[0].contains("offset"), "{:?}", report.errors);
     assert!(report.captures >= 8, "{report:?}");
@@ -197,7 +197,7 @@ fn replay_reads_the_record_and_resolves_revisits() {
     ));
     sim.close();
     let index = Index::temporary().expect("index");
-    index.rebuild(dir.path(), &sim.opts).expect("rebuild");
+    rebuild(&index, dir.path(), &sim.opts).expect("rebuild");
 
     let url = format!("{BASE}/a.html");
     let latest = index
@@ -293,9 +293,7 @@ fn a_damaged_metadata_record_is_an_error_naming_it() {
     .concat();
     std::fs::write(dir.path().join("damaged.warc"), warc).expect("write");
     let index = Index::temporary().expect("index");
-    let report = index
-        .rebuild(dir.path(), &Default::default())
-        .expect("rebuild");
+    let report = rebuild(&index, dir.path(), &Default::default()).expect("rebuild");
     assert_eq!(report.captures, 1, "{report:?}");
     assert_eq!(report.errors.len(), 2, "{report:?}");
     for e in &report.errors {

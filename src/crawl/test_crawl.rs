@@ -2,11 +2,12 @@
 //! `crawl::records`, revisits for repeated payloads) and builds each capture's document the
 //! way a live crawl would, so rebuilt indexes can be compared with live ones.
 
-use super::{wants_text, CaptureDoc, Index, TextLimits};
+use super::dedup::Original;
+use super::records;
+use super::reindex::{wants_text, TextLimits};
 use crate::archive::{self, WarcWriter, WriterConfig};
-use crate::crawl::dedup::Original;
-use crate::crawl::records;
 use crate::fetch::{entity_body, Fetched, Spool};
+use crate::index::{CaptureDoc, Index, RevisitOf};
 use crate::model::{CrawlUri, ExchangeInfo, Hop, Link};
 use chrono::{DateTime, TimeZone, Utc};
 use std::collections::HashMap;
@@ -174,16 +175,20 @@ impl SimCrawl {
                 &self.opts.parse,
             )
         });
-        let mut doc =
-            CaptureDoc::from_exchange(&fetched.info, page.as_ref(), &enc.record_id, p.hops);
-        // The engine records the priority a URL was fetched with as its score.
-        doc.score = Some(uri.priority);
+        let doc = CaptureDoc::from_exchange(&fetched.info, page.as_ref(), &enc.record_id, p.hops);
         let w = self.w.as_mut().expect("writer");
         let loc = w.append(&enc.response).expect("append");
         let rest = w.append(&enc.request_and_metadata).expect("append");
-        let doc = doc.located(&loc, Some(&rest));
-        let doc = match original {
-            Some(o) => doc.into_revisit(o.into()),
+        // The engine records the priority a URL was fetched with as its score.
+        let revisit_of = original.map(RevisitOf::from);
+        let doc = doc.finish(
+            (&loc).into(),
+            Some((&rest).into()),
+            Some(uri.priority),
+            revisit_of,
+        );
+        let doc = match &doc.revisit_of {
+            Some(_) => doc,
             None => {
                 if dedup {
                     let o = Original {

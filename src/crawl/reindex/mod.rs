@@ -5,14 +5,17 @@
 //! that follow it with `WARC-Concurrent-To` naming it; the metadata's `hopsFromSeed` decides,
 //! as in the crawl pipeline, whether the body is parsed for text.
 
-use super::doc::{CaptureDoc, Location, ObjectDoc, RevisitOf};
-use super::{Index, IndexError, Writer};
+mod cli;
+mod limits;
+
+pub use cli::{run_index, IndexCommand};
+pub use limits::TextLimits;
+
 use crate::archive::{ArchiveError, Checkpoint, RecordHead, WarcReader};
 use crate::fetch::{entity_body, Fetched, Spool};
 use crate::http::head::HttpHead;
+use crate::index::{CaptureDoc, Index, IndexError, Location, ObjectDoc, RevisitOf, Writer};
 use crate::model::{ExchangeInfo, Hop};
-use crate::parse::ParseLimits;
-use crate::spec::Spec;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::net::{IpAddr, Ipv4Addr};
@@ -22,83 +25,6 @@ use std::path::{Path, PathBuf};
 const HEAD_PROBE: u64 = 64 * 1024;
 /// Bytes of a metadata block read for its `hopsFromSeed`.
 const MAX_METADATA: u64 = 1 << 20;
-
-/// How much of a page is read for its text, the same in the live crawl and in a rebuild, so
-/// rebuilt documents equal the ones written live: derived from the spec once
-/// ([`TextLimits::from_spec`]) and stored with the index ([`TextLimits::save`]), so that
-/// `magpie index rebuild` reads the limits the crawl used, not a spec that may have changed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TextLimits {
-    /// Cap on the decoded body handed to the HTML parser.
-    pub max_decoded_bytes: usize,
-    /// Parser limits.
-    pub parse: ParseLimits,
-}
-
-/// The file in an index folder that holds the limits its documents were made with.
-const TEXT_LIMITS_FILE: &str = "text-limits.json";
-
-impl Default for TextLimits {
-    /// The limits of a crawl with the default spec.
-    fn default() -> Self {
-        TextLimits {
-            max_decoded_bytes: 20 << 20,
-            parse: ParseLimits {
-                max_html_bytes: crate::parse::MAX_HTML_BYTES,
-                max_links: 5_000,
-                max_url_len: 2048,
-                text: true,
-            },
-        }
-    }
-}
-
-impl TextLimits {
-    /// The limits the crawl pipeline uses for this spec (text collected; the pipeline turns it
-    /// off when nothing reads it).
-    pub fn from_spec(spec: &Spec) -> TextLimits {
-        let l = &spec.limits;
-        TextLimits {
-            max_decoded_bytes: (l.max_bytes_per_page as usize).clamp(1 << 20, 64 << 20),
-            parse: ParseLimits {
-                max_html_bytes: crate::parse::MAX_HTML_BYTES,
-                max_links: l.max_links_per_page,
-                max_url_len: l.max_url_length,
-                text: true,
-            },
-        }
-    }
-
-    /// Stores the limits in the index folder `dir` (written whole or not at all).
-    pub fn save(&self, dir: &Path) -> Result<(), IndexError> {
-        let path = dir.join(TEXT_LIMITS_FILE);
-        let json = serde_json::to_vec_pretty(self).map_err(|e| IndexError::Damaged {
-            what: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, json)
-            .and_then(|_| std::fs::rename(&tmp, &path))
-            .map_err(|source| IndexError::Io { path, source })
-    }
-
-    /// The limits stored in the index folder `dir`; `None` when none were stored (an index
-    /// made before they were). A file that does not parse is damage, not a default.
-    pub fn load(dir: &Path) -> Result<Option<TextLimits>, IndexError> {
-        let path = dir.join(TEXT_LIMITS_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(IndexError::Io { path, source }),
-        };
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| IndexError::Damaged {
-                what: path.display().to_string(),
-                reason: format!("{e}; delete it to take the limits from the crawl's spec.json"),
-            })
-    }
-}
 
 /// What a rebuild or catch-up did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -131,50 +57,52 @@ pub fn wants_text(info: &ExchangeInfo, hops: &str) -> bool {
         && !matches!(last, Some(Hop::Prerequisite | Hop::Sitemap))
 }
 
-impl Index {
-    /// Replaces the whole index with documents read from every sealed WARC file in `warc_dir`.
-    pub fn rebuild(&self, warc_dir: &Path, opts: &TextLimits) -> Result<RebuildReport, IndexError> {
-        let mut w = self.writer()?;
-        w.delete_all()?;
-        let files = warc_files(warc_dir)?;
-        let plan: Vec<(PathBuf, u64)> = files.into_iter().map(|p| (p, 0)).collect();
-        scan_and_commit(&mut w, &plan, opts)
-    }
+/// Replaces the whole index with documents read from every sealed WARC file in `warc_dir`.
+pub fn rebuild(
+    index: &Index,
+    warc_dir: &Path,
+    opts: &TextLimits,
+) -> Result<RebuildReport, IndexError> {
+    let mut w = index.writer()?;
+    w.delete_all()?;
+    let files = warc_files(warc_dir)?;
+    let plan: Vec<(PathBuf, u64)> = files.into_iter().map(|p| (p, 0)).collect();
+    scan_and_commit(&mut w, &plan, opts)
+}
 
-    /// Indexes the records written after the position of the last index commit (all of them
-    /// for an empty index): run at crawl start, after the archive is recovered, so the
-    /// documents of records a crash kept out of the index are added.
-    pub fn catch_up(
-        &self,
-        warc_dir: &Path,
-        opts: &TextLimits,
-    ) -> Result<RebuildReport, IndexError> {
-        let files = warc_files(warc_dir)?;
-        let position = self.position()?;
-        let plan: Vec<(PathBuf, u64)> = match &position {
-            None if self.num_docs() > 0 => return self.rebuild(warc_dir, opts),
-            None => files.into_iter().map(|p| (p, 0)).collect(),
-            Some(cp) => {
-                let mut plan = Vec::new();
-                for p in files {
-                    let name = file_name(&p);
-                    if name.as_str() > cp.file.as_str() {
-                        plan.push((p, 0));
-                    } else if name == cp.file {
-                        let len = std::fs::metadata(&p).map_err(IndexError::io(&p))?.len();
-                        if cp.offset > len {
-                            // The file is shorter than the index believes: start over.
-                            return self.rebuild(warc_dir, opts);
-                        }
-                        plan.push((p, cp.offset));
+/// Indexes the records written after the position of the last index commit (all of them
+/// for an empty index): run at crawl start, after the archive is recovered, so the
+/// documents of records a crash kept out of the index are added.
+pub fn catch_up(
+    index: &Index,
+    warc_dir: &Path,
+    opts: &TextLimits,
+) -> Result<RebuildReport, IndexError> {
+    let files = warc_files(warc_dir)?;
+    let position = index.position()?;
+    let plan: Vec<(PathBuf, u64)> = match &position {
+        None if index.num_docs() > 0 => return rebuild(index, warc_dir, opts),
+        None => files.into_iter().map(|p| (p, 0)).collect(),
+        Some(cp) => {
+            let mut plan = Vec::new();
+            for p in files {
+                let name = file_name(&p);
+                if name.as_str() > cp.file.as_str() {
+                    plan.push((p, 0));
+                } else if name == cp.file {
+                    let len = std::fs::metadata(&p).map_err(IndexError::io(&p))?.len();
+                    if cp.offset > len {
+                        // The file is shorter than the index believes: start over.
+                        return rebuild(index, warc_dir, opts);
                     }
+                    plan.push((p, cp.offset));
                 }
-                plan
             }
-        };
-        let mut w = self.writer()?;
-        scan_and_commit(&mut w, &plan, opts)
-    }
+            plan
+        }
+    };
+    let mut w = index.writer()?;
+    scan_and_commit(&mut w, &plan, opts)
 }
 
 fn scan_and_commit(
@@ -231,11 +159,23 @@ fn file_name(p: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// A capture whose request and metadata records may still follow.
+/// A capture whose request and metadata records may still follow: what the live crawl had
+/// when it built the capture's document, read back from the records.
 struct Pending {
-    doc: CaptureDoc,
-    /// The exchange and the body bytes read, when the body may need parsing.
-    body: Option<(ExchangeInfo, Vec<u8>)>,
+    /// The exchange, from the record's WARC and HTTP heads.
+    info: ExchangeInfo,
+    /// `WARC-Record-ID` of the response or revisit record.
+    record_id: String,
+    /// Hop path from the seed, from the metadata record.
+    hops: String,
+    /// The body bytes read, when the body may need parsing.
+    body: Option<Vec<u8>>,
+    /// For a revisit, the original it refers to.
+    revisit_of: Option<RevisitOf>,
+    /// The response or revisit record.
+    location: Location,
+    /// The request and metadata records after it.
+    related: Option<Location>,
     /// What the crawl's metadata records say about the page.
     notes: Notes,
 }
@@ -356,8 +296,8 @@ impl Scan<'_> {
                     self.report.skipped += 1;
                     return Ok(true);
                 };
-                if let Some((info, body)) = &mut p.body {
-                    let want = info.header_len + self.opts.max_decoded_bytes as u64;
+                if let Some(body) = &mut p.body {
+                    let want = p.info.header_len + self.opts.max_decoded_bytes as u64;
                     let more = want
                         .min(head.content_length)
                         .saturating_sub(block.len() as u64);
@@ -365,7 +305,7 @@ impl Scan<'_> {
                     *body = block;
                 }
                 let length = r.finish_record()?;
-                p.doc.location = Location {
+                p.location = Location {
                     file: name.to_string(),
                     offset: head.offset,
                     length,
@@ -376,7 +316,7 @@ impl Scan<'_> {
                 let Some(p) = self.pending.as_mut() else {
                     return Ok(true);
                 };
-                if head.field("WARC-Concurrent-To") != Some(p.doc.record_id.as_str()) {
+                if head.field("WARC-Concurrent-To") != Some(p.record_id.as_str()) {
                     return Ok(true);
                 }
                 if head.record_type() == "metadata" {
@@ -391,7 +331,7 @@ impl Scan<'_> {
                         p.notes.read_app(&text)
                     } else if media_type.starts_with("application/warc-fields") {
                         if let Some(h) = hops_from_seed(&text) {
-                            p.doc.hops = h;
+                            p.hops = h;
                         }
                         p.notes.read_fields(&text)
                     } else {
@@ -401,17 +341,17 @@ impl Scan<'_> {
                     if let Err(e) = read {
                         self.report.errors.push(format!(
                             "{name} at offset {}: the metadata record about {}: {e}",
-                            head.offset, p.doc.record_id
+                            head.offset, p.record_id
                         ));
                     }
                 }
                 let length = r.finish_record()?;
-                match &mut p.doc.related {
+                match &mut p.related {
                     Some(l) if l.file == name && l.offset + l.length == head.offset => {
                         l.length += length;
                     }
                     _ => {
-                        p.doc.related = Some(Location {
+                        p.related = Some(Location {
                             file: name.to_string(),
                             offset: head.offset,
                             length,
@@ -424,29 +364,21 @@ impl Scan<'_> {
         Ok(true)
     }
 
-    /// Indexes the pending capture, parsing its body now that its hop path is known.
+    /// Indexes the pending capture, parsing its body now that its hop path is known, and
+    /// building its document as the live crawl does.
     fn flush(&mut self, w: &mut Writer) -> Result<(), IndexError> {
         let Some(p) = self.pending.take() else {
             return Ok(());
         };
-        let mut doc = p.doc;
-        if let Some((info, body)) = p.body {
-            if wants_text(&info, &doc.hops) {
-                let page = parse_page(&info, body, self.opts);
-                let full =
-                    CaptureDoc::from_exchange(&info, page.as_ref(), &doc.record_id, &doc.hops);
-                doc.title = full.title;
-                doc.text = full.text;
-                doc.lang = full.lang;
-            }
-        }
+        let page = p
+            .body
+            .filter(|_| wants_text(&p.info, &p.hops))
+            .and_then(|body| parse_page(&p.info, body, self.opts));
+        let mut doc = CaptureDoc::from_exchange(&p.info, page.as_ref(), &p.record_id, &p.hops);
         let notes = p.notes;
-        doc.score = notes.priority;
-        // A revisit's language is the original's.
-        let revisit = doc.revisit_of.is_some();
-        let lang = if revisit { None } else { notes.lang };
-        doc.add_reading(notes.relevance, lang, notes.app, notes.level);
-        if revisit {
+        doc.add_reading(notes.relevance, notes.lang, notes.app, notes.level);
+        let doc = doc.finish(p.location, p.related, notes.priority, p.revisit_of);
+        if doc.revisit_of.is_some() {
             self.report.revisits += 1;
         } else {
             for (kind, fields) in &notes.objects {
@@ -491,29 +423,26 @@ fn capture(head: &RecordHead, block: &[u8], revisit: bool) -> Option<Pending> {
             .unwrap_or_default()
             .to_string(),
     };
-    let doc = CaptureDoc::from_exchange(&info, None, head.record_id(), "");
-    if revisit {
-        let original = RevisitOf {
-            record_id: head.field("WARC-Refers-To").unwrap_or_default().to_string(),
-            url: head
-                .field("WARC-Refers-To-Target-URI")
-                .unwrap_or_default()
-                .to_string(),
-            date: head
-                .field("WARC-Refers-To-Date")
-                .unwrap_or_default()
-                .to_string(),
-        };
-        return Some(Pending {
-            notes: Notes::default(),
-            doc: doc.into_revisit(original),
-            body: None,
-        });
-    }
-    let body = (http.is_some() && wants_text(&info, "")).then(|| (info, Vec::new()));
+    let revisit_of = revisit.then(|| RevisitOf {
+        record_id: head.field("WARC-Refers-To").unwrap_or_default().to_string(),
+        url: head
+            .field("WARC-Refers-To-Target-URI")
+            .unwrap_or_default()
+            .to_string(),
+        date: head
+            .field("WARC-Refers-To-Date")
+            .unwrap_or_default()
+            .to_string(),
+    });
+    let body = (!revisit && http.is_some() && wants_text(&info, "")).then(Vec::new);
     Some(Pending {
-        doc,
+        record_id: head.record_id().to_string(),
+        info,
+        hops: String::new(),
         body,
+        revisit_of,
+        location: Location::default(),
+        related: None,
         notes: Notes::default(),
     })
 }
@@ -563,3 +492,6 @@ fn hops_from_seed(block: &[u8]) -> Option<String> {
             .then(|| v.trim().to_string())
     })
 }
+
+#[cfg(test)]
+mod tests;
