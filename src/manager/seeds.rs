@@ -160,11 +160,25 @@ pub async fn check_robots(spec: &Spec, spool_dir: &Path, checks: &mut [SeedCheck
     }
 }
 
+/// Why a seed's robots.txt could not be read; shown in the seed's problem.
+#[derive(Debug, thiserror::Error)]
+enum Unread {
+    /// The origin gives no robots.txt URL.
+    #[error("not a URL: {0}")]
+    BadUrl(#[from] url::ParseError),
+    /// The fetch, or the decoding of its body, failed.
+    #[error(transparent)]
+    Fetch(#[from] crate::fetch::FetchError),
+    /// Redirects went on past the crawl's limit.
+    #[error("more than {MAX_ROBOTS_REDIRECTS} redirects")]
+    TooManyRedirects,
+}
+
 /// The robots.txt of `origin`, following redirects as the crawl does.
-async fn robots_of(fetcher: &Fetcher, origin: &str, ua: &str) -> Result<Robots, String> {
-    let mut url = Url::parse(&format!("{origin}/robots.txt")).map_err(|e| e.to_string())?;
+async fn robots_of(fetcher: &Fetcher, origin: &str, ua: &str) -> Result<Robots, Unread> {
+    let mut url = Url::parse(&format!("{origin}/robots.txt"))?;
     for _ in 0..=MAX_ROBOTS_REDIRECTS {
-        let f = fetcher.fetch(&url).await.map_err(|e| e.to_string())?;
+        let f = fetcher.fetch(&url).await?;
         let status = f.info.status;
         if (300..400).contains(&status) {
             if let Some(next) = f.info.header("location").and_then(|l| url.join(l).ok()) {
@@ -172,12 +186,10 @@ async fn robots_of(fetcher: &Fetcher, origin: &str, ua: &str) -> Result<Robots, 
                 continue;
             }
         }
-        let body = entity_body(&f, MAX_ROBOTS_BYTES as usize)
-            .map(|d| d.bytes)
-            .map_err(|e| e.to_string())?;
+        let body = entity_body(&f, MAX_ROBOTS_BYTES as usize)?.bytes;
         return Ok(Robots::from_response(status, &body, ua));
     }
-    Err(format!("more than {MAX_ROBOTS_REDIRECTS} redirects"))
+    Err(Unread::TooManyRedirects)
 }
 
 /// Whether any seed has a problem.

@@ -8,7 +8,10 @@
 //! everything staged and every lease. Politeness is off, so `next` must hand out a URL whenever
 //! some idle host has one. Half the runs respect robots.txt: then a host's robots.txt is handed
 //! out before its first URL (again after a reopen, as rules live in memory), and the rules given
-//! back through the host policy answer for every URL of the host.
+//! back through the host policy answer for every URL of the host; a failed robots.txt is
+//! asked for again and counted. Hosts may be told their address, and hosts on one address then
+//! take turns; draining a host ends its queued URLs; `next_wake` says "now" whenever a host is
+//! ready.
 
 use magpie::frontier::contract::{CrawlFrontier, RobotsRules};
 use magpie::frontier::keys::UrlState;
@@ -20,6 +23,7 @@ use magpie::store::Store;
 use proptest::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
+use std::net::IpAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -77,7 +81,20 @@ enum Op {
     Demote {
         fp: u64,
     },
-    Pop,
+    /// The next lease; a robots.txt lease is answered with rules, or with a failure.
+    Pop {
+        robots_fail: bool,
+    },
+    /// The host answered from this address (politeness then counts per address).
+    SetIp {
+        h: u64,
+        ip: u8,
+    },
+    /// Every queued URL of the host ended in this state (robots.txt failed for good).
+    Drain {
+        h: u64,
+        state: UrlState,
+    },
     Complete {
         pick: usize,
         how: Completion,
@@ -123,7 +140,10 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (0..URLS, score, func).prop_map(|(fp, score, f)| Op::Score { fp, score, f }),
         1 => (0..URLS).prop_map(|fp| Op::Blacklist { fp }),
         1 => (0..URLS).prop_map(|fp| Op::Demote { fp }),
-        5 => Just(Op::Pop),
+        5 => prop::bool::weighted(0.3).prop_map(|robots_fail| Op::Pop { robots_fail }),
+        1 => (0..HOSTS, 0..2u8).prop_map(|(h, ip)| Op::SetIp { h, ip }),
+        1 => (0..HOSTS, prop::sample::select(vec![UrlState::Failed, UrlState::RobotsBlocked]))
+            .prop_map(|(h, state)| Op::Drain { h, state }),
         4 => (any::<usize>(), how).prop_map(|(pick, how)| Op::Complete { pick, how }),
         2 => Just(Op::Commit),
         1 => Just(Op::Crash),
@@ -188,6 +208,10 @@ struct Model {
     /// the frontier was opened.
     robots: bool,
     rules: BTreeSet<u64>,
+    /// robots.txt failures in a row per host, since the frontier was opened.
+    failures: BTreeMap<u64, u32>,
+    /// The address each host was told to answer from, since the frontier was opened.
+    ips: BTreeMap<u64, u8>,
 }
 
 impl Model {
@@ -214,7 +238,21 @@ impl Model {
         self.live.urls.entry(fp).or_insert(u)
     }
 
+    /// A host is busy while it, or a host on its address, has a fetch in flight (one fetch
+    /// per host and per address at a time).
     fn busy(&self, h: u64) -> bool {
+        let same = |a: u64, b: u64| {
+            a == b
+                || self
+                    .ips
+                    .get(&a)
+                    .is_some_and(|ip| self.ips.get(&b) == Some(ip))
+        };
+        self.leased.iter().any(|&fp| same(fp % HOSTS, h))
+    }
+
+    /// Whether the host itself has a fetch in flight.
+    fn busy_alone(&self, h: u64) -> bool {
         self.leased.iter().any(|&fp| fp % HOSTS == h)
     }
 
@@ -240,6 +278,8 @@ impl Model {
         self.live = self.committed.clone();
         self.leased.clear();
         self.rules.clear();
+        self.failures.clear();
+        self.ips.clear();
     }
 }
 
@@ -293,11 +333,22 @@ fn pop<F: CrawlFrontier>(
     f: &mut F,
     m: &mut Model,
     leases: &mut Vec<UrlLease>,
+    robots_fail: bool,
 ) -> Result<(), TestCaseError> {
     let heads: BTreeMap<u64, u64> = (0..HOSTS)
         .filter(|&h| !m.busy(h))
         .filter_map(|h| m.poppable(h).first().map(|&fp| (h, fp)))
         .collect();
+    // The engine sleeps until `next_wake`: a frontier with a host to hand out says now.
+    let wake = f.next_wake();
+    if !heads.is_empty() {
+        prop_assert!(
+            wake.is_some_and(|t| t <= Instant::now()),
+            "next_wake {:?} with hosts ready: {:?}",
+            wake,
+            heads
+        );
+    }
     match f.next(Instant::now()) {
         None => prop_assert!(
             heads.is_empty(),
@@ -319,10 +370,17 @@ fn pop<F: CrawlFrontier>(
             );
             let best = heads.values().map(|fp| m.live.urls[fp].rank().0).min();
             prop_assert_eq!(Some(m.live.urls[&heads[&h]].rank().0), best);
-            let day = Instant::now() + Duration::from_secs(86_400);
-            let first = f.robots_done(&name, Arc::new(Rules(h)), day, FAST, Instant::now());
-            prop_assert!(first, "{} had rules before its robots.txt was read", name);
-            m.rules.insert(h);
+            if robots_fail {
+                // Asked for again at once (the pause is zero), the failure counted.
+                f.robots_failed(&name, Duration::ZERO, Instant::now());
+                *m.failures.entry(h).or_default() += 1;
+            } else {
+                let day = Instant::now() + Duration::from_secs(86_400);
+                let first = f.robots_done(&name, Arc::new(Rules(h)), day, FAST, Instant::now());
+                prop_assert!(first, "{} had rules before its robots.txt was read", name);
+                m.rules.insert(h);
+                m.failures.remove(&h);
+            }
         }
         Some(Lease::Url(l)) => {
             prop_assert_eq!(&l.host, &host(l.fp));
@@ -442,6 +500,13 @@ fn check<F: CrawlFrontier>(f: &F, m: &Model) -> Result<(), TestCaseError> {
     }
     for h in 0..HOSTS {
         let name = host(h);
+        let failures = m.failures.get(&h).copied().unwrap_or(0);
+        prop_assert_eq!(
+            f.robots_failures(&name),
+            failures,
+            "robots.txt failures of {}",
+            name
+        );
         let view = f
             .peek(64, Some(&name))
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -545,7 +610,25 @@ fn run_on<F: CrawlFrontier>(
                 };
                 prop_assert_eq!(got, want);
             }
-            Op::Pop => pop(&mut f, &mut m, &mut leases)?,
+            Op::Pop { robots_fail } => pop(&mut f, &mut m, &mut leases, robots_fail)?,
+            // Only a host with a queued URL is surely known to the frontier (as after a
+            // resolution, which follows a lease).
+            Op::SetIp { h, ip } if !m.poppable(h).is_empty() || m.busy_alone(h) => {
+                f.set_ip(&host(h), IpAddr::from([192, 0, 2, ip]));
+                m.ips.insert(h, ip);
+            }
+            Op::SetIp { .. } => {}
+            Op::Drain { h, state } => {
+                let want: Vec<String> = m.poppable(h).into_iter().map(url).collect();
+                let got = f
+                    .drain_host(&host(h), state)
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let got: Vec<String> = got.into_iter().map(|u| u.url).collect();
+                prop_assert_eq!(&got, &want, "drained from {}", host(h));
+                for fp in m.poppable(h) {
+                    m.live.urls.get_mut(&fp).expect("known").state = state;
+                }
+            }
             Op::Complete { pick, how } => {
                 if !leases.is_empty() {
                     let l = leases.swap_remove(pick % leases.len());
@@ -579,7 +662,7 @@ fn run_on<F: CrawlFrontier>(
     f.commit().map_err(|e| TestCaseError::fail(e.to_string()))?;
     m.commit();
     while m.queued() > 0 {
-        pop(&mut f, &mut m, &mut leases)?;
+        pop(&mut f, &mut m, &mut leases, false)?;
         let Some(l) = leases.pop() else {
             continue; // a robots.txt lease, answered in `pop`
         };

@@ -133,8 +133,8 @@ impl<F: CrawlFrontier> Engine<F> {
                 kind: f.kind(),
                 retryable: f.retryable(),
             },
-            FetchFailure::Archive(msg) => {
-                tracing::warn!(url = %lease.uri.url, "cannot process the exchange: {msg}");
+            other => {
+                tracing::warn!(url = %lease.uri.url, "cannot process the exchange: {other}");
                 Attempt::NoAnswer {
                     kind: "archive",
                     retryable: false,

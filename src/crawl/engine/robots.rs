@@ -86,7 +86,7 @@ impl<F: CrawlFrontier> Engine<F> {
             Err(e) => {
                 let kind = match &e {
                     FetchFailure::Fetch(f) => f.kind(),
-                    FetchFailure::Archive(_) | FetchFailure::State(_) => "archive",
+                    _ => "archive",
                 };
                 self.stats.error(kind);
                 private = kind == "private-address";

@@ -4,6 +4,7 @@
 use super::responses::redirect_target;
 use super::{pipeline, Done, Engine, Span};
 use crate::crawl::supervise::catch_panic;
+use crate::crawl::CrawlError;
 use crate::fetch::FetchError;
 use crate::frontier::contract::CrawlFrontier;
 use crate::frontier::UrlLease;
@@ -24,15 +25,16 @@ impl<F: CrawlFrontier> Engine<F> {
             let queued = &lease.uri.url;
             let fetch = async {
                 match url::Url::parse(queued) {
-                    Err(e) => Err(FetchFailure::Archive(format!(
-                        "bad queued URL {queued}: {e}"
-                    ))),
+                    Err(reason) => Err(FetchFailure::BadUrl {
+                        url: queued.clone(),
+                        reason,
+                    }),
                     Ok(url) => fetcher.fetch(&url).await.map_err(FetchFailure::Fetch),
                 }
             };
-            let fetched = catch_panic(fetch).await.unwrap_or_else(|p| {
-                Err(FetchFailure::Archive(format!("fetch task panicked: {p}")))
-            });
+            let fetched = catch_panic(fetch)
+                .await
+                .unwrap_or_else(|p| Err(FetchFailure::panicked("fetch", p)));
             let fetched = match fetched {
                 Ok(f) => f,
                 Err(e) => {
@@ -59,7 +61,7 @@ impl<F: CrawlFrontier> Engine<F> {
                     let result = match out {
                         Ok(Ok(p)) => Ok(Box::new(p)),
                         Ok(Err(e)) => Err(FetchFailure::of_processing(e)),
-                        Err(p) => Err(FetchFailure::Archive(format!("processing panicked: {p}"))),
+                        Err(p) => Err(FetchFailure::panicked("processing", p)),
                     };
                     let _ = tx.send(Done::Page(lease, result, Span::since(t0)));
                 },
@@ -80,8 +82,11 @@ impl<F: CrawlFrontier> Engine<F> {
             let work = async move {
                 let origin = at;
                 let mut chain = Vec::new();
-                let mut next = url::Url::parse(&format!("{origin}/robots.txt"))
-                    .map_err(|e| FetchFailure::Archive(format!("bad origin {origin}: {e}")));
+                let robots = format!("{origin}/robots.txt");
+                let mut next = url::Url::parse(&robots).map_err(|reason| FetchFailure::BadUrl {
+                    url: robots.clone(),
+                    reason,
+                });
                 let mut failure = None;
                 for _ in 0..=5 {
                     let url = match next {
@@ -106,7 +111,7 @@ impl<F: CrawlFrontier> Engine<F> {
                     {
                         Ok(Ok(p)) => chain.push(p),
                         Ok(Err(e)) => failure = Some(FetchFailure::of_processing(e)),
-                        Err(e) => failure = Some(FetchFailure::Archive(e)),
+                        Err(p) => failure = Some(FetchFailure::panicked("processing", p)),
                     }
                     match location {
                         Some(target) if failure.is_none() => next = Ok(target),
@@ -121,33 +126,57 @@ impl<F: CrawlFrontier> Engine<F> {
                     _ => Ok(chain),
                 }
             };
-            let result = catch_panic(work).await.unwrap_or_else(|p| {
-                Err(FetchFailure::Archive(format!(
-                    "robots.txt task panicked: {p}"
-                )))
-            });
+            let result = catch_panic(work)
+                .await
+                .unwrap_or_else(|p| Err(FetchFailure::panicked("robots.txt", p)));
             let _ = tx.send(Done::Robots(host, origin, result, Span::since(t0)));
         });
     }
 }
 
 /// Why a worker produced no records.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub(super) enum FetchFailure {
+    /// The fetch failed: the server's answer, the network or a local shortage.
+    #[error(transparent)]
     Fetch(FetchError),
-    Archive(String),
+    /// The URL to fetch does not parse (a queued URL, or a host's robots.txt).
+    #[error("{url}: not a URL: {reason}")]
+    BadUrl {
+        /// The URL as queued.
+        url: String,
+        /// What the parser said.
+        reason: url::ParseError,
+    },
+    /// The exchange was fetched but could not be processed (its records not encoded...):
+    /// this exchange's failure, not the crawl's.
+    #[error(transparent)]
+    Processing(CrawlError),
+    /// A task panicked: which one (`fetch`, `processing`, `robots.txt`) and its message.
+    #[error("the {task} task panicked: {message}")]
+    Panicked {
+        /// The task's name.
+        task: &'static str,
+        /// The panic's message.
+        message: String,
+    },
     /// The crawl's persisted state cannot be read (a damaged record of the store, met while
     /// processing): the crawl stops on it rather than go on without what the store lost.
-    State(crate::crawl::CrawlError),
+    #[error(transparent)]
+    State(CrawlError),
 }
 
 impl FetchFailure {
     /// A processing error: the crawl's own state damaged, or this exchange's failure.
-    pub(super) fn of_processing(e: crate::crawl::CrawlError) -> FetchFailure {
+    pub(super) fn of_processing(e: CrawlError) -> FetchFailure {
         if e.damages_state() {
             FetchFailure::State(e)
         } else {
-            FetchFailure::Archive(e.to_string())
+            FetchFailure::Processing(e)
         }
+    }
+
+    fn panicked(task: &'static str, message: String) -> FetchFailure {
+        FetchFailure::Panicked { task, message }
     }
 }
