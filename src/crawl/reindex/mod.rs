@@ -12,7 +12,7 @@ pub use cli::{run_index, IndexCommand};
 pub use limits::TextLimits;
 
 use crate::archive::{ArchiveError, Checkpoint, RecordHead, WarcReader};
-use crate::fetch::{entity_body, Fetched, Spool};
+use crate::http::body::decode_entity;
 use crate::http::head::HttpHead;
 use crate::index::{CaptureDoc, Index, IndexError, Location, ObjectDoc, RevisitOf, Writer};
 use crate::model::{ExchangeInfo, Hop};
@@ -454,12 +454,10 @@ fn parse_page(
     opts: &TextLimits,
 ) -> Option<crate::model::ParsedPage> {
     let base = url::Url::parse(&info.url).ok()?;
-    let fetched = Fetched {
-        info: info.clone(),
-        request: Vec::new(),
-        response: Spool::from_bytes(block),
-    };
-    let body = entity_body(&fetched, opts.max_decoded_bytes).ok()?.bytes;
+    let body = block.get(info.header_len as usize..).unwrap_or_default();
+    let body = decode_entity(Box::new(body), &info.headers, opts.max_decoded_bytes)
+        .ok()?
+        .bytes;
     Some(crate::parse::html(
         &body,
         info.header("content-type"),
